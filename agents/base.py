@@ -1,0 +1,22 @@
+"""The agent protocol: one decision at a time, reproducible from a seed."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from games.api import Action, GameState
+
+
+class Agent(Protocol):
+    """Chooses one action for the current player of a state.
+
+    `act` receives the real state (agents copy it before searching) and may be given a
+    forward-model budget; an agent constructed with the same seed makes the same decisions.
+    """
+
+    name: str
+
+    def act(self, state: GameState, budget: int | None = None) -> Action: ...
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that rebuild this exact agent with `agents.registry.make_agent`."""

@@ -1,0 +1,60 @@
+"""Agents by name: configs, presets and the command line build agents from a name plus
+parameters, so an agent is always data that can be written down and rebuilt."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+_AGENTS: dict[str, Callable[..., Any]] = {}
+
+
+def register(name: str, factory: Callable[..., Any]) -> None:
+    _AGENTS[name] = factory
+
+
+def agent_names() -> list[str]:
+    return sorted(_AGENTS)
+
+
+def make_agent(name: str, **params: Any):
+    """Build the agent `name`; an unknown name or parameter is one clear error."""
+    if name not in _AGENTS:
+        raise ValueError(f"agent: unknown agent {name!r}; known agents: {', '.join(agent_names())}")
+    factory = _AGENTS[name]
+    accepted = inspect.signature(factory).parameters
+    for key in params:
+        if key not in accepted:
+            raise ValueError(f"agent {name}: unknown parameter {key!r}; "
+                             f"known: {', '.join(accepted)}")
+    return factory(**params)
+
+
+def parse_agent_spec(spec: str, seed: int = 0):
+    """`name` or `name:key=value,key=value` (values parsed as int, float or text)."""
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"agent {spec!r}: expected key=value, got {item!r}")
+        params[key.strip()] = _parse_value(value.strip())
+    params.setdefault("seed", seed)
+    return make_agent(name.strip(), **params)
+
+
+def _parse_value(v: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    return v
+
+
+def _random(seed: int = 0):
+    from agents.random_agent import RandomAgent
+    return RandomAgent(seed)
+
+
+register("random", _random)

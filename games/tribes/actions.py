@@ -1,0 +1,319 @@
+"""Tribes actions and their legality: which actions the current tribe may take.
+
+An action is a plain tuple `(kind, actor, target, extra)`: cheap to build and hash, and its
+first two fields give the portfolio grouping (action type, actor) directly. The actor is a unit
+or city id, or 0 for the tribe itself (only the current tribe acts). `target` is a tile index,
+a unit id, a tech, a unit type or a level-up bonus, depending on the kind; `extra` is the
+building for BUILD and -1 otherwise.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from games.tribes import constants as K
+
+ACTION_NAMES = (
+    "LEVEL_UP", "BUILD", "RESOURCE_GATHERING", "CLEAR_FOREST", "BURN_FOREST", "GROW_FOREST",
+    "DESTROY", "SPAWN",
+    "MOVE", "ATTACK", "CAPTURE", "CONVERT", "HEAL_OTHERS", "RECOVER", "EXAMINE", "DISBAND",
+    "MAKE_VETERAN", "UPGRADE_BOAT", "UPGRADE_SHIP",
+    "RESEARCH_TECH", "BUILD_ROAD", "END_TURN",
+)
+(LEVEL_UP, BUILD, RESOURCE_GATHERING, CLEAR_FOREST, BURN_FOREST, GROW_FOREST, DESTROY, SPAWN,
+ MOVE, ATTACK, CAPTURE, CONVERT, HEAL_OTHERS, RECOVER, EXAMINE, DISBAND, MAKE_VETERAN,
+ UPGRADE_BOAT, UPGRADE_SHIP, RESEARCH_TECH, BUILD_ROAD, END_TURN) = range(len(ACTION_NAMES))
+ACTION_OF_NAME = {n: i for i, n in enumerate(ACTION_NAMES)}
+CITY_ACTIONS = frozenset(range(LEVEL_UP, SPAWN + 1))
+UNIT_ACTIONS = frozenset(range(MOVE, UPGRADE_SHIP + 1))
+TRIBE_ACTIONS = frozenset((RESEARCH_TECH, BUILD_ROAD, END_TURN))
+TRIBE_ACTOR = 0
+
+GATHER_TECH = {K.FISH: K.FISHING, K.FRUIT: K.ORGANIZATION, K.ANIMAL: K.HUNTING, K.WHALES: K.WHALING}
+GATHER_COST = {K.FISH: 2, K.FRUIT: 2, K.ANIMAL: 2, K.WHALES: 0}
+
+
+def end_turn() -> tuple:
+    return (END_TURN, TRIBE_ACTOR, -1, -1)
+
+
+# ------------------------------------------------------------------------------- movement
+def reachable(s, uid: int) -> dict[int, float]:
+    """Tiles a unit can reach this turn with the least movement spent (Dijkstra over
+    8-neighbour steps with the reference's step rules, including the `floor` overshoot)."""
+    u = s.units[uid]
+    tribe = s.tribes[u.tribe]
+    tid = u.tribe
+    mov = float(K.UNIT_MOV[u.type])
+    naval = K.UNIT_IS_NAVAL[u.type]
+    climbing = tribe.has(K.CLIMBING)
+    sailing = tribe.has(K.SAILING)
+    navigation = tribe.has(K.NAVIGATION)
+    mind_bender = u.type == K.MIND_BENDER
+    terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
+    tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
+
+    # tiles next to an enemy unit (zone of control)
+    zoc = set()
+    for oid, o in units.items():
+        if o.tribe != tid and unit_at[o.pos] == oid:
+            zoc.update(nbrs[o.pos])
+
+    best = {u.pos: 0.0}
+    heap = [(0.0, u.pos)]
+    while heap:
+        spent, a = heappop(heap)
+        if spent > best.get(a, 1e9) or spent == mov:
+            continue
+        a_road = road[a] or terrain[a] == K.CITY
+        if a_road:
+            ca = tile_city[a]
+            a_road = not ca or cities[ca].tribe == tid
+        rest = mov - spent if spent < mov else mov
+        for b in nbrs[a]:
+            occ = unit_at[b]
+            if occ and units[occ].tribe != tid:
+                continue
+            tb = terrain[b]
+            if tb == K.MOUNTAIN:
+                if not climbing:
+                    continue
+            elif tb == K.SHALLOW:
+                if not sailing:
+                    continue
+            elif tb == K.DEEP:
+                if not navigation:
+                    continue
+            if mind_bender and tb == K.CITY:
+                cb = tile_city[b]
+                if cb and cities[cb].tribe != tid:
+                    continue
+            if naval:
+                cost = 1.0 if K.IS_WATER[tb] else rest
+            else:
+                if K.IS_WATER[tb]:
+                    if building[b] != K.PORT:
+                        continue
+                    cost = rest
+                elif tb == K.FOREST or tb == K.MOUNTAIN:
+                    cost = rest
+                else:
+                    cost = 1.0
+                if a_road and (road[b] or tb == K.CITY):
+                    cost = max(0.5, cost / 2)
+            if b in zoc:
+                cost = rest
+                if spent + cost > mov:
+                    continue
+            elif int(spent + cost) > mov:
+                continue
+            ns = spent + cost
+            if ns < best.get(b, 1e9):
+                best[b] = ns
+                heappush(heap, (ns, b))
+    del best[u.pos]
+    return best
+
+
+def move_destinations(s, uid: int) -> list[int]:
+    unit_at = s.unit_at
+    return [t for t in reachable(s, uid) if not unit_at[t]]
+
+
+# ------------------------------------------------------------------------------- listing
+def list_actions(s) -> list[tuple]:
+    """Every legal action of the current tribe (empty once the game is over)."""
+    if s.game_over:
+        return []
+    tid = s.current
+    tribe = s.tribes[tid]
+    cities = s.cities
+    for cid in tribe.cities:
+        c = cities[cid]
+        if c.pop >= c.pop_need:  # level-up blocks everything else
+            return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
+    out: list[tuple] = []
+    for cid in tribe.cities:
+        city_actions(s, cid, out)
+    for uid in s.tribe_units(tid):
+        if s.unit_at[s.units[uid].pos] == uid or s.options.reference_bugs:
+            unit_actions(s, uid, out)
+    tribe_actions(s, out)
+    return out
+
+
+def tribe_actions(s, out: list) -> None:
+    tid = s.current
+    tribe = s.tribes[tid]
+    stars = tribe.stars
+    for tech in range(K.NUM_TECHS):
+        if s.can_research(tribe, tech) and stars >= s.research_cost(tribe, tech):
+            out.append((RESEARCH_TECH, TRIBE_ACTOR, tech, -1))
+    if tribe.has(K.ROADS) and stars >= 2:
+        terrain, road, unit_at, units = s.terrain, s.road, s.unit_at, s.units
+        for i in range(len(terrain)):
+            if road[i] or terrain[i] not in (K.PLAIN, K.FOREST, K.VILLAGE):
+                continue
+            if not s.is_friendly_or_neutral(i, tid):
+                continue
+            occ = unit_at[i]
+            if occ and units[occ].tribe != tid:
+                continue
+            out.append((BUILD_ROAD, TRIBE_ACTOR, i, -1))
+    out.append((END_TURN, TRIBE_ACTOR, -1, -1))
+
+
+def city_tiles(s, cid: int) -> list[int]:
+    c = s.cities[cid]
+    tc = s.tile_city
+    return [i for i in s.radius(c.pos, 2 if c.level >= 4 or c.bound >= 2 else 1) if tc[i] == cid]
+
+
+def city_actions(s, cid: int, out: list) -> None:
+    c = s.cities[cid]
+    tid = c.tribe
+    tribe = s.tribes[tid]
+    stars = tribe.stars
+    terrain, resource, building = s.terrain, s.resource, s.building
+    tiles = city_tiles(s, cid)
+    # spawn
+    if len(c.units) < c.level + 1 and not s.unit_at[c.pos]:
+        for ut in K.SPAWNABLE:
+            tech = K.UNIT_TECH[ut]
+            if (tech < 0 or tribe.has(tech)) and stars >= K.UNIT_COST[ut]:
+                out.append((SPAWN, cid, ut, -1))
+    has_construction = tribe.has(K.CONSTRUCTION)
+    present = {building[i] for i in tiles}
+    buildable = _buildable(s, tribe, stars, present)
+    for i in tiles:
+        ter, res, b = terrain[i], resource[i], building[i]
+        if res in GATHER_TECH and tribe.has(GATHER_TECH[res]) and stars >= GATHER_COST[res]:
+            out.append((RESOURCE_GATHERING, cid, i, -1))
+        if ter == K.FOREST:
+            if tribe.has(K.FORESTRY):
+                out.append((CLEAR_FOREST, cid, i, -1))
+            if tribe.has(K.CHIVALRY) and stars >= 5:
+                out.append((BURN_FOREST, cid, i, -1))
+        elif ter == K.PLAIN and tribe.has(K.SPIRITUALISM) and stars >= 5:
+            out.append((GROW_FOREST, cid, i, -1))
+        if b:
+            if has_construction:
+                out.append((DESTROY, cid, i, -1))
+            continue
+        for bt in buildable:
+            if ter not in K.BUILDING_TERRAIN[bt]:
+                continue
+            need = K.BUILDING_RESOURCE.get(bt)
+            if need is not None and res != need:
+                continue
+            if bt in K.PRODUCER:
+                base = K.PRODUCER[bt][0]
+                if not any(building[j] == base for j in s._nbrs[i]):
+                    continue
+            out.append((BUILD, cid, i, bt))
+
+
+def _buildable(s, tribe, stars: int, present: set) -> list[int]:
+    """Building types this tribe can afford and is allowed to place in a city that already
+    holds the buildings in `present` (terrain and tile rules are checked per tile)."""
+    out = []
+    for bt in range(1, len(K.BUILDING_NAMES)):
+        if stars < K.BUILDING_COST[bt]:
+            continue
+        tech = K.BUILDING_TECH[bt]
+        if tech >= 0 and not tribe.has(tech):
+            continue
+        if K.IS_MONUMENT[bt] and tribe.monuments[K.MONUMENTS.index(bt)] != K.AVAILABLE:
+            continue
+        if bt in K.UNIQUE_PER_CITY and bt in present:
+            continue
+        out.append(bt)
+    return out
+
+
+def unit_actions(s, uid: int, out: list) -> None:
+    u = s.units[uid]
+    tid = u.tribe
+    tribe = s.tribes[tid]
+    st = u.status
+    ut = u.type
+    # upgrades are offered in any status
+    if ut == K.BOAT and tribe.has(K.SAILING) and tribe.stars >= K.UNIT_COST[K.SHIP]:
+        out.append((UPGRADE_BOAT, uid, -1, -1))
+    elif ut == K.SHIP and tribe.has(K.NAVIGATION) and tribe.stars >= K.UNIT_COST[K.BATTLESHIP]:
+        out.append((UPGRADE_SHIP, uid, -1, -1))
+    if st == K.FINISHED:
+        return
+    if u.kills >= 3 and not u.veteran and ut != K.SUPERUNIT:
+        out.append((MAKE_VETERAN, uid, -1, -1))
+    if st == K.PUSHED:
+        return
+    units, unit_at = s.units, s.unit_at
+    if K.AFTER_MOVE[ut][st] != K.NO:
+        for t in reachable(s, uid):
+            if not unit_at[t]:
+                out.append((MOVE, uid, t, -1))
+    can_attack = K.AFTER_ATTACK[ut][st] != K.NO
+    if can_attack and ut != K.MIND_BENDER:
+        rng = K.UNIT_RANGE[ut]
+        for t in s.radius(u.pos, rng):
+            occ = unit_at[t]
+            if occ and units[occ].tribe != tid:
+                out.append((ATTACK, uid, occ, -1))
+    if st == K.FRESH:
+        pos = u.pos
+        ter = s.terrain[pos]
+        if ter == K.VILLAGE and not K.UNIT_IS_NAVAL[ut]:
+            out.append((CAPTURE, uid, pos, -1))
+        elif ter == K.CITY:
+            cid = s.tile_city[pos]
+            if cid and s.cities[cid].tribe != tid and not K.UNIT_IS_NAVAL[ut]:
+                out.append((CAPTURE, uid, pos, -1))
+        if s.resource[pos] == K.RUINS and tribe.cities:
+            out.append((EXAMINE, uid, pos, -1))
+        if 0 < u.hp < u.max_hp:
+            out.append((RECOVER, uid, -1, -1))
+        if tribe.has(K.FREE_SPIRIT):
+            out.append((DISBAND, uid, -1, -1))
+        if ut == K.MIND_BENDER:
+            heal = False
+            for t in s._nbrs[pos]:
+                occ = unit_at[t]
+                if occ:
+                    o = units[occ]
+                    if o.tribe != tid:
+                        out.append((CONVERT, uid, occ, -1))
+                    elif o.hp < o.max_hp:
+                        heal = True
+            if heal:
+                out.append((HEAL_OTHERS, uid, -1, -1))
+
+
+def describe(s, a: tuple) -> str:
+    kind, actor, target, extra = a
+    name = ACTION_NAMES[kind]
+    xy = s.xy
+    if kind in UNIT_ACTIONS:
+        u = s.units.get(actor)
+        who = f"{K.UNIT_NAMES[u.type].lower()}#{actor}@{xy(u.pos)}" if u else f"unit#{actor}"
+        if kind == MOVE:
+            return f"{name} {who} -> {xy(target)}"
+        if kind in (ATTACK, CONVERT):
+            o = s.units.get(target)
+            return f"{name} {who} -> {K.UNIT_NAMES[o.type].lower()}#{target}@{xy(o.pos)}" if o else f"{name} {who}"
+        return f"{name} {who}"
+    if kind in CITY_ACTIONS:
+        c = s.cities.get(actor)
+        who = f"city#{actor}@{xy(c.pos)}" if c else f"city#{actor}"
+        if kind == LEVEL_UP:
+            return f"{name} {who} {K.BONUS_NAMES[target]}"
+        if kind == SPAWN:
+            return f"{name} {who} {K.UNIT_NAMES[target]}"
+        if kind == BUILD:
+            return f"{name} {who} {K.BUILDING_NAMES[extra]} at {xy(target)}"
+        return f"{name} {who} at {xy(target)}"
+    if kind == RESEARCH_TECH:
+        return f"{name} {K.TECH_NAMES[target]}"
+    if kind == BUILD_ROAD:
+        return f"{name} at {xy(target)}"
+    return name

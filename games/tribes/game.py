@@ -1,0 +1,55 @@
+"""Tribes behind the game-neutral `games.api.Game` protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from games.tribes import constants as K
+from games.tribes.actions import ACTION_NAMES
+from games.tribes.level import Level, load_level, tribe_key
+from games.tribes.levelgen import generate_level
+from games.tribes.state import TribesOptions, TribesState, new_game
+
+DEFAULT_TRIBES = ("XIN_XI", "IMPERIUS")
+
+
+class TribesGame:
+    """Tribes: a level (a `Level`, a level file or a generator seed) plus options."""
+
+    name = "tribes"
+    option_names = ("mode", "max_rounds", "tribes", "size", "reference_bugs")
+
+    def level(self, level: Level | str | Path | int, tribes=DEFAULT_TRIBES,
+              size: int | None = None) -> Level:
+        """A level from a Level, a CSV file path, or a generator seed."""
+        if isinstance(level, Level):
+            return level
+        if isinstance(level, int):
+            return generate_level(level, tribes=tuple(tribes), size=size)
+        return load_level(level)
+
+    def new_state(self, level: Level | str | Path | int, seed: int, *,
+                  mode: str = K.CAPITALS, max_rounds: int | None = None,
+                  tribes=DEFAULT_TRIBES, size: int | None = None,
+                  reference_bugs: bool = False) -> TribesState:
+        if mode not in (K.CAPITALS, K.SCORE):
+            raise ValueError(f"mode: unknown game mode {mode!r} (capitals or score)")
+        if not 2 <= len(tribes) <= 4:
+            raise ValueError(f"tribes: between 2 and 4 tribes, got {len(tribes)}")
+        keys = [tribe_key(t) for t in tribes]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"tribes: each tribe may appear once, got {list(tribes)}")
+        if max_rounds is not None and max_rounds < 0:
+            raise ValueError(f"max_rounds: must be >= 0, got {max_rounds}")
+        lv = self.level(level, tribes, size)
+        return new_game(lv, seed, TribesOptions(mode=mode, max_rounds=max_rounds,
+                                                reference_bugs=reference_bugs))
+
+    def action_types(self) -> tuple[str, ...]:
+        return ACTION_NAMES
+
+    def options_doc(self) -> dict[str, Any]:
+        return {"mode": "capitals | score", "max_rounds": "round limit (default 50 / 30)",
+                "tribes": "2-4 tribe names", "size": "board size of generated levels",
+                "reference_bugs": "reproduce the reference engine's bugs"}

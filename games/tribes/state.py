@@ -1,0 +1,693 @@
+"""The Tribes game state: flat board arrays plus copy-on-write units, cities and tribes.
+
+Search copies a state thousands of times per decision and then changes only a few objects,
+so `copy()` copies the board lists and the id->object dicts, and shares every Unit, City and
+Tribe. An object is cloned the first time a state writes to it (`unit_w`, `city_w`, `tribe_w`):
+each state holds a private token, and an object belongs to the state whose token it carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from games.api import log_add, log_to_list
+from games.tribes import constants as K
+from games.tribes.javarandom import JavaRandom
+
+
+@dataclass(frozen=True)
+class TribesOptions:
+    """Game options; the defaults are the standard research setup."""
+
+    mode: str = K.CAPITALS
+    max_rounds: int | None = None  # None: 50 in capitals mode, 30 in score mode
+    reference_bugs: bool = False  # reproduce the reference engine's bugs (trace conformance)
+
+    def rounds(self) -> int:
+        return self.max_rounds if self.max_rounds is not None else K.DEFAULT_ROUNDS[self.mode]
+
+
+class Unit:
+    __slots__ = ("id", "tribe", "type", "pos", "hp", "max_hp", "kills", "veteran", "status",
+                 "home", "base", "tok")
+
+    def clone(self, tok: object) -> "Unit":
+        u = Unit.__new__(Unit)
+        u.id, u.tribe, u.type, u.pos, u.hp, u.max_hp = self.id, self.tribe, self.type, self.pos, self.hp, self.max_hp
+        u.kills, u.veteran, u.status, u.home, u.base = self.kills, self.veteran, self.status, self.home, self.base
+        u.tok = tok
+        return u
+
+
+class City:
+    __slots__ = ("id", "tribe", "pos", "level", "pop", "pop_need", "prod_bonus", "capital", "walls",
+                 "bound", "worth", "units", "temples", "tok")
+
+    def clone(self, tok: object) -> "City":
+        c = City.__new__(City)
+        c.id, c.tribe, c.pos, c.level, c.pop, c.pop_need = self.id, self.tribe, self.pos, self.level, self.pop, self.pop_need
+        c.prod_bonus, c.capital, c.walls, c.bound, c.worth = self.prod_bonus, self.capital, self.walls, self.bound, self.worth
+        c.units = self.units[:]
+        c.temples = {t: v[:] for t, v in self.temples.items()} if self.temples else {}
+        c.tok = tok
+        return c
+
+    def production(self) -> int:
+        if self.pop >= 0:
+            return self.level + self.prod_bonus + (1 if self.capital else 0)
+        return self.pop
+
+
+class Tribe:
+    __slots__ = ("id", "key", "stars", "score", "techs", "kills", "cities", "extra_units",
+                 "capital", "monuments", "pacifist", "connected", "result", "tok")
+
+    def clone(self, tok: object) -> "Tribe":
+        t = Tribe.__new__(Tribe)
+        t.id, t.key, t.stars, t.score, t.techs, t.kills = self.id, self.key, self.stars, self.score, self.techs, self.kills
+        t.cities, t.extra_units = self.cities[:], self.extra_units[:]
+        t.capital, t.monuments, t.pacifist = self.capital, self.monuments[:], self.pacifist
+        t.connected, t.result = self.connected[:], self.result
+        t.tok = tok
+        return t
+
+    def has(self, tech: int) -> bool:
+        return (self.techs >> tech) & 1 == 1
+
+    def n_techs(self) -> int:
+        return self.techs.bit_count()
+
+
+INCOMPLETE, WIN, LOSS = 0, 1, -1
+
+
+class TribesState:
+    """One Tribes position. Implements `games.api.GameState`."""
+
+    # rule helpers and action application live in rules.py and actions.py; the methods
+    # here are the shared vocabulary those modules are written in.
+
+    def __init__(self) -> None:  # use new_game() or copy()
+        self._tok = object()
+
+    # ---------------------------------------------------------------- copying
+    def copy(self) -> "TribesState":
+        s = TribesState.__new__(TribesState)
+        s.__dict__.update(self.__dict__)
+        s._tok = object()
+        self._tok = object()  # both sides now share every object: clone before writing
+        s.terrain = self.terrain[:]
+        s.resource = self.resource[:]
+        s.building = self.building[:]
+        s.unit_at = self.unit_at[:]
+        s.tile_city = self.tile_city[:]
+        s.road = self.road[:]
+        s.units = self.units.copy()
+        s.cities = self.cities.copy()
+        s.tribes = self.tribes[:]
+        s.rng = self.rng.copy()
+        s._legal = None
+        s._by_actor = None
+        return s
+
+    def reseed(self, seed: int) -> None:
+        self.rng = JavaRandom(seed)
+
+    # copy-on-write accessors -------------------------------------------------------------
+    def unit_w(self, uid: int) -> Unit:
+        u = self.units[uid]
+        if u.tok is not self._tok:
+            u = u.clone(self._tok)
+            self.units[uid] = u
+        return u
+
+    def city_w(self, cid: int) -> City:
+        c = self.cities[cid]
+        if c.tok is not self._tok:
+            c = c.clone(self._tok)
+            self.cities[cid] = c
+        return c
+
+    def tribe_w(self, tid: int) -> Tribe:
+        t = self.tribes[tid]
+        if t.tok is not self._tok:
+            t = t.clone(self._tok)
+            self.tribes[tid] = t
+        return t
+
+    # ---------------------------------------------------------------- protocol
+    @property
+    def current_player(self) -> int:
+        return self.current
+
+    def is_terminal(self) -> bool:
+        return self.game_over
+
+    def legal_actions(self):
+        if self._legal is None:
+            from games.tribes.actions import list_actions
+            self._legal = list_actions(self)
+        return self._legal
+
+    def actions_by_actor(self):
+        if self._by_actor is None:
+            grouped: dict = {}
+            for a in self.legal_actions():
+                grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
+            self._by_actor = grouped
+        return self._by_actor
+
+    def apply(self, action) -> None:
+        from games.tribes.rules import APPLY
+        self._legal = None
+        self._by_actor = None
+        APPLY[action[0]](self, action)
+
+    def winner(self) -> int | None:
+        if not self.game_over:
+            return None
+        return self.final_ranking[0]
+
+    def ranking(self) -> list[int]:
+        if self.game_over:
+            return list(self.final_ranking)
+        return self._rank(random_ties=False)
+
+    def scores(self) -> list[float]:
+        return [t.score for t in self.tribes]
+
+    def events(self):
+        return log_to_list(self.log)
+
+    def action_type_name(self, action) -> str:
+        from games.tribes.actions import ACTION_NAMES
+        return ACTION_NAMES[action[0]]
+
+    def describe(self, action) -> str:
+        from games.tribes.actions import describe
+        return describe(self, action)
+
+    # ---------------------------------------------------------------- geometry
+    def xy(self, idx: int) -> tuple[int, int]:
+        return divmod(idx, self.size)
+
+    def neighbours(self, idx: int) -> tuple[int, ...]:
+        return self._nbrs[idx]
+
+    def radius(self, idx: int, r: int) -> list[int]:
+        n = self.size
+        x, y = divmod(idx, n)
+        return [i * n + j for i in range(max(0, x - r), min(n, x + r + 1))
+                for j in range(max(0, y - r), min(n, y + r + 1))]
+
+    # ---------------------------------------------------------------- queries
+    def tile_tribe(self, idx: int) -> int:
+        """Tribe owning the territory of a tile, or -1 if neutral."""
+        c = self.tile_city[idx]
+        return self.cities[c].tribe if c else -1
+
+    def is_friendly_or_neutral(self, idx: int, tribe: int) -> bool:
+        c = self.tile_city[idx]
+        return not c or self.cities[c].tribe == tribe
+
+    def tribe_units(self, tid: int) -> list[int]:
+        t = self.tribes[tid]
+        out = []
+        for cid in t.cities:
+            out.extend(self.cities[cid].units)
+        out.extend(t.extra_units)
+        return out
+
+    def production(self, tid: int) -> int:
+        return sum(self.cities[c].production() for c in self.tribes[tid].cities)
+
+    def tiles_owned(self, tid: int) -> int:
+        cities = self.cities
+        return sum(1 for c in self.tile_city if c and cities[c].tribe == tid)
+
+    def research_cost(self, tribe: Tribe, tech: int) -> int:
+        cost = 4 + K.TECH_TIER[tech] * len(tribe.cities)
+        if tribe.has(K.PHILOSOPHY):
+            cost = int(cost * 0.2)
+        return cost
+
+    def can_research(self, tribe: Tribe, tech: int) -> bool:
+        if tribe.has(tech):
+            return False
+        p = K.TECH_PARENT[tech]
+        return p < 0 or tribe.has(p)
+
+    def owns_original_capital(self, tid: int) -> bool:
+        cap = self.tribes[tid].capital
+        return cap in self.cities and self.cities[cap].tribe == tid
+
+    # ---------------------------------------------------------------- bookkeeping helpers
+    def event(self, player: int, name: str, value: float = 1) -> None:
+        self.log = log_add(self.log, self.tick, player, name, value)
+
+    def add_score(self, tid: int, v: int) -> None:
+        if v:
+            self.tribe_w(tid).score += v
+
+    def add_stars(self, tid: int, v: int) -> None:
+        t = self.tribe_w(tid)
+        t.stars += v
+        if v > 0 and t.stars >= 100:
+            self.make_available(tid, K.EMPERORS_TOMB)
+
+    def make_available(self, tid: int, monument: int) -> None:
+        i = K.MONUMENTS.index(monument)
+        t = self.tribes[tid]
+        if t.monuments[i] == K.UNAVAILABLE:
+            self.tribe_w(tid).monuments[i] = K.AVAILABLE
+
+    def add_pop(self, cid: int, v: int) -> None:
+        """Population change: +5 score per population, also counted in the city's worth."""
+        if not v:
+            return
+        c = self.city_w(cid)
+        new = max(-c.level, c.pop + v)
+        d = new - c.pop
+        c.pop = new
+        c.worth += 5 * d
+        self.add_score(c.tribe, 5 * d)
+
+    def add_worth_points(self, cid: int, v: int) -> None:
+        c = self.city_w(cid)
+        c.worth += v
+        self.add_score(c.tribe, v)
+
+    def claim(self, cid: int, r: int) -> None:
+        """A city claims the unowned tiles within radius r: +20 score and worth each."""
+        tc = self.tile_city
+        n = 0
+        for i in self.radius(self.cities[cid].pos, r):
+            if not tc[i]:
+                tc[i] = cid
+                n += 1
+        if n:
+            self.add_worth_points(cid, 20 * n)
+
+    def new_id(self) -> int:
+        i = self.next_id
+        self.next_id = i + 1
+        return i
+
+    def create_unit(self, utype: int, tribe: int, pos: int, home: int, hp: int | None = None,
+                    max_hp: int | None = None, kills: int = 0, veteran: bool = False,
+                    status: int = K.FINISHED, base: int = -1, register: bool = True) -> Unit:
+        """A new unit on `pos` (which must be free), registered with its home city or as an
+        extra unit (home 0) unless `register` is False (the reference's orphan)."""
+        u = Unit.__new__(Unit)
+        u.id = self.new_id()
+        u.tribe, u.type, u.pos = tribe, utype, pos
+        u.hp = K.UNIT_HP[utype] if hp is None else hp
+        u.max_hp = u.hp if max_hp is None else max_hp
+        u.kills, u.veteran, u.status, u.home, u.base = kills, veteran, status, home, base
+        u.tok = self._tok
+        self.units[u.id] = u
+        self.unit_at[pos] = u.id
+        if register:
+            if home:
+                self.city_w(home).units.append(u.id)
+            else:
+                self.tribe_w(tribe).extra_units.append(u.id)
+        return u
+
+    def unregister(self, u: Unit) -> None:
+        """Detach a unit from its home city or its tribe's extra units."""
+        if u.home and u.home in self.cities and u.id in self.cities[u.home].units:
+            self.city_w(u.home).units.remove(u.id)
+        elif u.id in self.tribes[u.tribe].extra_units:
+            self.tribe_w(u.tribe).extra_units.remove(u.id)
+
+    def remove_unit(self, uid: int, lose_points: bool) -> None:
+        u = self.units.pop(uid)
+        if self.unit_at[u.pos] == uid:
+            self.unit_at[u.pos] = 0
+        self.unregister(u)
+        if lose_points:
+            self.add_score(u.tribe, -K.UNIT_POINTS[u.type])
+
+    def replace_unit(self, u: Unit, new_type: int, pos: int, status: int) -> Unit:
+        """Embark, disembark or upgrade: a new unit (new id) that keeps HP, kills and
+        veteran flag, with the same home."""
+        if new_type in (K.BOAT, K.SHIP, K.BATTLESHIP):
+            base = u.base if K.UNIT_IS_NAVAL[u.type] else u.type
+        else:
+            base = -1
+        self.units.pop(u.id)
+        if self.unit_at[u.pos] == u.id:
+            self.unit_at[u.pos] = 0
+        home = u.home
+        nu = self.create_unit(new_type, u.tribe, pos, home, u.hp, u.max_hp, u.kills, u.veteran,
+                              status, base, register=False)
+        # keep the old unit's place in its city's (or the tribe's) list
+        if home and home in self.cities and u.id in self.cities[home].units:
+            lst = self.city_w(home).units
+            lst[lst.index(u.id)] = nu.id
+        elif u.id in self.tribes[u.tribe].extra_units:
+            lst = self.tribe_w(u.tribe).extra_units
+            lst[lst.index(u.id)] = nu.id
+        return nu
+
+    def push(self, uid: int) -> bool:
+        """Push a unit off its tile (a Super Unit appears there). False: it found no tile
+        and was killed (its owner loses its points)."""
+        u = self.units[uid]
+        n = self.size
+        x, y = divmod(u.pos, n)
+        tribe = self.tribes[u.tribe]
+        naval = K.UNIT_IS_NAVAL[u.type]
+        for dx, dy in K.PUSH_OFFSETS:
+            i, j = x + dx, y + dy
+            if not (0 <= i < n and 0 <= j < n):
+                continue
+            t = i * n + j
+            if self.unit_at[t]:
+                continue
+            ter = self.terrain[t]
+            if ter == K.MOUNTAIN and not tribe.has(K.CLIMBING):
+                continue
+            if K.IS_WATER[ter]:
+                if naval:
+                    if self.options.reference_bugs:
+                        # reference bug: the push "succeeds" without moving the unit
+                        self.unit_w(uid).status = K.PUSHED
+                        return True
+                    if ter == K.DEEP and not tribe.has(K.NAVIGATION):
+                        continue
+                    self._move_unit(uid, t)
+                    self.unit_w(uid).status = K.PUSHED
+                    return True
+                if self.building[t] == K.PORT and self.tile_tribe(t) == u.tribe:
+                    if self.unit_at[u.pos] == uid:
+                        self.unit_at[u.pos] = 0
+                    self.replace_unit(u, K.BOAT, t, K.PUSHED)
+                    return True
+                continue
+            if naval and not self.options.reference_bugs:
+                continue  # a boat is pushed along the water, never onto land
+            self._move_unit(uid, t)
+            self.unit_w(uid).status = K.PUSHED
+            return True
+        self.remove_unit(uid, lose_points=True)
+        self.event(u.tribe, "units_lost")
+        return False
+
+    def _move_unit(self, uid: int, dest: int) -> None:
+        u = self.unit_w(uid)
+        if self.unit_at[u.pos] == uid:
+            self.unit_at[u.pos] = 0
+        u.pos = dest
+        self.unit_at[dest] = uid
+
+    # ---------------------------------------------------------------- trade network
+    def update_networks(self) -> None:
+        for t in self.tribes:
+            if t.result != LOSS:
+                self._update_network(t.id)
+
+    def _update_network(self, tid: int) -> None:
+        tribe = self.tribes[tid]
+        old = tribe.connected
+        if not self.owns_original_capital(tid):
+            if old:
+                self.tribe_w(tid).connected = []
+            return
+        cap = self.cities[tribe.capital]
+        connected = self._connected_cities(tid, cap.pos)
+        new = [c for c in tribe.cities if c != cap.id and c in connected]
+        if new == old:
+            return
+        during_turn = tid == self.current
+        for c in new:
+            if c not in old:
+                self.add_pop(cap.id, 1)
+                if during_turn:
+                    self.add_pop(c, 1)
+        for c in old:
+            if c not in new:
+                if c in self.cities:
+                    self.add_pop(c, -1)
+                self.add_pop(cap.id, -1)
+        self.tribe_w(tid).connected = new
+        if len(new) >= 5:
+            self.make_available(tid, K.GRAND_BAZAR)
+
+    def _connected_cities(self, tid: int, start: int) -> set[int]:
+        terrain, building, road, tc, cities = self.terrain, self.building, self.road, self.tile_city, self.cities
+
+        def owner(i: int) -> int:
+            c = tc[i]
+            return cities[c].tribe if c else -1
+
+        def is_net(i: int) -> bool:
+            o = owner(i)
+            if terrain[i] == K.CITY:
+                return o == tid
+            if building[i] == K.PORT:
+                return o == tid
+            return road[i] and o in (-1, tid)
+
+        seen = {start}
+        stack = [start]
+        found: set[int] = set()
+        while stack:
+            i = stack.pop()
+            if terrain[i] == K.CITY:
+                found.add(tc[i])
+            nxt = [j for j in self._nbrs[i] if j not in seen and is_net(j)]
+            if building[i] == K.PORT:
+                nxt.extend(p for p in self._ports_within(i, tid) if p not in seen)
+            for j in nxt:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        return found
+
+    def _ports_within(self, start: int, tid: int, steps: int = 4) -> list[int]:
+        """Own ports reachable from a port by a water path of at most `steps` steps over
+        neutral or own water."""
+        terrain, building = self.terrain, self.building
+        frontier = [start]
+        seen = {start}
+        out = []
+        for _ in range(steps):
+            nxt = []
+            for i in frontier:
+                for j in self._nbrs[i]:
+                    if j in seen or not K.IS_WATER[terrain[j]]:
+                        continue
+                    o = self.tile_tribe(j)
+                    if o not in (-1, tid):
+                        continue
+                    seen.add(j)
+                    if building[j] == K.PORT and o == tid:
+                        out.append(j)
+                    nxt.append(j)
+            frontier = nxt
+        return out
+
+    # ---------------------------------------------------------------- turns
+    def start_turn(self) -> None:
+        tid = self.current
+        t = self.tribe_w(tid)
+        if self.tick == 0:
+            t.stars = K.START_STARS
+        else:
+            income = 0
+            unit_at, units = self.unit_at, self.units
+            for cid in t.cities:
+                c = self.cities[cid]
+                occ = unit_at[c.pos]
+                if occ and units[occ].tribe != tid:
+                    continue
+                income += c.production()
+            if income > 0:
+                self.add_stars(tid, income)
+        for cid in t.cities:
+            c = self.cities[cid]
+            if c.temples:
+                for tile, (lvl, left) in list(c.temples.items()):
+                    if lvl >= 5:
+                        continue
+                    cw = self.city_w(cid)
+                    left -= 1
+                    if left == 0:
+                        lvl += 1
+                        cw.temples[tile] = [lvl, 3]
+                        self.add_worth_points(cid, K.TEMPLE_POINTS[lvl])
+                    else:
+                        cw.temples[tile] = [lvl, left]
+        for uid in self.tribe_units(tid):
+            u = self.units[uid]
+            st = K.MOVED if u.status == K.PUSHED else K.FRESH
+            if u.status != st:
+                self.unit_w(uid).status = st
+        if t.has(K.MEDITATION):
+            t.pacifist += 1
+            if t.pacifist == 5:
+                self.make_available(tid, K.ALTAR_OF_PEACE)
+
+    def end_turn(self) -> None:
+        tid = self.current
+        own = self.tile_tribe
+        for uid in self.tribe_units(tid):
+            u = self.units[uid]
+            if u.status == K.FRESH and 0 < u.hp < u.max_hp:
+                self.recover(uid, own(u.pos) == tid)
+        t = self.tribes[tid]
+        self.event(tid, "techs", t.n_techs())
+        self.event(tid, "tiles", self.tiles_owned(tid))
+        self.event(tid, "cities", len(t.cities))
+        self.event(tid, "production", self.production(tid))
+        self.event(tid, "score", t.score)
+        self.event(tid, "stars", t.stars)
+
+    def recover(self, uid: int, own_territory: bool) -> None:
+        u = self.unit_w(uid)
+        u.hp = min(u.max_hp, u.hp + (4 if own_territory else 2))
+        u.status = K.FINISHED
+
+    def next_turn(self) -> None:
+        """End the current tribe's turn and start the next living tribe's (a new round after
+        the last tribe; the game ends when the round counter passes the limit)."""
+        self.end_turn()
+        if self.check_game_over():
+            return
+        n = len(self.tribes)
+        nxt = self.current
+        while True:
+            nxt += 1
+            if nxt >= n:
+                nxt = 0
+                self.tick += 1
+                if self.tick > self.options.rounds():
+                    self.finish()
+                    return
+            if self.tribes[nxt].result != LOSS:
+                break
+        self.current = nxt
+        self.start_turn()
+
+    # ---------------------------------------------------------------- game end
+    def check_game_over(self) -> bool:
+        if self.game_over:
+            return True
+        alive = [t.id for t in self.tribes if t.result != LOSS]
+        if self.options.mode == K.CAPITALS:
+            owners = {self.cities[c].tribe for c in self.capitals if c in self.cities}
+            if len(owners) == 1 and len(self.capitals) > 1:
+                self.finish(winner=owners.pop())
+                return True
+        if len(alive) <= 1:
+            self.finish(winner=alive[0] if alive else None)
+            return True
+        return False
+
+    def _rank(self, random_ties: bool) -> list[int]:
+        def key(t: Tribe):
+            return (t.result == WIN, t.score, t.n_techs(), len(t.cities), self.production(t.id))
+
+        order = sorted(self.tribes, key=key, reverse=True)
+        if random_ties:
+            # a full tie on every criterion is broken by the game's generator
+            i = 0
+            while i < len(order):
+                j = i
+                while j + 1 < len(order) and key(order[j + 1]) == key(order[i]):
+                    j += 1
+                if j > i:
+                    block = order[i:j + 1]
+                    java_shuffle(block, self.rng)
+                    order[i:j + 1] = block
+                i = j + 1
+        return [t.id for t in order]
+
+    def finish(self, winner: int | None = None) -> None:
+        if winner is not None:
+            self.tribe_w(winner).result = WIN
+        ranking = self._rank(random_ties=True)
+        for pos, tid in enumerate(ranking):
+            self.tribe_w(tid).result = WIN if pos == 0 else LOSS
+        self.final_ranking = tuple(ranking)
+        self.game_over = True
+
+
+from games.tribes.javarandom import java_shuffle  # noqa: E402
+
+
+def _neighbour_table(n: int) -> tuple[tuple[int, ...], ...]:
+    out = []
+    for idx in range(n * n):
+        x, y = divmod(idx, n)
+        out.append(tuple(i * n + j for i in range(x - 1, x + 2) for j in range(y - 1, y + 2)
+                         if 0 <= i < n and 0 <= j < n and (i, j) != (x, y)))
+    return tuple(out)
+
+
+_NBR_CACHE: dict[int, tuple] = {}
+
+
+def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesState:
+    """Set up a game on a level (a `games.tribes.level.Level`): tribes in the order their
+    capitals appear in a row-major scan, ids allocated as the reference does (each capital,
+    then its starting unit), and the first tribe's turn started."""
+    options = options or TribesOptions()
+    s = TribesState()
+    n = level.size
+    s.size = n
+    s.options = options
+    s.terrain = [K.TERRAIN_OF_CHAR[c] for c in level.terrain]
+    s.resource = [K.RESOURCE_OF_CHAR.get(r, 0) if r else 0 for r in level.resource]
+    s.building = [0] * (n * n)
+    s.unit_at = [0] * (n * n)
+    s.tile_city = [0] * (n * n)
+    s.road = [False] * (n * n)
+    if n not in _NBR_CACHE:
+        _NBR_CACHE[n] = _neighbour_table(n)
+    s._nbrs = _NBR_CACHE[n]
+    s.units, s.cities, s.tribes = {}, {}, []
+    s.next_id = 1
+    s.tick = 0
+    s.current = 0
+    s.game_over = False
+    s.final_ranking = ()
+    s.log = None
+    s.rng = JavaRandom(seed)
+    s.forced = None  # rules.Forced outcomes when replaying a recorded game
+    s._legal = None
+    s._by_actor = None
+    capitals = []
+    for tid, (pos, key) in enumerate(level.capitals):
+        t = Tribe.__new__(Tribe)
+        t.id, t.key, t.stars, t.score, t.kills = tid, key, K.START_STARS, 0, 0
+        start_tech = K.TRIBE_START_TECH[key]
+        t.techs = (1 << start_tech) if start_tech >= 0 else 0
+        t.cities, t.extra_units, t.monuments = [], [], [K.UNAVAILABLE] * len(K.MONUMENTS)
+        t.pacifist, t.connected, t.result, t.tok = 0, [], INCOMPLETE, s._tok
+        s.tribes.append(t)
+        if start_tech >= 0:
+            t.score += 100 * K.TECH_TIER[start_tech]
+        c = City.__new__(City)
+        c.id = s.new_id()
+        c.tribe, c.pos, c.level, c.pop, c.pop_need, c.prod_bonus = tid, pos, 1, 0, 2, 0
+        c.capital, c.walls, c.bound, c.worth, c.units, c.temples, c.tok = True, False, 1, 0, [], {}, s._tok
+        if key == K.LUXIDOOR:
+            c.level, c.pop_need, c.walls = 3, 4, True
+        s.cities[c.id] = c
+        t.cities.append(c.id)
+        t.capital = c.id
+        s.terrain[pos] = K.CITY
+        s.resource[pos] = 0
+        s.road[pos] = False
+        t.score += 100
+        utype = K.TRIBE_START_UNIT[key]
+        s.create_unit(utype, tid, pos, c.id)
+        t.score += K.UNIT_POINTS[utype]
+        s.claim(c.id, 1)
+        capitals.append(c.id)
+    s.capitals = tuple(capitals)
+    s.start_turn()
+    return s

@@ -1,0 +1,97 @@
+"""The `playstyles` command line: argument parsing only; each subcommand calls one function."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _levels_show(args: argparse.Namespace) -> int:
+    from games.tribes.levelgen import generate_level
+    level = generate_level(args.seed, tribes=tuple(args.tribes), size=args.size)
+    print(level.to_csv(), end="" if level.to_csv().endswith("\n") else "\n")
+    return 0
+
+
+def _level_arg(text: str | None):
+    """A level seed (an integer) or a level CSV file; default: the first `paper` level."""
+    from games.tribes.level_sets import PAPER_SEEDS
+    if text is None:
+        return PAPER_SEEDS[0]
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.registry import parse_agent_spec
+    from agents.runner import play_game
+    from games.registry import get_game
+    from games.tribes.render import render
+
+    game = get_game("tribes")
+    state = game.new_state(_level_arg(args.level), args.seed, mode=args.mode,
+                           max_rounds=args.rounds, tribes=args.tribes)
+    agents = [parse_agent_spec(args.p1, seed=args.seed * 2 + 1),
+              parse_agent_spec(args.p2, seed=args.seed * 2 + 2)]
+    if args.watch:
+        print(render(state, ascii_only=args.ascii))
+    last_round = [state.tick]
+
+    def show(s) -> None:
+        if args.watch and (s.tick != last_round[0] or s.is_terminal()):
+            last_round[0] = s.tick
+            print()
+            print(render(s, ascii_only=args.ascii))
+
+    play_game(state, agents, on_turn_end=show)
+    if not args.watch:
+        print(render(state, ascii_only=args.ascii))
+    ranking = state.ranking()
+    print()
+    print(f"winner: player {ranking[0]} ({args.p1 if ranking[0] == 0 else args.p2}) "
+          f"after {state.tick} rounds; scores {state.scores()}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="playstyles", description=(
+        "Breed diverse and competitive AI play-styles for turn-based strategy games."))
+    sub = p.add_subparsers(dest="command", required=True)
+
+    levels = sub.add_parser("levels", help="generate and inspect levels")
+    lsub = levels.add_subparsers(dest="levels_command", required=True)
+    show = lsub.add_parser("show", help="print a generated level in the CSV level format")
+    show.add_argument("--seed", type=int, required=True, help="level seed")
+    show.add_argument("--tribes", nargs="+", default=["XIN_XI", "IMPERIUS"])
+    show.add_argument("--size", type=int, default=None, help="board size (default by tribes)")
+    show.set_defaults(func=_levels_show)
+
+    play = sub.add_parser("play", help="play one game between two agents and show the board")
+    play.add_argument("--p1", default="random", help="agent of the first player: name[:k=v,...]")
+    play.add_argument("--p2", default="random", help="agent of the second player")
+    play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
+    play.add_argument("--level", default=None,
+                      help="level seed or level CSV file (default: the first paper level)")
+    play.add_argument("--tribes", nargs="+", default=["XIN_XI", "IMPERIUS"],
+                      help="tribes of a generated level")
+    play.add_argument("--mode", choices=["capitals", "score"], default="capitals")
+    play.add_argument("--rounds", type=int, default=None, help="round limit")
+    play.add_argument("--watch", action="store_true", help="show the board after every round")
+    play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
+    play.set_defaults(func=_play)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as e:
+        print(f"playstyles: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
