@@ -13,6 +13,7 @@ generator writes a few empty resources as a space (villages that replaced a fore
 
 from __future__ import annotations
 
+import operator
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -52,13 +53,14 @@ CITY = "c"
 
 def tribe_key(tribe: str | int) -> int:
     """Normalise a tribe given by name (case-insensitive) or key to its key."""
-    if isinstance(tribe, bool):
-        raise ValueError(f"not a tribe: {tribe!r}")
-    if isinstance(tribe, int):
-        if 0 <= tribe < len(TRIBE_NAMES):
-            return tribe
-        raise ValueError(f"tribe key {tribe} out of range 0..{len(TRIBE_NAMES) - 1}")
-    key = TRIBE_KEYS.get(str(tribe).upper().replace("-", "_"))
+    if not isinstance(tribe, str):
+        if isinstance(tribe, bool):
+            raise ValueError(f"not a tribe: {tribe!r}")
+        k = operator.index(tribe)  # ints, numpy ints
+        if 0 <= k < len(TRIBE_NAMES):
+            return k
+        raise ValueError(f"tribe key {k} out of range 0..{len(TRIBE_NAMES) - 1}")
+    key = TRIBE_KEYS.get(tribe.strip().upper().replace("-", "_"))
     if key is None:
         raise ValueError(f"unknown tribe {tribe!r}; known: {', '.join(TRIBE_NAMES)}")
     return key

@@ -90,7 +90,8 @@ def split(seeds: Sequence[int], held_out: int | float, seed: int) -> tuple[list[
     n = len(seeds)
     if len(set(seeds)) != n:
         raise ValueError("split needs distinct seeds (a repeated seed could land on both sides)")
-    if isinstance(held_out, bool) or not isinstance(held_out, (int, float, np.integer, np.floating)):
+    numeric = (int, float, np.integer, np.floating)
+    if isinstance(held_out, bool) or not isinstance(held_out, numeric):
         raise TypeError(f"held_out must be an int count or a float fraction, got {held_out!r}")
     if isinstance(held_out, (float, np.floating)):
         if not 0.0 <= held_out <= 1.0 or math.isnan(held_out):

@@ -310,7 +310,8 @@ def generate_level(
         terrain = [_PLAIN if c in ground else _DEEP for c in range(nn)]
 
     # 4. capitals: farthest (Chebyshev) from those already placed, ties by a random index
-    cand = [r * n + c for r in range(2, n - 2) for c in range(2, n - 2) if terrain[r * n + c] == _PLAIN]
+    inner = range(2, n - 2)
+    cand = [r * n + c for r in inner for c in inner if terrain[r * n + c] == _PLAIN]
     cand = _hashmap_order(cand)
     capital_cells: list[int] = []
     for key in keys:
@@ -451,6 +452,9 @@ def generate_level(
     placed = water_placed = 0
     while placed < n_ruins:
         cands = [c for c in range(nn) if -1 <= vmap[c] <= 1]
+        if not any(terrain[c] != _SHALLOW and (water_placed < n_water_ruins
+                                               or terrain[c] != _DEEP) for c in cands):
+            raise ValueError(f"seed {seed}: no tile can take a ruin (the reference would loop)")
         ruin = cands[rand_int(rng, 0, len(cands))]
         t = terrain[ruin]
         if t != _SHALLOW and (water_placed < n_water_ruins or t != _DEEP):

@@ -5,6 +5,8 @@ Expected values were produced with OpenJDK 17's java.util.Random.
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from games.tribes.javarandom import JavaRandom, java_shuffle
@@ -76,15 +78,16 @@ def test_next_long_negative_seed() -> None:
 
 
 def test_seed_wraps_like_a_java_long() -> None:
-    assert JavaRandom(-(2**63)).next_int() == -1155484576  # only the low 48 bits matter: same as seed 0
+    # only the low 48 bits survive the scramble: Long.MIN_VALUE acts like 0
+    assert JavaRandom(-(2**63)).next_int() == -1155484576
     assert JavaRandom(2**64 + 42).next_int() == -1170105035
 
 
 def test_next_boolean_and_float() -> None:
     r = JavaRandom(123456789)
-    assert [r.next_boolean() for _ in range(8)] == [True, True, False, False, False, False, True, False]
+    assert [r.next_boolean() for _ in range(8)] == [
+        True, True, False, False, False, False, True, False]
     r = JavaRandom(99)
-    import struct
     as_f32 = [struct.unpack("f", struct.pack("f", r.next_float()))[0] for _ in range(4)]
     java = [struct.unpack("f", struct.pack("f", v))[0]
             for v in (0.7224575, 0.38950163, 0.34725404, 0.7103304)]

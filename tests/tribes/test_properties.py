@@ -1,0 +1,145 @@
+"""Property tests: random games over many seeds, with the engine's invariants checked after
+every action."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.registry import get_game
+from games.tribes import constants as K
+
+GAME = get_game("tribes")
+
+
+def signature(s) -> tuple:
+    """Everything observable about a state, to compare states for equality."""
+    units = tuple(sorted((u.id, u.tribe, u.type, u.pos, u.hp, u.max_hp, u.kills, u.veteran,
+                          u.status, u.home, u.base) for u in s.units.values()))
+    cities = tuple(sorted((c.id, c.tribe, c.pos, c.level, c.pop, c.pop_need, c.prod_bonus,
+                           c.capital, c.walls, c.bound, c.worth, tuple(c.units),
+                           tuple(sorted((k, tuple(v)) for k, v in c.temples.items())))
+                          for c in s.cities.values()))
+    tribes = tuple((t.id, t.stars, t.score, t.techs, t.kills, tuple(t.cities),
+                    tuple(t.extra_units), tuple(t.monuments), t.pacifist, tuple(t.connected),
+                    t.result) for t in s.tribes)
+    board = (tuple(s.terrain), tuple(s.resource), tuple(s.building), tuple(s.unit_at),
+             tuple(s.tile_city), tuple(s.road))
+    return (s.tick, s.current, s.game_over, units, cities, tribes, board)
+
+
+def check_invariants(s) -> None:
+    for t in s.tribes:
+        assert t.stars >= 0, f"tribe {t.id} has negative stars {t.stars}"
+    seen_tiles = {}
+    for uid, u in s.units.items():
+        assert 0 < u.hp <= u.max_hp, f"unit {uid} hp {u.hp}/{u.max_hp}"
+        assert u.pos not in seen_tiles, f"units {uid} and {seen_tiles[u.pos]} share tile {u.pos}"
+        seen_tiles[u.pos] = uid
+        assert s.unit_at[u.pos] == uid, f"tile {u.pos} does not point at unit {uid}"
+        assert s.tribes[u.tribe].cities, f"unit {uid} of an eliminated tribe"
+        if u.home:
+            assert uid in s.cities[u.home].units, f"unit {uid} missing from its city {u.home}"
+            assert s.cities[u.home].tribe == u.tribe, f"unit {uid} homed in a foreign city"
+        else:
+            assert uid in s.tribes[u.tribe].extra_units, f"unit {uid} registered nowhere"
+        assert (u.base >= 0) == K.UNIT_IS_NAVAL[u.type], f"unit {uid} naval base {u.base}"
+    assert sum(1 for x in s.unit_at if x) == len(s.units), "a tile points at a missing unit"
+    for cid, c in s.cities.items():
+        assert cid in s.tribes[c.tribe].cities, f"city {cid} missing from its tribe"
+        assert s.tile_city[c.pos] == cid and s.terrain[c.pos] == K.CITY
+        assert c.pop >= -c.level
+        assert len(c.units) == len(set(c.units))
+        for uid in c.units:
+            assert s.units[uid].home == cid
+    for c in s.tile_city:
+        assert c == 0 or c in s.cities
+
+
+def random_game(seed: int, max_actions: int, check_every: int = 1, copy_every: int = 0,
+                max_rounds: int = 12):
+    level_seed = 1_000 + seed
+    s = GAME.new_state(level_seed, seed, max_rounds=max_rounds)
+    rng = np.random.default_rng(seed)
+    trail = []
+    for step in range(max_actions):
+        if s.is_terminal():
+            break
+        acts = s.legal_actions()
+        assert acts, "no legal action in a running game"
+        assert len(set(acts)) == len(acts), "duplicate legal actions"
+        if copy_every and step % copy_every == 0:
+            before = signature(s)
+            c = s.copy()
+            crng = np.random.default_rng(seed + step)
+            for _ in range(10):
+                if c.is_terminal():
+                    break
+                ca = c.legal_actions()
+                c.apply(ca[int(crng.integers(len(ca)))])
+            assert signature(s) == before, "applying actions to a copy changed the original"
+        a = acts[int(rng.integers(len(acts)))]
+        trail.append(a)
+        s.apply(a)
+        if step % check_every == 0:
+            check_invariants(s)
+    return s, trail
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_random_games_keep_invariants(seed):
+    s, trail = random_game(seed, max_actions=600, copy_every=37, max_rounds=25)
+    assert len(trail) > 0
+
+
+def test_many_steps_across_seeds():
+    """A few thousand random steps in total, every legal action applied without error."""
+    total = 0
+    for seed in range(12):
+        s, trail = random_game(seed, max_actions=1500, max_rounds=50)
+        total += len(trail)
+    assert total > 3000, f"only {total} steps"
+
+
+def test_same_seed_same_game():
+    s1, t1 = random_game(7, max_actions=500)
+    s2, t2 = random_game(7, max_actions=500)
+    assert t1 == t2
+    assert signature(s1) == signature(s2)
+    s3, t3 = random_game(8, max_actions=500)
+    assert t3 != t1
+
+
+def test_original_unchanged_by_copy_after_every_action_kind():
+    """Each action kind that occurs is applied once to a copy; the original never changes."""
+    seen = set()
+    for seed in range(6):
+        s = GAME.new_state(2_000 + seed, seed, max_rounds=20)
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            for a in acts:
+                if a[0] not in seen:
+                    seen.add(a[0])
+                    before = signature(s)
+                    c = s.copy()
+                    c.apply(a)
+                    assert signature(s) == before, f"{s.describe(a)} on a copy changed the original"
+                    assert signature(c) != before or a[0] == 21
+            s.apply(acts[int(rng.integers(len(acts)))])
+    assert len(seen) >= 10
+
+
+def test_full_games_end_with_a_ranking():
+    for seed in range(3):
+        s = GAME.new_state(3_000 + seed, seed, max_rounds=15)
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            s.apply(acts[int(rng.integers(len(acts)))])
+        assert s.tick <= 16
+        assert sorted(s.ranking()) == [0, 1]
+        assert s.winner() == s.ranking()[0]
+        assert [t.result for t in s.tribes].count(1) == 1
