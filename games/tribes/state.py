@@ -140,6 +140,10 @@ class TribesState:
     def current_player(self) -> int:
         return self.current
 
+    @property
+    def num_players(self) -> int:
+        return len(self.tribes)
+
     def is_terminal(self) -> bool:
         return self.game_over
 

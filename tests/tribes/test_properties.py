@@ -143,3 +143,22 @@ def test_full_games_end_with_a_ranking():
         assert sorted(s.ranking()) == [0, 1]
         assert s.winner() == s.ranking()[0]
         assert [t.result for t in s.tribes].count(1) == 1
+
+
+def test_other_tribes_sizes_and_modes_keep_invariants():
+    """3 and 4 tribes, other starting tribes (Luxidoor's walled capital), score mode."""
+    setups = [(("XIN_XI", "IMPERIUS", "BARDUR"), "score", 14),
+              (("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR"), "capitals", 16),
+              (("ZEBASI", "AI_MO", "QUETZALI", "YADAKK"), "score", 16),
+              (("KICKOO", "LUXIDOOR"), "capitals", 11)]
+    for k, (tribes, mode, size) in enumerate(setups):
+        s = GAME.new_state(400 + k, k, tribes=tribes, mode=mode, max_rounds=15)
+        assert s.size == size and s.num_players == len(tribes)
+        assert sorted(K.TRIBE_NAMES[t.key] for t in s.tribes) == sorted(tribes)
+        rng = np.random.default_rng(k)
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            s.apply(acts[int(rng.integers(len(acts)))])
+            check_invariants(s)
+        assert sorted(s.ranking()) == list(range(len(tribes)))
+        assert s.tick <= 16
