@@ -17,21 +17,25 @@ def agent_names() -> list[str]:
     return sorted(_AGENTS)
 
 
-def make_agent(name: str, **params: Any):
-    """Build the agent `name`; an unknown name or parameter is one clear error."""
+def check_agent(name: str, params: dict[str, Any]) -> None:
+    """Fail with one clear error for an unknown agent name or parameter, before anything runs."""
     if name not in _AGENTS:
         raise ValueError(f"agent: unknown agent {name!r}; known agents: {', '.join(agent_names())}")
-    factory = _AGENTS[name]
-    accepted = inspect.signature(factory).parameters
+    accepted = inspect.signature(_AGENTS[name]).parameters
     for key in params:
         if key not in accepted:
             raise ValueError(f"agent {name}: unknown parameter {key!r}; "
                              f"known: {', '.join(accepted)}")
-    return factory(**params)
 
 
-def parse_agent_spec(spec: str, seed: int = 0):
-    """`name` or `name:key=value,key=value` (values parsed as int, float or text)."""
+def make_agent(name: str, **params: Any):
+    """Build the agent `name`; an unknown name or parameter is one clear error."""
+    check_agent(name, params)
+    return _AGENTS[name](**params)
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """`name` or `name:key=value,key=value` -> (name, params); values become int, float or text."""
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
@@ -39,8 +43,14 @@ def parse_agent_spec(spec: str, seed: int = 0):
         if not eq:
             raise ValueError(f"agent {spec!r}: expected key=value, got {item!r}")
         params[key.strip()] = _parse_value(value.strip())
+    return name.strip(), params
+
+
+def parse_agent_spec(spec: str, seed: int = 0):
+    """Build an agent from a `name:key=value,...` spec, seeded with `seed` unless it sets one."""
+    name, params = split_spec(spec)
     params.setdefault("seed", seed)
-    return make_agent(name.strip(), **params)
+    return make_agent(name, **params)
 
 
 def _parse_value(v: str) -> Any:

@@ -1,28 +1,93 @@
-"""Playing one game between agents: the loop every tool (CLI, tournaments, evolution) shares."""
+"""Playing games between agents: the loop every tool (CLI, tournaments, evolution) shares.
+
+A game is described by a `GameSpec` (plain data: game name, level, seed, options and one agent
+spec per player) so that it can be shipped to a Ray worker, logged, and replayed; playing it
+gives a `GameRecord` with the result and the per-turn statistics log from which behaviour
+features are computed.
+"""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
-from games.api import GameState
+from games.api import GameState, totals
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent as data: a registered name plus its parameters, and a label for tables."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+
+    @staticmethod
+    def of(name: str, label: str = "", **params: Any) -> "AgentSpec":
+        return AgentSpec(name, tuple(sorted(params.items())), label or name)
+
+    def build(self, seed: int):
+        from agents.registry import make_agent
+        params = dict(self.params)
+        params["seed"] = seed
+        return make_agent(self.name, **params)
+
+    def display(self) -> str:
+        return self.label or self.name
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    game: str
+    level: Any  # a level seed, a level file path, or a game-specific level object
+    seed: int
+    agents: tuple[AgentSpec, ...]  # one per player, in turn order
+    agent_seeds: tuple[int, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+    budget: int | None = None
+    tag: Any = None  # caller's bookkeeping (e.g. pairing and repetition), returned in the record
+
+
+@dataclass
+class GameRecord:
+    spec: GameSpec
+    winner: int | None
+    ranking: list[int]
+    rounds: int
+    summaries: list[dict[str, float]]  # per player, from state.summary()
+    sides: list[str]  # what each player controlled (e.g. its tribe)
+    events: list[tuple[int, int, str, float]] = field(repr=False)
+    decisions: list[int] = field(default_factory=list)  # decisions asked of each player
+    think_seconds: list[float] = field(default_factory=list)  # time spent in each agent
+    seconds: float = 0.0
+
+    def event_totals(self, player: int) -> dict[str, float]:
+        return totals(self.events, player)
 
 
 def play_game(state: GameState, agents: Sequence, budget: int | None = None,
               on_turn_end: Callable[[GameState], None] | None = None,
-              max_actions: int = 1_000_000) -> GameState:
+              max_actions: int = 1_000_000, timing: list | None = None) -> GameState:
     """Let `agents[p]` choose for player p until the game ends (the state is mutated).
 
     A turn whose only legal action is the end of the turn ends without asking the agent,
-    as in the reference game loop.
+    as in the reference game loop. `timing`, if given, receives per player
+    [decisions, seconds spent deciding].
     """
     n = 0
+    clock = time.perf_counter
     while not state.is_terminal():
         actions = state.legal_actions()
         player = state.current_player
         if len(actions) == 1:
             action = actions[0]
         else:
+            t0 = clock()
             action = agents[player].act(state, budget)
+            if timing is not None:
+                timing[player][0] += 1
+                timing[player][1] += clock() - t0
         ends_turn = state.action_type_name(action) == "END_TURN"
         state.apply(action)
         n += 1
@@ -31,3 +96,26 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
         if on_turn_end is not None and (ends_turn or state.is_terminal()):
             on_turn_end(state)
     return state
+
+
+def new_state(spec: GameSpec) -> GameState:
+    from games.registry import get_game
+    return get_game(spec.game).new_state(spec.level, spec.seed, **dict(spec.options))
+
+
+def run_game(spec: GameSpec) -> GameRecord:
+    """Play one game from its spec (deterministic: same spec, same record)."""
+    t0 = time.perf_counter()
+    state = new_state(spec)
+    if len(spec.agents) != state.num_players:
+        raise ValueError(f"agents: {len(spec.agents)} given for a {state.num_players}-player game")
+    agents = [a.build(seed) for a, seed in zip(spec.agents, spec.agent_seeds)]
+    timing = [[0, 0.0] for _ in agents]
+    play_game(state, agents, budget=spec.budget, timing=timing)
+    players = range(state.num_players)
+    return GameRecord(
+        spec=spec, winner=state.winner(), ranking=state.ranking(),
+        rounds=state.tick, summaries=[state.summary(p) for p in players],
+        sides=[state.player_name(p) for p in players], events=state.events(),
+        decisions=[t[0] for t in timing], think_seconds=[t[1] for t in timing],
+        seconds=time.perf_counter() - t0)

@@ -19,6 +19,8 @@ class GameState(Protocol):
     """One position of a game, mutated in place by `apply`."""
 
     num_players: int
+    tick: int
+    """The round counter (0-based): one round is one turn of every player."""
 
     @property
     def current_player(self) -> int:
@@ -48,6 +50,12 @@ class GameState(Protocol):
         """Players best first (meaningful once terminal; a tie-broken order otherwise)."""
 
     def scores(self) -> list[float]: ...
+
+    def summary(self, player: int) -> dict[str, float]:
+        """Named figures of one player (score first) for result tables and features."""
+
+    def player_name(self, player: int) -> str:
+        """What a player controls (e.g. its tribe), for humans and result tables."""
 
     def events(self) -> list[tuple[int, int, str, float]]:
         """The statistics log: (round, player, event name, value) in the order they happened."""

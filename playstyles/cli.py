@@ -55,6 +55,37 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tournament(args: argparse.Namespace) -> int:
+    from agents.parallel import shutdown
+    from agents.tournament import config_from_dict, load_config, run_tournament, to_markdown
+
+    if args.config:
+        config = load_config(args.config)
+        data = None
+    else:
+        data = {"agents": args.agents or ["random", "random:label=random-2"]}
+    if data is not None:
+        config = config_from_dict(data, source="command line")
+    overrides = {"levels": args.levels, "repetitions": args.reps, "budget": args.budget,
+                 "seed": args.seed}
+    for key, value in overrides.items():
+        if value is not None:
+            setattr(config, key, value)
+    if args.rounds is not None:
+        config.options = {**config.options, "max_rounds": args.rounds}
+    if args.agents and args.config:
+        raise ValueError("give agents either in the config file or with --agents, not both")
+    out = args.out or "runs/tournament"
+    try:
+        games, summary = run_tournament(config, out=out, address=args.address,
+                                        workers=args.workers, show_progress=not args.quiet)
+    finally:
+        shutdown()
+    print(to_markdown(summary), end="")
+    print(f"{len(games)} games; results in {out}/ (games.csv, summary.csv, summary.md)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
@@ -81,6 +112,20 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--watch", action="store_true", help="show the board after every round")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     play.set_defaults(func=_play)
+
+    tour = sub.add_parser("tournament", help="agents against each other over a level set")
+    tour.add_argument("config", nargs="?", help="tournament YAML file (agents, pairings, levels...)")
+    tour.add_argument("--agents", nargs="+", help="agents as name[:k=v,...] (all pairs play)")
+    tour.add_argument("--levels", help="level set: paper, seeds:1,2,3 or range:a-b")
+    tour.add_argument("--reps", type=int, help="games per level and pairing (seats alternate)")
+    tour.add_argument("--budget", type=int, help="forward-model calls per decision")
+    tour.add_argument("--rounds", type=int, help="round limit of every game")
+    tour.add_argument("--seed", type=int, help="tournament seed (all game and agent seeds)")
+    tour.add_argument("--out", help="output directory (default runs/tournament)")
+    tour.add_argument("--address", help="Ray cluster address (default: a local Ray)")
+    tour.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=_tournament)
     return p
 
 

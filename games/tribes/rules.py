@@ -16,15 +16,48 @@ from games.tribes.actions import (
     city_tiles,
 )
 from games.tribes.combat import attack_outcome
+from games.tribes.javarandom import java_shuffle
 from games.tribes.state import LOSS
 
 
 class Forced:
-    """Outcomes to impose instead of drawing them (replaying a recorded game)."""
+    """Outcomes to impose instead of the drawn ones (replaying a recorded game).
+
+    The draws are still made, so the generator stays in step with the recorded game; what
+    was drawn is kept in `drawn_bonus` / `drawn_tech` (a replay can check that the engine's
+    own draw agreed with the record)."""
 
     def __init__(self) -> None:
         self.ruins_bonus: int | None = None
         self.ruins_tech: int | None = None
+        self.drawn_bonus: int | None = None
+        self.drawn_tech: int | None = None
+
+
+EXPLORER_STEPS = 15  # steps of an explorer's random walk, each trying up to 3x as many directions
+
+
+def launch_explorer(s, pos: int, tid: int) -> None:
+    """The explorer (ruins or level-up EXPLORER): a random walk from `pos` that would reveal
+    tiles. Vision is always full, so it has no effect, but it consumes the generator's draws
+    exactly as the reference does: each of the 15 steps draws one of the tile's in-board
+    neighbours (row-major order) until it finds one the tribe could enter, at most 45 times."""
+    rng = s.rng
+    tribe = s.tribes[tid]
+    terrain, nbrs = s.terrain, s._nbrs
+    climbing, sailing, navigation = (tribe.has(K.CLIMBING), tribe.has(K.SAILING),
+                                     tribe.has(K.NAVIGATION))
+    cur = pos
+    for _ in range(EXPLORER_STEPS):
+        for _ in range(EXPLORER_STEPS * 3):
+            around = nbrs[cur]
+            nxt = around[rng.next_int(len(around))]
+            ter = terrain[nxt]
+            if ((ter == K.MOUNTAIN and not climbing) or (ter == K.SHALLOW and not sailing)
+                    or (ter == K.DEEP and not navigation)):
+                continue
+            cur = nxt
+            break
 
 
 def _after_action(s) -> None:
@@ -79,7 +112,10 @@ def attack(s, a) -> None:
             att.hp -= retaliation
             if att.hp <= 0:
                 t2 = s.tribe_w(tgt.tribe)
-                s.unit_w(tid_unit).kills += 1
+                tw = s.unit_w(tid_unit)
+                tw.kills += 1
+                if tw.type == K.KNIGHT:  # a Knight's kill always sets it ATTACKED
+                    tw.status = K.ATTACKED
                 t2.kills += 1
                 if t2.kills >= 10:
                     s.make_available(tgt.tribe, K.GATE_OF_POWER)
@@ -96,7 +132,7 @@ def _advance(s, att, dest: int) -> None:
         return
     if K.IS_WATER[ter]:
         if s.building[dest] == K.PORT and s.tile_tribe(dest) == att.tribe:
-            s.replace_unit(att, K.BOAT, dest, att.status)
+            s.replace_unit(att, K.BOAT, dest, K.FINISHED)  # a new unit, FINISHED
         return
     s._move_unit(att.id, dest)
 
@@ -125,6 +161,7 @@ def _capture_village(s, u, pos: int) -> None:
     s.cities[c.id] = c
     s.tribe_w(me).cities.append(c.id)
     s.terrain[pos] = K.CITY
+    s.road[pos] = False  # a city centre is part of the network, but not a road
     if s.tile_city[pos] and s.tile_city[pos] != c.id:
         s.tile_city[pos] = 0
     s.claim(c.id, 1)
@@ -158,6 +195,9 @@ def _capture_city(s, u, cid: int) -> None:
 
 
 def _rehome_displaced(s, prev: int, displaced: list[int]) -> None:
+    """The previous owner's units supported by a captured city move, the city's LAST unit
+    first, to the previous owner's capital while it has room (if it still holds it), then
+    to its other cities in random order; whatever is left becomes extra units, in order."""
     if not displaced:
         return
     ptribe = s.tribes[prev]
@@ -166,7 +206,7 @@ def _rehome_displaced(s, prev: int, displaced: list[int]) -> None:
     def fill(cid: int) -> None:
         c = s.cities[cid]
         while queue and len(c.units) < c.level + 1:
-            uid = queue.pop(0)
+            uid = queue.pop()
             s.city_w(cid).units.append(uid)
             s.unit_w(uid).home = cid
             c = s.cities[cid]
@@ -175,9 +215,7 @@ def _rehome_displaced(s, prev: int, displaced: list[int]) -> None:
         fill(ptribe.capital)
     if queue:
         others = [c for c in ptribe.cities if c != ptribe.capital]
-        if others:
-            from games.tribes.javarandom import java_shuffle
-            java_shuffle(others, s.rng)
+        java_shuffle(others, s.rng)
         for cid in others:
             fill(cid)
     for uid in queue:
@@ -187,17 +225,23 @@ def _rehome_displaced(s, prev: int, displaced: list[int]) -> None:
 
 def _rehome_one_into(s, capturer, cid: int) -> None:
     """One of the capturer's units moves its home to the newly gained city. The intended rule
-    re-homes the capturing unit; the reference takes the last unit of the capital's list."""
+    re-homes the capturing unit; the reference takes the last unit of the capital's list, or
+    if the capital is not held or has no units, the last unit of the first city with units
+    in a random order of the other cities (B16)."""
     me = capturer.tribe
     if s.options.reference_bugs:
         tribe = s.tribes[me]
         uid = None
-        if s.owns_original_capital(me) and s.cities[tribe.capital].units and tribe.capital != cid:
-            uid = s.cities[tribe.capital].units[-1]
+        cap = tribe.capital
+        if s.owns_original_capital(me) and s.cities[cap].units:
+            uid = s.cities[cap].units[-1]
         else:
-            cands = [c for c in tribe.cities if c != cid and s.cities[c].units]
-            if cands:
-                uid = s.cities[cands[s.rng.next_int(len(cands))]].units[-1]
+            others = [c for c in tribe.cities if c != cap]
+            java_shuffle(others, s.rng)
+            for c in others:
+                if s.cities[c].units:
+                    uid = s.cities[c].units[-1]
+                    break
         if uid is None:
             return
     else:
@@ -287,13 +331,13 @@ def examine(s, a) -> None:
     tribe = s.tribes[me]
     s.resource[pos] = K.NO_RESOURCE
     forced = s.forced
+    bonus = s.rng.next_int(5)
+    while bonus == K.RUINS_RESEARCH and tribe.techs == K.ALL_TECHS_MASK:
+        bonus = s.rng.next_int(5)
     if forced is not None and forced.ruins_bonus is not None:
+        forced.drawn_bonus = bonus
         bonus = forced.ruins_bonus
         forced.ruins_bonus = None
-    else:
-        bonus = s.rng.next_int(5)
-        while bonus == K.RUINS_RESEARCH and tribe.techs == K.ALL_TECHS_MASK:
-            bonus = s.rng.next_int(5)
     s.event(me, "ruins_examined")
     if bonus == K.RUINS_SUPERUNIT:
         water = K.IS_WATER[s.terrain[pos]]
@@ -305,11 +349,11 @@ def examine(s, a) -> None:
             s.create_unit(K.SUPERUNIT, me, pos, 0)
     elif bonus == K.RUINS_RESEARCH:
         options = [t for t in range(K.NUM_TECHS) if s.can_research(tribe, t)]
+        tech = options[s.rng.next_int(len(options))]
         if forced is not None and forced.ruins_tech is not None:
+            forced.drawn_tech = tech
             tech = forced.ruins_tech
             forced.ruins_tech = None
-        else:
-            tech = options[s.rng.next_int(len(options))]
         s.tribe_w(me).techs |= 1 << tech
         s.event(me, "techs_from_ruins")
     elif bonus == K.RUINS_POP_GROWTH:
@@ -317,7 +361,8 @@ def examine(s, a) -> None:
         s.add_pop(cid, 3)
     elif bonus == K.RUINS_RESOURCES:
         s.add_stars(me, 10)
-    # EXPLORER: a random walk that reveals nothing with full vision
+    elif bonus == K.RUINS_EXPLORER:
+        launch_explorer(s, pos, me)
     if uid in s.units:
         s.unit_w(uid).status = K.FINISHED
     _after_action(s)
@@ -366,6 +411,8 @@ def level_up(s, a) -> None:
         c.walls = True
     elif bonus == K.RESOURCES:
         s.add_stars(me, 5)
+    elif bonus == K.EXPLORER:
+        launch_explorer(s, c.pos, me)
     elif bonus == K.POP_GROWTH:
         s.add_pop(cid, 3)
     elif bonus == K.BORDER_GROWTH:

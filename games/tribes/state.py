@@ -180,6 +180,18 @@ class TribesState:
     def scores(self) -> list[float]:
         return [t.score for t in self.tribes]
 
+    def summary(self, player: int) -> dict[str, float]:
+        """Named end-of-game figures of one player (the columns of result tables)."""
+        t = self.tribes[player]
+        return {"score": t.score, "techs": t.n_techs(), "techs_pct": 100 * t.n_techs() / K.NUM_TECHS,
+                "cities": len(t.cities), "production": self.production(player),
+                "units": len(self.tribe_units(player)), "kills": t.kills,
+                "tiles": self.tiles_owned(player), "stars": t.stars}
+
+    def player_name(self, player: int) -> str:
+        """The side a player controls (its tribe)."""
+        return K.TRIBE_NAMES[self.tribes[player].key]
+
     def events(self):
         return log_to_list(self.log)
 
@@ -265,8 +277,10 @@ class TribesState:
         if t.monuments[i] == K.UNAVAILABLE:
             self.tribe_w(tid).monuments[i] = K.AVAILABLE
 
-    def add_pop(self, cid: int, v: int) -> None:
-        """Population change: +5 score per population, also counted in the city's worth."""
+    def add_pop(self, cid: int, v: int, score_tribe: int | None = None) -> None:
+        """Population change: +5 score per population (to the city's owner unless
+        `score_tribe` is given), also counted in the city's worth. Population never goes
+        below -level."""
         if not v:
             return
         c = self.city_w(cid)
@@ -274,7 +288,7 @@ class TribesState:
         d = new - c.pop
         c.pop = new
         c.worth += 5 * d
-        self.add_score(c.tribe, 5 * d)
+        self.add_score(c.tribe if score_tribe is None else score_tribe, 5 * d)
 
     def add_worth_points(self, cid: int, v: int) -> None:
         c = self.city_w(cid)
@@ -318,17 +332,22 @@ class TribesState:
                 self.tribe_w(tribe).extra_units.append(u.id)
         return u
 
-    def unregister(self, u: Unit) -> None:
-        """Detach a unit from its home city or its tribe's extra units."""
+    def unregister(self, u: Unit) -> bool:
+        """Detach a unit from its home city or its tribe's extra units (False: it was
+        registered nowhere, the reference's orphan)."""
         if u.home and u.home in self.cities and u.id in self.cities[u.home].units:
             self.city_w(u.home).units.remove(u.id)
-        elif u.id in self.tribes[u.tribe].extra_units:
+            return True
+        if u.id in self.tribes[u.tribe].extra_units:
             self.tribe_w(u.tribe).extra_units.remove(u.id)
+            return True
+        return False
 
     def remove_unit(self, uid: int, lose_points: bool) -> None:
         u = self.units.pop(uid)
-        if self.unit_at[u.pos] == uid:
-            self.unit_at[u.pos] = 0
+        # the tile is cleared even if it refers to another unit (only possible after the
+        # reference's ghost-unit bug, B14), as the reference does
+        self.unit_at[u.pos] = 0
         self.unregister(u)
         if lose_points:
             self.add_score(u.tribe, -K.UNIT_POINTS[u.type])
@@ -341,19 +360,12 @@ class TribesState:
         else:
             base = -1
         self.units.pop(u.id)
-        if self.unit_at[u.pos] == u.id:
-            self.unit_at[u.pos] = 0
+        self.unit_at[u.pos] = 0
         home = u.home
-        nu = self.create_unit(new_type, u.tribe, pos, home, u.hp, u.max_hp, u.kills, u.veteran,
-                              status, base, register=False)
-        # keep the old unit's place in its city's (or the tribe's) list
-        if home and home in self.cities and u.id in self.cities[home].units:
-            lst = self.city_w(home).units
-            lst[lst.index(u.id)] = nu.id
-        elif u.id in self.tribes[u.tribe].extra_units:
-            lst = self.tribe_w(u.tribe).extra_units
-            lst[lst.index(u.id)] = nu.id
-        return nu
+        registered = self.unregister(u)
+        # as in the reference, the new unit goes to the end of its city's (or the tribe's) list
+        return self.create_unit(new_type, u.tribe, pos, home, u.hp, u.max_hp, u.kills,
+                                u.veteran, status, base, register=registered)
 
     def push(self, uid: int) -> bool:
         """Push a unit off its tile (a Super Unit appears there). False: it found no tile
@@ -385,9 +397,9 @@ class TribesState:
                     self.unit_w(uid).status = K.PUSHED
                     return True
                 if self.building[t] == K.PORT and self.tile_tribe(t) == u.tribe:
-                    if self.unit_at[u.pos] == uid:
-                        self.unit_at[u.pos] = 0
-                    self.replace_unit(u, K.BOAT, t, K.PUSHED)
+                    # embarks: the new boat is FINISHED (the reference marks the replaced
+                    # unit PUSHED, not the boat), so it starts its next turn FRESH
+                    self.replace_unit(u, K.BOAT, t, K.FINISHED)
                     return True
                 continue
             if naval and not self.options.reference_bugs:
@@ -401,8 +413,7 @@ class TribesState:
 
     def _move_unit(self, uid: int, dest: int) -> None:
         u = self.unit_w(uid)
-        if self.unit_at[u.pos] == uid:
-            self.unit_at[u.pos] = 0
+        self.unit_at[u.pos] = 0  # unconditionally, as the reference (see remove_unit)
         u.pos = dest
         self.unit_at[dest] = uid
 
@@ -413,31 +424,54 @@ class TribesState:
                 self._update_network(t.id)
 
     def _update_network(self, tid: int) -> None:
+        """The reference's bookkeeping: cities keep the order in which they joined the
+        network; a city that drops out (path broken, or no longer owned) loses 1 population
+        at once (the score change goes to this tribe even if the city is now an enemy's);
+        the capital gains the net number of joined minus dropped cities; a city that joins
+        gains 1 population only during its owner's turn."""
         tribe = self.tribes[tid]
         old = tribe.connected
         if not self.owns_original_capital(tid):
             if old:
                 self.tribe_w(tid).connected = []
             return
-        cap = self.cities[tribe.capital]
-        connected = self._connected_cities(tid, cap.pos)
-        new = [c for c in tribe.cities if c != cap.id and c in connected]
-        if new == old:
+        cap = tribe.capital
+        reach = self._connected_cities(tid, self.cities[cap].pos)
+        conn = None  # a private copy of the list once something changes
+        added = lost = 0
+        for c in tribe.cities:
+            if c == cap:
+                continue
+            now = c in reach
+            if c in old:
+                if not now:
+                    if conn is None:
+                        conn = old[:]
+                    conn.remove(c)
+                    self.add_pop(c, -1, tid)
+                    lost += 1
+            elif now:
+                if conn is None:
+                    conn = old[:]
+                conn.append(c)
+                added += 1
+        cities = self.cities
+        for c in (conn if conn is not None else old)[:]:
+            if cities[c].tribe != tid:
+                if conn is None:
+                    conn = old[:]
+                conn.remove(c)
+                self.add_pop(c, -1, tid)
+                lost += 1
+        if conn is None:
             return
-        during_turn = tid == self.current
-        for c in new:
-            if c not in old:
-                self.add_pop(cap.id, 1)
-                if during_turn:
-                    self.add_pop(c, 1)
-        for c in old:
-            if c not in new:
-                if c in self.cities:
-                    self.add_pop(c, -1)
-                self.add_pop(cap.id, -1)
-        self.tribe_w(tid).connected = new
-        if len(new) >= 5:
+        self.add_pop(cap, added - lost, tid)
+        self.tribe_w(tid).connected = conn
+        if len(conn) >= 5:
             self.make_available(tid, K.GRAND_BAZAR)
+        if added and tid == self.current:
+            for c in conn[len(conn) - added:]:
+                self.add_pop(c, 1, tid)
 
     def _connected_cities(self, tid: int, start: int) -> set[int]:
         terrain, building, road, tc, cities = self.terrain, self.building, self.road, self.tile_city, self.cities
@@ -532,7 +566,9 @@ class TribesState:
         if t.has(K.MEDITATION):
             t.pacifist += 1
             if t.pacifist == 5:
-                self.make_available(tid, K.ALTAR_OF_PEACE)
+                # the reference sets it AVAILABLE even when already BUILT, so a tribe that
+                # stays peaceful another 5 turns can build a second Altar of Peace
+                t.monuments[K.MONUMENTS.index(K.ALTAR_OF_PEACE)] = K.AVAILABLE
 
     def end_turn(self) -> None:
         tid = self.current

@@ -109,7 +109,7 @@ class ReplayResult:
     finished: bool = False  # reached and matched the result line
     stopped_at: str | None = None  # fixed mode: the flagged line the replay stopped before
     mismatch: Mismatch | None = None
-    rng_skipped: int = 0  # lines whose draw count is not compared (explorer walks, examine)
+    rng_total: int | None = None  # the engine's generator draws at the end
 
     @property
     def ok(self) -> bool:
@@ -408,8 +408,13 @@ class Replayer:
             self.eq("END_TURN legal", True, (END_TURN, TRIBE_ACTOR, -1, -1) in s.legal_actions())
         # the end-of-turn step alone, on a copy: the trace's state is taken before the next
         # tribe's start of turn, which apply(END_TURN) also runs
+        before = _deep_snapshot(s) if self.check_cow else None
         c = s.copy()
         c.end_turn()
+        if self.check_cow and _deep_snapshot(s) != before:
+            self.fail("copy-on-write", "the state unchanged by its copy's end of turn",
+                      "an object shared with a copy was mutated in place",
+                      note=_cow_note(before, _deep_snapshot(s)))
         self.s = c
         try:
             rec = {r["unit"]: r for r in d["auto_recovered"]}
@@ -420,10 +425,17 @@ class Replayer:
                 if uid in c.units and uid not in rec and c.units[uid].hp != s.units[uid].hp:
                     self.fail(f"unit {uid} auto-recovered", False, True)
             self.compare_full(d)
+            self.eq("rng_total", d["rng_total"], c.rng.calls)
         finally:
             self.s = s
         if not game_over:
+            pre = s.copy() if self.check_cow else None
+            before = _deep_snapshot(pre) if self.check_cow else None
             s.apply((END_TURN, TRIBE_ACTOR, -1, -1))
+            if self.check_cow and _deep_snapshot(pre) != before:
+                self.fail("copy-on-write (END_TURN)", "the pre-action copy unchanged",
+                          "an object shared with a copy was mutated in place",
+                          note=_cow_note(before, _deep_snapshot(pre)))
 
     def compare_full(self, d: dict) -> None:
         s = self.s
@@ -442,6 +454,8 @@ class Replayer:
         self.eq("game over", True, s.game_over)
         self.eq("winner", d["winner"], s.winner())
         self.eq("ranking", [r["tribe"] for r in d["ranking"]], s.ranking())
+        self.eq("rng_total", d["rng_total"], s.rng.calls)
+        self.result.rng_total = s.rng.calls
         self.eq("scores", [d["scores"][str(t)] if isinstance(d["scores"], dict) else d["scores"][t]
                            for t in range(len(s.tribes))], s.scores())
         for r in d["ranking"]:
@@ -610,11 +624,11 @@ class Replayer:
 
     def do_action(self, d: dict) -> None:
         s = self.s
-        self.context = f"tick {d['tick']}, tribe {d['tribe']}, {d['type']}"
+        self.context = f"tick {d['tick']}, tribe {d['tribe']}"
         self.check_turn(d)
         self.eq("game over before the action", False, s.game_over)
         a = self.build_action(d)
-        self.context += f" {s.describe(a)}"
+        self.context += f", {s.describe(a)}"
         if "legal" in d:
             self.compare_legal(d["legal"])
         if a not in s.legal_actions():
@@ -638,11 +652,15 @@ class Replayer:
                 self.fail("copy-on-write", "the pre-action copy unchanged",
                           "an object shared with a copy was mutated in place",
                           note=_cow_note(pre_deep, after))
-        explorer = d["type"] == "EXAMINE" or d.get("bonus") == "EXPLORER"
-        if explorer:
-            self.result.rng_skipped += 1
-        else:
-            self.eq("rng_calls", d.get("rng_calls", 0), drawn)
+        self.eq("rng_calls (generator draws)", d.get("rng_calls", 0), drawn)
+        if d["type"] == "EXAMINE":
+            # the outcome was forced, but the engine drew as the reference did: its own
+            # draw must be the recorded one
+            self.eq("ruins bonus drawn by the engine", out["bonus"],
+                    K.RUINS_BONUS_NAMES[f.drawn_bonus] if f.drawn_bonus is not None else None)
+            if out.get("tech"):
+                self.eq("ruins tech drawn by the engine", out["tech"],
+                        K.TECH_NAMES[f.drawn_tech] if f.drawn_tech is not None else None)
         for tc in d["check"]:
             tid = tc["id"]
             self.eq_dict(f"check tribe {tid}", {k: tc[k] for k in _CHECK_KEYS},

@@ -1,0 +1,74 @@
+"""Playing many games in parallel: one Ray task per game.
+
+One game per task lets long and short games balance across workers. A local Ray is started
+by default; an address (or RAY_ADDRESS) joins a cluster. Results come back in completion order
+with their index, so callers that need determinism order them by index, never by arrival.
+A task whose worker dies is retried by Ray; a game is a pure function of its spec, so a
+retry neither loses nor double-counts it. `workers=0` plays in this process (no Ray).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Iterator, Sequence
+
+from agents.runner import GameRecord, GameSpec, run_game
+
+TASK_RETRIES = 3
+
+
+def _ensure_ray(address: str | None, workers: int | None):
+    import ray
+    if not ray.is_initialized():
+        address = address or os.environ.get("RAY_ADDRESS")
+        kwargs = {"include_dashboard": False, "log_to_driver": False,
+                  "configure_logging": False}
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=workers or os.cpu_count(), **kwargs)
+    return ray
+
+
+_remote_cache: dict = {}
+
+
+def _remote_run(ray):
+    if "run" not in _remote_cache:
+        _remote_cache["run"] = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(run_game)
+    return _remote_cache["run"]
+
+
+def run_games(specs: Sequence[GameSpec], address: str | None = None, workers: int | None = None,
+              ) -> Iterator[tuple[int, GameRecord]]:
+    """Yield (index, record) for every spec as games finish."""
+    if workers == 0 and not address:
+        for i, spec in enumerate(specs):
+            yield i, run_game(spec)
+        return
+    ray = _ensure_ray(address, workers)
+    remote = _remote_run(ray)
+    pending = {remote.remote(spec): i for i, spec in enumerate(specs)}
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            i = pending.pop(ref)
+            yield i, ray.get(ref)
+
+
+def shutdown() -> None:
+    try:
+        import ray
+    except ImportError:
+        return
+    if ray.is_initialized():
+        ray.shutdown()
+    _remote_cache.clear()
+
+
+def progress(iterable: Iterable, total: int, desc: str, enabled: bool = True):
+    """A progress bar on stderr (tqdm), or the iterable itself when disabled."""
+    if not enabled:
+        return iterable
+    from tqdm import tqdm
+    return tqdm(iterable, total=total, desc=desc, unit="game", dynamic_ncols=True)

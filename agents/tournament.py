@@ -1,0 +1,268 @@
+"""Tournaments: agents against each other over a level set, with alternating seats.
+
+Every pairing plays every level `repetitions` times; the seat (which player, hence which side
+of the level, each agent takes) alternates with the repetition. Seeds of games and agents come
+from one tournament seed, so a tournament is reproducible and independent of how many workers
+play it. Results: one CSV row per game, and a summary per (agent, opponent) in the layout of
+the play-styles paper's Table I.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from agents.parallel import progress, run_games
+from agents.runner import AgentSpec, GameRecord, GameSpec
+
+
+@dataclass
+class TournamentConfig:
+    agents: list[AgentSpec]
+    pairings: list[tuple[int, int]] | None = None  # indices into agents; default: all pairs
+    game: str = "tribes"
+    levels: str | list[int] = "paper"
+    repetitions: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+    budget: int | None = None
+    seed: int = 0
+
+    def all_pairings(self) -> list[tuple[int, int]]:
+        if self.pairings is not None:
+            return list(self.pairings)
+        n = len(self.agents)
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def level_seeds(levels: str | Sequence[int]) -> list[int]:
+    if isinstance(levels, str):
+        from games.tribes.level_sets import level_set
+        return level_set(levels)
+    return list(levels)
+
+
+def plan(config: TournamentConfig) -> list[GameSpec]:
+    """Every game of the tournament, in a fixed order, each with its own seeds."""
+    seeds = level_seeds(config.levels)
+    pairings = config.all_pairings()
+    total = len(pairings) * len(seeds) * config.repetitions
+    root = np.random.SeedSequence(config.seed)
+    game_seeds = root.generate_state(total * 3, dtype=np.uint32).reshape(total, 3)
+    specs = []
+    k = 0
+    options = tuple(sorted(config.options.items()))
+    for pi, (a, b) in enumerate(pairings):
+        for level in seeds:
+            for rep in range(config.repetitions):
+                first, second = (a, b) if rep % 2 == 0 else (b, a)
+                g = game_seeds[k]
+                specs.append(GameSpec(
+                    game=config.game, level=level, seed=int(g[0]),
+                    agents=(config.agents[first], config.agents[second]),
+                    agent_seeds=(int(g[1]), int(g[2])), options=options, budget=config.budget,
+                    tag={"pairing": pi, "agent": a, "opponent": b, "rep": rep,
+                         "agent_seat": 0 if first == a else 1}))
+                k += 1
+    return specs
+
+
+def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
+    """One CSV row: the game, both seats, and each seat's result, figures and event totals."""
+    spec = rec.spec
+    row: dict[str, Any] = {"game": index, "level": spec.level, "game_seed": spec.seed,
+                           "rounds": rec.rounds, "winner": rec.winner, "seconds": round(rec.seconds, 3)}
+    if isinstance(spec.tag, dict):
+        row.update({k: v for k, v in spec.tag.items() if k in ("pairing", "rep")})
+    for p, agent in enumerate(spec.agents):
+        row[f"p{p}_agent"] = agent.display()
+        row[f"p{p}_side"] = rec.sides[p]
+        row[f"p{p}_seed"] = spec.agent_seeds[p]
+        for key, value in rec.summaries[p].items():
+            row[f"p{p}_{key}"] = value
+        row[f"p{p}_decisions"] = rec.decisions[p] if rec.decisions else 0
+        row[f"p{p}_think_s"] = round(rec.think_seconds[p], 3) if rec.think_seconds else 0.0
+        for key, value in sorted(rec.event_totals(p).items()):
+            if key in ("techs", "tiles", "cities", "production", "score", "stars"):
+                continue  # per-turn snapshots, not counts
+            row[f"p{p}_n_{key}"] = value
+    return row
+
+
+def summarise(games: pd.DataFrame) -> pd.DataFrame:
+    """Per (agent, opponent): games, win rate with its binomial standard error (percentage
+    points), and the agent's mean final score, techs (% of the tree), cities, production."""
+    rows = []
+    for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
+        seat = g["agent_seat"].to_numpy()
+        pick = lambda col: np.where(seat == 0, g[f"p0_{col}"], g[f"p1_{col}"])  # noqa: E731
+        wins = (g["winner"].to_numpy() == seat).astype(float)
+        n = len(g)
+        p = wins.mean()
+        rows.append({"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
+                     "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
+                     "Score": pick("score").mean(), "Techs %": pick("techs_pct").mean(),
+                     "Cities": pick("cities").mean(), "Production": pick("production").mean()})
+    return pd.DataFrame(rows)
+
+
+def to_markdown(summary: pd.DataFrame) -> str:
+    lines = ["| Agent | Opponent | Games | Win rate (s.e.) | Score | Techs | Cities | Production |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in summary.itertuples(index=False):
+        lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f}% ({r[4]:.2f}) | {r[5]:.0f} | "
+                     f"{r[6]:.1f}% | {r[7]:.2f} | {r[8]:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpec]) -> pd.DataFrame:
+    rows = []
+    for index, rec in sorted(records, key=lambda r: r[0]):
+        row = record_row(index, rec)
+        tag = rec.spec.tag
+        row["agent"] = agents[tag["agent"]].display()
+        row["opponent"] = agents[tag["opponent"]].display()
+        row["agent_seat"] = tag["agent_seat"]
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    counts = sorted(c for c in frame.columns if "_n_" in c)
+    frame[counts] = frame[counts].fillna(0)
+    return frame[[c for c in frame.columns if c not in counts] + counts]
+
+
+def run_tournament(config: TournamentConfig, out: str | Path | None = None,
+                   address: str | None = None, workers: int | None = None,
+                   show_progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play every planned game (on Ray unless workers == 0) and write, if `out` is given,
+    games.csv, summary.csv and summary.md there. Returns (games, summary)."""
+    specs = plan(config)
+    records = list(progress(run_games(specs, address=address, workers=workers),
+                            total=len(specs), desc="tournament", enabled=show_progress))
+    games = games_frame(records, config.agents)
+    summary = summarise(games)
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        _atomic_write(out / "games.csv", games.to_csv(index=False))
+        _atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
+        _atomic_write(out / "summary.md", to_markdown(summary))
+        _atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
+    return games, summary
+
+
+def _config_dict(config: TournamentConfig) -> dict[str, Any]:
+    return {"game": config.game, "levels": config.levels, "repetitions": config.repetitions,
+            "options": config.options, "budget": config.budget, "seed": config.seed,
+            "agents": [{"name": a.name, "label": a.display(), "params": dict(a.params)}
+                       for a in config.agents],
+            "pairings": [list(p) for p in config.all_pairings()]}
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+_CONFIG_KEYS = {"game", "levels", "repetitions", "options", "budget", "seed", "agents", "pairings"}
+_AGENT_KEYS = {"name", "label", "params"}
+
+
+def parse_agent(entry: Any, where: str) -> AgentSpec:
+    """An agent entry: "name", "name:k=v,...,label=L", or {name, label, params}."""
+    if isinstance(entry, str):
+        from agents.registry import split_spec
+        try:
+            name, params = split_spec(entry)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        label = str(params.pop("label", entry))
+        return _checked_agent(name, label, params, where)
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: an agent is a name or a mapping, got {entry!r}")
+    unknown = set(entry) - _AGENT_KEYS
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {sorted(_AGENT_KEYS)})")
+    if "name" not in entry:
+        raise ValueError(f"{where}: missing key 'name'")
+    params = entry.get("params") or {}
+    if not isinstance(params, dict):
+        raise ValueError(f"{where}.params: a mapping of parameter: value expected")
+    return _checked_agent(str(entry["name"]), str(entry.get("label") or entry["name"]), params, where)
+
+
+def _checked_agent(name: str, label: str, params: dict, where: str) -> AgentSpec:
+    from agents.registry import check_agent
+    try:
+        check_agent(name, params)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    return AgentSpec.of(name, label=label, **params)
+
+
+def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
+    """Validate a tournament config mapping; every error names the offending key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: a mapping of keys expected")
+    unknown = set(data) - _CONFIG_KEYS
+    if unknown:
+        raise ValueError(f"{source}: unknown key {sorted(unknown)[0]!r} (known: {sorted(_CONFIG_KEYS)})")
+    if not data.get("agents"):
+        raise ValueError(f"{source}: key 'agents' must list at least two agents")
+    agents = [parse_agent(a, f"{source}: agents[{i}]") for i, a in enumerate(data["agents"])]
+    if len(agents) < 2:
+        raise ValueError(f"{source}: key 'agents' must list at least two agents")
+    labels = [a.display() for a in agents]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"{source}: agents: labels must be distinct, got {labels}")
+    pairings = None
+    if data.get("pairings") is not None:
+        pairings = []
+        for i, pair in enumerate(data["pairings"]):
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                raise ValueError(f"{source}: pairings[{i}]: expected [agent, opponent]")
+            idx = []
+            for who in pair:
+                if who not in labels:
+                    raise ValueError(f"{source}: pairings[{i}]: unknown agent {who!r} (agents: {labels})")
+                idx.append(labels.index(who))
+            pairings.append(tuple(idx))
+    for key, kind in (("repetitions", int), ("seed", int), ("budget", int)):
+        if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
+            raise ValueError(f"{source}: key {key!r} must be an integer, got {data[key]!r}")
+    if data.get("repetitions") is not None and data["repetitions"] < 1:
+        raise ValueError(f"{source}: key 'repetitions' must be >= 1")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise ValueError(f"{source}: key 'options' must be a mapping")
+    game = data.get("game", "tribes")
+    from games.registry import get_game
+    g = get_game(game)
+    known_options = getattr(g, "option_names", None)
+    if known_options is not None:
+        for k in options:
+            if k not in known_options:
+                raise ValueError(f"{source}: options: unknown game option {k!r} (known: {list(known_options)})")
+    levels = data.get("levels", "paper")
+    try:
+        level_seeds(levels)
+    except ValueError as e:
+        raise ValueError(f"{source}: levels: {e}") from None
+    return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,
+                            repetitions=data.get("repetitions", 2), options=options,
+                            budget=data.get("budget"), seed=data.get("seed", 0))
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    import yaml
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    return config_from_dict(data, source=str(path))

@@ -1,0 +1,104 @@
+"""Tournaments: the plan, the summary arithmetic, config errors, and results that do not
+depend on how many workers played the games."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agents.runner import AgentSpec, GameSpec, run_game
+from agents.tournament import (TournamentConfig, config_from_dict, plan, run_tournament,
+                               summarise, to_markdown)
+
+RANDOM_A = AgentSpec.of("random", label="A")
+RANDOM_B = AgentSpec.of("random", label="B")
+
+
+def small_config(**kw) -> TournamentConfig:
+    base = dict(agents=[RANDOM_A, RANDOM_B], levels="seeds:11,12", repetitions=2,
+                options={"max_rounds": 6}, seed=5)
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def test_plan_alternates_seats_and_covers_every_level():
+    specs = plan(small_config(repetitions=4))
+    assert len(specs) == 2 * 4
+    for level in (11, 12):
+        games = [s for s in specs if s.level == level]
+        seats = [s.tag["agent_seat"] for s in games]
+        assert seats == [0, 1, 0, 1]
+        assert [s.agents[0].label for s in games] == ["A", "B", "A", "B"]
+    assert len({s.seed for s in specs}) == len(specs), "every game has its own seed"
+    assert plan(small_config(repetitions=4)) == specs, "the plan is a function of the config"
+    assert plan(small_config(repetitions=4, seed=6)) != specs
+
+
+def test_three_agents_play_all_pairs():
+    c = small_config(agents=[RANDOM_A, RANDOM_B, AgentSpec.of("random", label="C")])
+    pairs = {(s.tag["agent"], s.tag["opponent"]) for s in plan(c)}
+    assert pairs == {(0, 1), (0, 2), (1, 2)}
+
+
+def test_run_game_is_deterministic_and_records_events():
+    spec = GameSpec(game="tribes", level=3, seed=9, agents=(RANDOM_A, RANDOM_B),
+                    agent_seeds=(1, 2), options=(("max_rounds", 8),))
+    r1, r2 = run_game(spec), run_game(spec)
+    assert r1.events == r2.events and r1.summaries == r2.summaries
+    assert r1.rounds == 9 and sorted(r1.ranking) == [0, 1]
+    assert r1.event_totals(0).get("research", 0) == r1.summaries[0]["techs"] - 1
+
+
+def test_summary_matches_hand_counted_games():
+    games = pd.DataFrame({
+        "agent": ["X"] * 4, "opponent": ["Y"] * 4, "agent_seat": [0, 1, 0, 1],
+        "winner": [0, 1, 1, 0],
+        "p0_score": [100, 10, 300, 20], "p1_score": [1, 200, 2, 400],
+        "p0_techs_pct": [50, 0, 50, 0], "p1_techs_pct": [0, 25, 0, 25],
+        "p0_cities": [1, 0, 3, 0], "p1_cities": [0, 2, 0, 4],
+        "p0_production": [5, 0, 7, 0], "p1_production": [0, 6, 0, 8],
+    })
+    row = summarise(games).iloc[0]
+    assert row["Games"] == 4
+    assert row["Win rate %"] == pytest.approx(50.0)  # won games 0 and 1
+    assert row["s.e."] == pytest.approx(25.0)
+    assert row["Score"] == pytest.approx((100 + 200 + 300 + 400) / 4)
+    assert row["Techs %"] == pytest.approx(37.5)
+    assert row["Cities"] == pytest.approx(2.5)
+    assert row["Production"] == pytest.approx(6.5)
+    assert "| X | Y | 4 | 50.00% (25.00) | 250 |" in to_markdown(summarise(games))
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"agents": ["random", "random:label=b"], "repetitons": 2}, "unknown key 'repetitons'"),
+    ({"agents": ["random", "nosuchagent"]}, "agents[1]: agent: unknown agent 'nosuchagent'"),
+    ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
+    ({"agents": ["random", {"name": "random", "lable": "b"}]}, "agents[1]: unknown key 'lable'"),
+    ({"agents": ["random", "random:label=b"], "pairings": [["random", "c"]]}, "unknown agent 'c'"),
+    ({"agents": ["random", "random:label=b"], "levels": "nosuchset"}, "levels:"),
+    ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}}, "unknown game option 'max_round'"),
+    ({"agents": ["random", "random:label=b"], "repetitions": "many"}, "'repetitions' must be an integer"),
+    ({"agents": ["random", "random"]}, "labels must be distinct"),
+])
+def test_config_errors_name_the_key(data, message):
+    with pytest.raises(ValueError) as e:
+        config_from_dict(data, source="t.yaml")
+    assert message in str(e.value)
+    assert str(e.value).startswith("t.yaml")
+
+
+def test_results_do_not_depend_on_workers(tmp_path):
+    """Serial play and two Ray workers give the same games (ordered by plan, not by arrival)."""
+    pytest.importorskip("ray")
+    from agents.parallel import shutdown
+    config = small_config()
+    serial, s_sum = run_tournament(config, out=tmp_path / "serial", workers=0, show_progress=False)
+    try:
+        parallel, p_sum = run_tournament(config, out=tmp_path / "ray", workers=2, show_progress=False)
+    finally:
+        shutdown()
+    drop = [c for c in serial.columns if c == "seconds" or c.endswith("think_s")]
+    pd.testing.assert_frame_equal(serial.drop(columns=drop), parallel.drop(columns=drop))
+    pd.testing.assert_frame_equal(s_sum, p_sum)
+    for name in ("games.csv", "summary.csv", "summary.md", "tournament.json"):
+        assert (tmp_path / "ray" / name).stat().st_size > 0
