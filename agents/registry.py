@@ -68,3 +68,15 @@ def _random(seed: int = 0):
 
 
 register("random", _random)
+
+
+# Search agents (one decision = one search within a forward-model budget).
+from agents.flat_mc import FlatMCAgent  # noqa: E402
+from agents.mcts import MCTSAgent  # noqa: E402
+from agents.osla import OSLAAgent  # noqa: E402
+from agents.rhea import RHEAAgent  # noqa: E402
+
+register("osla", OSLAAgent)
+register("mc", FlatMCAgent)
+register("mcts", MCTSAgent)
+register("rhea", RHEAAgent)

@@ -34,7 +34,7 @@ class Forced:
         self.drawn_tech: int | None = None
 
 
-EXPLORER_STEPS = 15  # steps of an explorer's random walk, each trying up to 3x as many directions
+EXPLORER_STEPS = 15  # steps of an explorer's random walk; each step tries up to 3 * 15 neighbours
 
 
 def launch_explorer(s, pos: int, tid: int) -> None:

@@ -438,7 +438,8 @@ class TribesState:
         cap = tribe.capital
         reach = self._connected_cities(tid, self.cities[cap].pos)
         conn = None  # a private copy of the list once something changes
-        added = lost = 0
+        added: list[int] = []
+        lost = 0
         for c in tribe.cities:
             if c == cap:
                 continue
@@ -454,7 +455,7 @@ class TribesState:
                 if conn is None:
                     conn = old[:]
                 conn.append(c)
-                added += 1
+                added.append(c)
         cities = self.cities
         for c in (conn if conn is not None else old)[:]:
             if cities[c].tribe != tid:
@@ -465,12 +466,12 @@ class TribesState:
                 lost += 1
         if conn is None:
             return
-        self.add_pop(cap, added - lost, tid)
+        self.add_pop(cap, len(added) - lost, tid)
         self.tribe_w(tid).connected = conn
         if len(conn) >= 5:
             self.make_available(tid, K.GRAND_BAZAR)
-        if added and tid == self.current:
-            for c in conn[len(conn) - added:]:
+        if tid == self.current:
+            for c in added:
                 self.add_pop(c, 1, tid)
 
     def _connected_cities(self, tid: int, start: int) -> set[int]:

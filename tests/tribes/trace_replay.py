@@ -16,9 +16,12 @@ Checks per line:
   other unit of the tribe FRESH).
 * ``action``: the action is built from the line's parameters and must be in
   ``legal_actions()``; the legal action counts by type and the per-unit move counts must
-  agree; EXAMINE outcomes are forced (``rules.Forced``). After ``apply``: the ``check`` of
-  both tribes, every unit / city / tile of ``diff`` field by field, and, the other way
-  round, any unit, city or tile the engine changed that the trace does not list.
+  agree; EXAMINE outcomes are forced (``rules.Forced``). After ``apply``: the number of
+  generator draws, the ``check`` of both tribes, every unit / city / tile of ``diff`` field
+  by field, and, the other way round, any unit, city or tile the engine changed that the
+  trace does not list. For EXAMINE, the engine's own draw must also equal the recorded
+  outcome (the engine reproduces the reference's generator draw for draw, explorer walks
+  included, so forcing is only a safety net).
 * ``turn_end``: the end-of-turn step is run on a copy and the full state (tribes with cities,
   extra units, connected cities, monuments, pacifist counter; all units; all cities; the
   board) is compared; then END_TURN is applied to the real state (unless the game ended
@@ -30,11 +33,10 @@ Two modes: ``reference_bugs=True`` must replay every game to the end; with
 flagged with one of the bugs the project fixes on purpose (B11..B16) and everything before it
 must agree.
 
-The ruins explorer's random walk (level-up and ruins EXPLORER) is not implemented, so the
-engine's generator draw counts are not compared on those lines; every other line must draw
-exactly as often as the reference did (they never draw in these games).
+With ``check_cow=True`` the replay also verifies the copy-on-write discipline: a copy taken
+before each action (and each end of turn) must be left untouched by it.
 
-Usage: ``python3 -m tests.tribes.trace_replay [--fixed] [g01 g02 ...]``.
+Usage: ``python3 -m tests.tribes.trace_replay [--fixed] [--cow] [g01 g02 ...]``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import gzip
 import json
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from games.tribes import constants as K
@@ -59,7 +61,6 @@ TRACES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 MAIN_GAMES = tuple(f"g{n:02d}" for n in range(1, 13))
 FIXED_BUG_TAGS = ("B11", "B12", "B13", "B14", "B15", "B16")
 RESULT_NAMES = {0: "INCOMPLETE", WIN: "WIN", LOSS: "LOSS"}
-NO_CALLS_CHECK_TYPES = frozenset(("EXAMINE",))
 
 
 def trace_path(game: str, directory: Path = TRACES_DIR) -> Path:

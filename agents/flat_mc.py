@@ -1,0 +1,95 @@
+"""Flat Monte Carlo: random root action, random playout, evaluate; return the best mean.
+
+Each iteration picks a root action uniformly at random (never End Turn while something else is
+legal), plays it on a search copy followed by random actions (again avoiding End Turn, so the
+playout mostly stays in the own turn, as in the reference) up to `rollout_length` actions in
+all, and evaluates the end state against the root. The answer is the root action with the
+highest plain mean. Unlike the reference it gives the opponents no random extra techs (a
+leftover of partial observability) and uses the plain mean, not the highest mean ever seen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from games.api import Action, GameState
+
+from agents.evaluation import Evaluator, make_evaluator
+from agents.search import (Budget, DEFAULT_BUDGET, as_bool, hooks_for, is_end_turn, random_action,
+                           resolve_budget, search_copy)
+
+
+class FlatMCAgent:
+    name = "mc"
+
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, rollout_length: int = 20,
+                 prioritize_root: bool = True, game: str = "tribes",
+                 evaluator: str | Evaluator = "diff") -> None:
+        if rollout_length < 1:
+            raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")
+        self.seed = seed
+        self.budget = budget
+        self.rollout_length = rollout_length
+        self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
+        self.game = game
+        self.evaluator = evaluator
+        self.rng = np.random.default_rng(seed)
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, evaluator).evaluate
+        self.last_budget: Budget | None = None
+
+    def root_actions(self, state: GameState) -> list[Action]:
+        """The candidate root actions: one random group under root prioritisation, End Turn
+        removed unless it is all there is."""
+        acts = list(state.legal_actions())
+        if self.prioritize_root:
+            groups = self.hooks.root_groups(state)
+            if groups:
+                acts = groups[int(self.rng.integers(len(groups)))]
+        cands = [a for a in acts if not is_end_turn(state, a)]
+        return cands or acts
+
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        rng, hooks = self.rng, self.hooks
+        cands = self.root_actions(state)
+        if len(cands) == 1:
+            return cands[0]
+        me = state.current_player
+        root = state.copy()
+        n = len(cands)
+        sums = [0.0] * n
+        counts = [0] * n
+        while not b.exhausted():
+            k = int(rng.integers(n))
+            s = search_copy(root, rng)
+            b.apply(s, cands[k])
+            steps = 1
+            while steps < self.rollout_length and not s.is_terminal() and not b.exhausted():
+                b.apply(s, random_action(s, rng, hooks, avoid_end_turn=True))
+                steps += 1
+            sums[k] += self.evaluate(root, s, me)
+            counts[k] += 1
+        best_v = -np.inf
+        best: list[int] = []
+        for k in range(n):
+            if counts[k]:
+                v = sums[k] / counts[k]
+                if v > best_v:
+                    best_v, best = v, [k]
+                elif v == best_v:
+                    best.append(k)
+        if not best:
+            return cands[int(rng.integers(n))]
+        return cands[best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]]
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "budget": self.budget, "rollout_length": self.rollout_length,
+                "prioritize_root": self.prioritize_root, "game": self.game,
+                "evaluator": self.evaluator}

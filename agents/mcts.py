@@ -1,0 +1,190 @@
+"""UCT Monte Carlo tree search, the reference's MCTS baseline with its bugs fixed.
+
+Every node keeps the state it stands for (a search copy), so an expansion costs exactly one
+forward-model call and selection costs none; with `charge_selection` each selection step is
+also charged one call, as the reference counts. By default there are no rollouts (the paper's
+configuration): the newly expanded node's state is evaluated. With `rollouts=True` random legal
+actions are played from it until the horizon (depth `horizon` below the root).
+
+Values are always from the searching player's point of view. At a node, the children's mean
+values are normalised by the smallest and largest value ever backed up through that node, so
+the exploitation term is in [0, 1]; at nodes where an opponent moves it is replaced by
+1 - normalised value (the whole UCB value is maximised, the exploration term is never negated).
+The answer is the most visited root child (ties: the better mean, then random).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from games.api import Action, GameState
+
+from agents.evaluation import Evaluator, make_evaluator
+from agents.search import (Budget, BudgetExhausted, DEFAULT_BUDGET, as_bool, hooks_for,
+                           resolve_budget, search_copy)
+
+
+class _Node:
+    __slots__ = ("state", "parent", "action", "depth", "children", "untried", "n", "total",
+                 "lo", "hi", "opponent")
+
+    def __init__(self, state: GameState, parent: "_Node | None", action: Action | None,
+                 depth: int, me: int) -> None:
+        self.state = state
+        self.parent = parent
+        self.action = action
+        self.depth = depth
+        self.children: list[_Node] = []
+        self.untried: list[Action] | None = None  # filled when first expanded
+        self.n = 0
+        self.total = 0.0
+        self.lo = math.inf
+        self.hi = -math.inf
+        self.opponent = (not state.is_terminal()) and state.current_player != me
+
+
+class MCTSAgent:
+    name = "mcts"
+
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
+                 horizon: int = 20, rollouts: bool = False, prioritize_root: bool = True,
+                 charge_selection: bool = False, game: str = "tribes",
+                 evaluator: str | Evaluator = "diff") -> None:
+        if horizon < 1:
+            raise ValueError(f"horizon: must be >= 1, got {horizon}")
+        if c < 0:
+            raise ValueError(f"c: must be >= 0, got {c}")
+        self.seed = seed
+        self.budget = budget
+        self.c = float(c)
+        self.horizon = horizon
+        self.rollouts = as_bool(rollouts, "rollouts")
+        self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
+        self.charge_selection = as_bool(charge_selection, "charge_selection")
+        self.game = game
+        self.evaluator = evaluator
+        self.rng = np.random.default_rng(seed)
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, evaluator).evaluate
+        self.last_budget: Budget | None = None
+        self.last_iterations = 0
+
+    # ------------------------------------------------------------------ decision
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        self.last_iterations = 0
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        rng = self.rng
+        acts = list(legal)
+        if self.prioritize_root:
+            groups = self.hooks.root_groups(state)
+            if groups:
+                acts = list(groups[int(rng.integers(len(groups)))])
+        if len(acts) == 1:
+            return acts[0]
+        me = state.current_player
+        root_state = state.copy()
+        root = _Node(root_state, None, None, 0, me)
+        root.untried = self._shuffled(acts)
+        free = 0  # iterations that spent nothing (tree exhausted down to terminal/horizon)
+        while not b.exhausted():
+            spent = b.used
+            try:
+                self._iterate(root, root_state, me, b)
+            except BudgetExhausted:
+                break
+            self.last_iterations += 1
+            if b.used == spent:
+                free += 1
+                if free > max(100, b.total):
+                    break
+        return self._final(root, acts)
+
+    def _shuffled(self, acts) -> list[Action]:
+        order = self.rng.permutation(len(acts))
+        return [acts[int(i)] for i in order]
+
+    def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget) -> None:
+        node = root
+        horizon = self.horizon
+        while True:
+            st = node.state
+            if node.depth >= horizon or st.is_terminal():
+                break
+            if node.untried is None:
+                node.untried = self._shuffled(st.legal_actions())
+            if node.untried:
+                a = node.untried[-1]
+                child_state = search_copy(st, self.rng)
+                b.apply(child_state, a)
+                node.untried.pop()
+                child = _Node(child_state, node, a, node.depth + 1, me)
+                node.children.append(child)
+                node = child
+                break
+            if not node.children:
+                break  # no legal action in a non-terminal state: evaluate it as it is
+            if self.charge_selection:
+                b.charge(1)
+            node = self._select(node)
+        leaf = node.state
+        if self.rollouts and node.depth < horizon and not leaf.is_terminal() and not b.exhausted():
+            leaf = search_copy(leaf, self.rng)
+            rng = self.rng
+            for _ in range(horizon - node.depth):
+                if leaf.is_terminal() or b.exhausted():
+                    break
+                acts = leaf.legal_actions()
+                b.apply(leaf, acts[int(rng.integers(len(acts)))])
+        value = self.evaluate(root_state, leaf, me)
+        while node is not None:
+            node.n += 1
+            node.total += value
+            if value < node.lo:
+                node.lo = value
+            if value > node.hi:
+                node.hi = value
+            node = node.parent
+
+    def _select(self, node: _Node) -> _Node:
+        """The child maximising normalised value (flipped at opponent nodes) + C·sqrt(ln N / n)."""
+        lo, hi = node.lo, node.hi
+        span = hi - lo
+        log_n = math.log(node.n)
+        c = self.c
+        flip = node.opponent
+        best_u = -math.inf
+        best: list[_Node] = []
+        for ch in node.children:
+            q = (ch.total / ch.n - lo) / span if span > 0 else 0.5
+            if flip:
+                q = 1.0 - q
+            u = q + c * math.sqrt(log_n / ch.n)
+            if u > best_u + 1e-12:
+                best_u, best = u, [ch]
+            elif u >= best_u - 1e-12:
+                best.append(ch)
+        return best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
+
+    def _final(self, root: _Node, acts: list[Action]) -> Action:
+        if not root.children:
+            return acts[int(self.rng.integers(len(acts)))]
+        top = max(ch.n for ch in root.children)
+        best = [ch for ch in root.children if ch.n == top]
+        if len(best) > 1:
+            top_q = max(ch.total / ch.n for ch in best)
+            best = [ch for ch in best if ch.total / ch.n == top_q]
+        ch = best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
+        return ch.action
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
+                "rollouts": self.rollouts, "prioritize_root": self.prioritize_root,
+                "charge_selection": self.charge_selection, "game": self.game,
+                "evaluator": self.evaluator}

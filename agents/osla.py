@@ -1,0 +1,71 @@
+"""One-step look-ahead: try every candidate action once and keep the best-evaluated one.
+
+The weakest search baseline of the reference: it sees only the immediate effect of an action.
+As in the reference it never chooses End Turn, Destroy or Disband while anything else is legal
+(so it ends its turn only when nothing else is left), and one candidate costs one forward-model
+call. When the budget is smaller than the number of candidates, a random subset is tried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from games.api import Action, GameState
+
+from agents.evaluation import Evaluator, make_evaluator
+from agents.search import (Budget, DEFAULT_BUDGET, hooks_for, is_end_turn, resolve_budget,
+                           search_copy)
+
+
+class OSLAAgent:
+    name = "osla"
+
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, game: str = "tribes",
+                 evaluator: str | Evaluator = "diff") -> None:
+        self.seed = seed
+        self.budget = budget
+        self.game = game
+        self.evaluator = evaluator
+        self.rng = np.random.default_rng(seed)
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, evaluator).evaluate
+        self.last_budget: Budget | None = None
+
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        acts = state.legal_actions()
+        if len(acts) == 1:
+            return acts[0]
+        hooks = self.hooks
+        cands = [a for a in acts if not is_end_turn(state, a) and not hooks.excluded(state, a)]
+        if not cands:
+            cands = [a for a in acts if not hooks.excluded(state, a)] or list(acts)
+            ends = [a for a in cands if is_end_turn(state, a)]
+            return ends[0] if ends else cands[int(self.rng.integers(len(cands)))]
+        rng = self.rng
+        order = rng.permutation(len(cands))
+        me = state.current_player
+        root = state.copy()
+        best_v = -np.inf
+        best: list[Action] = []
+        for i in order:
+            if b.exhausted():
+                break
+            a = cands[int(i)]
+            s = search_copy(root, rng)
+            b.apply(s, a)
+            v = self.evaluate(root, s, me)
+            if v > best_v:
+                best_v, best = v, [a]
+            elif v == best_v:
+                best.append(a)
+        if not best:
+            return cands[int(order[0])]
+        return best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "budget": self.budget, "game": self.game,
+                "evaluator": self.evaluator}

@@ -1,0 +1,184 @@
+"""Rolling horizon evolution: evolve fixed-length action sequences, play the best one's first action.
+
+An individual is a sequence of `length` actions played from the decision's state; its fitness
+is the evaluator's value of the state at the end (or where the game ended). A gene that is not
+legal at its step when the sequence is played (or an empty gene, `None`) is replaced, in the
+individual itself, by a random legal action: that is the feasibility repair, and it is also how
+random individuals and mutations are made (a mutated gene becomes empty and is filled at its
+step). As in the reference the sequence runs on through End Turn into the opponents' actions.
+
+With `population=1` (the paper's setting) this is a (1+1)-EA: mutate the best, keep the mutant
+if it is at least as good. With more, a generation keeps the best (elitism) and fills the rest
+by uniform crossover of tournament-selected parents followed by mutation. Between decisions of
+the same turn the best individual is shifted (its first action was just played): it seeds the
+next decision together with mutants of it, the rest being random.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from games.api import Action, GameState
+
+from agents.evaluation import Evaluator, make_evaluator
+from agents.search import (Budget, DEFAULT_BUDGET, as_bool, hooks_for, random_action,
+                           resolve_budget, search_copy)
+
+Genome = list  # of actions or None (to be filled by a random legal action)
+
+
+class RHEAAgent:
+    name = "rhea"
+
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, population: int = 1,
+                 length: int = 20, mutation_rate: float = 0.1, tournament_size: int = 3,
+                 mutate_best: int = 9, elitism: bool = True, shift_buffer: bool = True,
+                 game: str = "tribes", evaluator: str | Evaluator = "diff") -> None:
+        if population < 1:
+            raise ValueError(f"population: must be >= 1, got {population}")
+        if length < 1:
+            raise ValueError(f"length: must be >= 1, got {length}")
+        if not 0.0 <= mutation_rate <= 1.0:
+            raise ValueError(f"mutation_rate: must be in [0, 1], got {mutation_rate}")
+        if tournament_size < 1:
+            raise ValueError(f"tournament_size: must be >= 1, got {tournament_size}")
+        self.seed = seed
+        self.budget = budget
+        self.population = population
+        self.length = length
+        self.mutation_rate = float(mutation_rate)
+        self.tournament_size = tournament_size
+        self.mutate_best = mutate_best
+        self.elitism = as_bool(elitism, "elitism")
+        self.shift_buffer = as_bool(shift_buffer, "shift_buffer")
+        self.game = game
+        self.evaluator = evaluator
+        self.rng = np.random.default_rng(seed)
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, evaluator).evaluate
+        self.last_budget: Budget | None = None
+        self.last_evaluations = 0
+        self._buffer: Genome | None = None
+        self._buffer_key: Any = None
+
+    # ------------------------------------------------------------------ decision
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        self.last_evaluations = 0
+        legal = state.legal_actions()
+        key = self.hooks.turn_key(state)
+        if len(legal) == 1:
+            self._buffer = None
+            return legal[0]
+        me = state.current_player
+        root = state.copy()
+        P = self.population
+        seeds: list[Genome] = []
+        if (self.shift_buffer and self._buffer is not None and key is not None
+                and key == self._buffer_key):
+            shifted = self._buffer[1:] + [None]
+            seeds.append(shifted)
+            for _ in range(min(self.mutate_best, P - 1)):
+                seeds.append(self._mutate(shifted))
+        while len(seeds) < P:
+            seeds.append([None] * self.length)
+        pop: list[tuple[Genome, float]] = []
+        for g in seeds:
+            f = self._fitness(g, root, me, b, partial_ok=not pop)
+            if f is None:
+                break
+            pop.append((g, f))
+        if pop and P == 1:
+            best, best_f = pop[0]
+            while not b.exhausted():
+                child = self._mutate(best)
+                f = self._fitness(child, root, me, b, partial_ok=False)
+                if f is None:
+                    break
+                if f >= best_f:
+                    best, best_f = child, f
+            pop = [(best, best_f)]
+        elif pop:
+            pop = self._evolve(pop, root, me, b)
+        self._buffer, self._buffer_key = None, None
+        if not pop:
+            return legal[int(self.rng.integers(len(legal)))]
+        best = max(pop, key=lambda gf: gf[1])[0]
+        first = best[0]
+        if first is None or first not in legal:  # cannot happen after an evaluation
+            return legal[int(self.rng.integers(len(legal)))]
+        if self.shift_buffer and key is not None:
+            self._buffer, self._buffer_key = best, key
+        return first
+
+    # ------------------------------------------------------------------ evolution
+    def _evolve(self, pop, root, me, b):
+        """Generations of elitism + crossover + mutation until the budget is spent."""
+        P = self.population
+        while not b.exhausted():
+            pop.sort(key=lambda gf: gf[1], reverse=True)
+            new = [pop[0]] if self.elitism else []
+            done = True
+            while len(new) < P:
+                child = self._mutate(self._crossover(self._select(pop), self._select(pop)),
+                                     at_least_one=False)
+                f = self._fitness(child, root, me, b, partial_ok=False)
+                if f is None:
+                    done = False
+                    break
+                new.append((child, f))
+            if not done:
+                start = 1 if self.elitism else 0
+                merged = pop + new[start:]
+                merged.sort(key=lambda gf: gf[1], reverse=True)
+                return merged[:P]
+            pop = new
+        return pop
+
+    def _select(self, pop) -> Genome:
+        k = min(self.tournament_size, len(pop))
+        idx = self.rng.choice(len(pop), size=k, replace=False)
+        return max((pop[int(i)] for i in idx), key=lambda gf: gf[1])[0]
+
+    def _crossover(self, a: Genome, b: Genome) -> Genome:
+        mask = self.rng.random(self.length) < 0.5
+        return [x if m else y for x, y, m in zip(a, b, mask)]
+
+    def _mutate(self, g: Genome, at_least_one: bool = True) -> Genome:
+        """Each gene emptied with probability `mutation_rate`; for the (1+1)-EA at least one, so
+        that no evaluation is spent re-playing the parent."""
+        hit = self.rng.random(self.length) < self.mutation_rate
+        if at_least_one and not hit.any():
+            hit[int(self.rng.integers(self.length))] = True
+        return [None if h else x for x, h in zip(g, hit)]
+
+    def _fitness(self, g: Genome, root: GameState, me: int, b: Budget,
+                 partial_ok: bool) -> float | None:
+        """Play the genome from the root, repairing it in place; None when the budget ran out
+        before its end (unless a partial evaluation is acceptable)."""
+        s = search_copy(root, self.rng)
+        rng, hooks = self.rng, self.hooks
+        for i in range(self.length):
+            if s.is_terminal():
+                break
+            if b.exhausted():
+                if not partial_ok or i == 0:
+                    return None
+                break
+            a = g[i]
+            if a is None or a not in s.legal_actions():
+                a = random_action(s, rng, hooks)
+                g[i] = a
+            b.apply(s, a)
+        self.last_evaluations += 1
+        return self.evaluate(root, s, me)
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "budget": self.budget, "population": self.population,
+                "length": self.length, "mutation_rate": self.mutation_rate,
+                "tournament_size": self.tournament_size, "mutate_best": self.mutate_best,
+                "elitism": self.elitism, "shift_buffer": self.shift_buffer, "game": self.game,
+                "evaluator": self.evaluator}

@@ -1,0 +1,159 @@
+"""Game-neutral pieces shared by the search agents: the forward-model budget, search copies,
+and the few game-specific hooks a search may ask for.
+
+The budget is counted in forward-model calls: one `apply` on a search copy is one call
+(copying and listing actions are free), as in the reference's "FM calls". Every search agent
+applies actions only through `Budget.apply`, which refuses to go past the limit, so no agent
+can overspend whatever its control flow.
+
+Hooks are looked up by game name, so this module never imports a game: a game without hooks
+still works, it only loses the optional refinements (root grouping, excluded random actions,
+buffer reuse within a turn).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+from games.api import Action, GameState
+
+DEFAULT_BUDGET = 2000
+"""Forward-model calls per decision, as in the reference's tournament configuration."""
+
+_SEED_BOUND = 1 << 48  # the game generators keep 48 bits of seed
+
+
+class BudgetExhausted(RuntimeError):
+    """Raised by `Budget.apply`/`charge` when the decision's budget is spent."""
+
+
+class Budget:
+    """A forward-model budget for one decision: `apply` spends one call or refuses."""
+
+    __slots__ = ("total", "used")
+
+    def __init__(self, total: int) -> None:
+        if total < 0:
+            raise ValueError(f"budget: must be >= 0 forward-model calls, got {total}")
+        self.total = int(total)
+        self.used = 0
+
+    def left(self) -> int:
+        return self.total - self.used
+
+    def exhausted(self) -> bool:
+        return self.used >= self.total
+
+    def charge(self, n: int = 1) -> None:
+        """Spend `n` calls without applying anything (for reference-style accounting)."""
+        if self.used + n > self.total:
+            raise BudgetExhausted(f"budget of {self.total} forward-model calls spent")
+        self.used += n
+
+    def apply(self, state: GameState, action: Action) -> None:
+        """Apply `action` to a search copy, spending one forward-model call."""
+        if self.used >= self.total:
+            raise BudgetExhausted(f"budget of {self.total} forward-model calls spent")
+        self.used += 1
+        state.apply(action)
+
+
+def resolve_budget(default: int, override: int | None) -> Budget:
+    """The budget of one decision: the agent's default unless `act` was given one."""
+    return Budget(default if override is None else override)
+
+
+def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
+    """A copy for search with its own random stream drawn from the agent's generator, so a
+    search never consumes (or peeks at) the game's own random outcomes."""
+    c = state.copy()
+    c.reseed(int(rng.integers(_SEED_BOUND)))
+    return c
+
+
+def is_end_turn(state: GameState, action: Action) -> bool:
+    """The protocol's convention: the action that passes the turn is named END_TURN."""
+    return state.action_type_name(action) == "END_TURN"
+
+
+def as_bool(value: Any, name: str) -> bool:
+    """A flag given as a bool, 0/1 or text (agent specs on the command line are text)."""
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{name}: expected true or false, got {value!r}")
+    return bool(value)
+
+
+def pick(rng: np.random.Generator, items: Sequence[Any]) -> Any:
+    """A uniformly random element (items must not be empty)."""
+    return items[int(rng.integers(len(items)))]
+
+
+# ------------------------------------------------------------------------------ game hooks
+class GameHooks:
+    """Optional game knowledge for search. The defaults make no assumption about the game."""
+
+    def root_groups(self, state: GameState) -> list[list[Action]] | None:
+        """Non-empty groups of root actions of which root prioritisation picks one at random,
+        or None when the game has no grouping (search then uses every legal action)."""
+        return None
+
+    def excluded(self, state: GameState, action: Action) -> bool:
+        """Actions random play and one-step look-ahead never choose unless nothing else is
+        legal (the reference keeps self-destructive actions out of random play)."""
+        return False
+
+    def turn_key(self, state: GameState) -> Hashable | None:
+        """A value that is equal exactly for decisions of the same turn of the same player
+        (None: unknown, buffers are then never carried over)."""
+        return None
+
+
+_HOOKS: dict[str, Callable[[], GameHooks]] = {}
+_HOOK_CACHE: dict[str, GameHooks] = {}
+
+
+def register_hooks(game: str, factory: Callable[[], GameHooks]) -> None:
+    _HOOKS[game] = factory
+    _HOOK_CACHE.pop(game, None)
+
+
+def hooks_for(game: str) -> GameHooks:
+    """The hooks of a game by name; a game that registered none gets the neutral defaults."""
+    if game not in _HOOK_CACHE:
+        factory = _HOOKS.get(game)
+        _HOOK_CACHE[game] = factory() if factory is not None else GameHooks()
+    return _HOOK_CACHE[game]
+
+
+def _lazy(module: str, attr: str) -> Callable[[], Any]:
+    def factory():
+        return getattr(importlib.import_module(module), attr)()
+    return factory
+
+
+register_hooks("tribes", _lazy("agents.tribes.hooks", "TribesHooks"))
+
+
+def random_action(state: GameState, rng: np.random.Generator, hooks: GameHooks,
+                  avoid_end_turn: bool = False) -> Action:
+    """A uniformly random legal action, never an excluded one (nor END_TURN when asked) unless
+    nothing else is legal. Rejection first: the filtered list is built only on a miss."""
+    acts = state.legal_actions()
+    if len(acts) == 1:
+        return acts[0]
+    a = acts[int(rng.integers(len(acts)))]
+    if not hooks.excluded(state, a) and not (avoid_end_turn and is_end_turn(state, a)):
+        return a
+    pool = [b for b in acts if not hooks.excluded(state, b)
+            and not (avoid_end_turn and is_end_turn(state, b))]
+    if not pool:
+        pool = [b for b in acts if not hooks.excluded(state, b)] or list(acts)
+    return pool[int(rng.integers(len(pool)))]
