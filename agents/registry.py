@@ -80,3 +80,7 @@ register("osla", OSLAAgent)
 register("mc", FlatMCAgent)
 register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
+
+from agents.rule_based import RuleBasedAgent  # noqa: E402
+
+register("rule_based", RuleBasedAgent)

@@ -1,50 +1,53 @@
 """A hand-written Tribes player in the spirit of the reference's rule-based `SimpleAgent`.
 
-Every legal action gets a priority (about 0..5, fractions break near-ties); the agent picks
+Every legal action gets a priority (about 0..5.5; fractions order near-ties); the agent picks
 uniformly, with its own seeded numpy Generator, among the actions with the top priority.
-END_TURN is 0.5, so anything scored below it is never played. Rules (R = reference):
+END_TURN is 0.5, so anything scored below it is never played. R = the reference's rule.
 
-  capture, examine ruins, make veteran ............ 5 (R)
-  level-up: workshop 5, explorer 0; resources 5 / walls 3 (walls 5 if the city is threatened);
-    border growth 5 if >= 3 tiles to claim, else pop growth; super unit 5, park 4 (R, + the
-    threat / empty-border cases)
-  research: R's order (org/climb/mine/fish/hunt/whale 4.4, farm/aqua/ride/forest/archery/
-    sail/shields/chivalry 4.0, rest 3.6) +0.3 if it unlocks a resource/terrain in our
+  capture, examine ruins, make veteran: 5 (R)
+  level-up: workshop 5 / explorer 0; resources 5 / walls 3 (swapped to 4 / 5 if threatened);
+    border growth 5 if >= 3 tiles to claim, else 3, pop growth 4; super unit 5 / park 4 at
+    the front (threatened, or an enemy city within 5), else park 5 / super unit 4
+    (R: border growth, workshop, resources, super unit 5, the rest 0)
+  research, R's order: org/climb/mine/fish/hunt/whale 4.6; farm/aqua/ride/forest/archery/
+    sail/shields/chivalry 4.3; the rest 4.0; +0.3 if it unlocks a resource/terrain in our
     territory, -0.4 for a resource tech with nothing to use it on
-  gathering 4.5, 5 when it completes a level-up (R: a formula on production); whales 5
-  build by real benefit: pop buildings 3.5 + min(1, 2*pop/cost) (+0.3 if it completes a
-    level-up; adjacent producers counted), customs house 3.5 + 0.5*production gained,
-    temples 3, monuments 5; -0.5 if it destroys a gatherable resource (R: ~1 for all)
-  spawn by threat (enemy within 2 of the city): defender 5, swordsman 4.8, knight 4.7,
-    warrior 4.5, archer 4; army short (units < cities + 1): knight 4.3 .. warrior 4.0;
-    otherwise 3 (mind bender 2) (R: similar table)
-  attack: kill 5; ranged with no retaliation 4.5; more damage dealt than taken 4 (+0.5 near
-    our cities); else 0 or 1. Uses the real combat formula (R: HP/ATK/DEF comparisons)
-  convert 5 for strong targets, 4 otherwise (R); heal others 2 + damaged neighbours (cap 5)
-  recover: 1 if a stronger enemy can reach us (flee instead), 4.2 at <= 50% HP, else 2 (R: 4/3/1)
-  moves (the best rule that applies; R: first rule that fires):
-    hold: a land unit standing on a village / enemy city / ruins it cannot take yet stays (0)
-    guard: onto the empty centre of a threatened own city 4.5, towards it 3.5
-    flee a stronger enemy that can reach us (not from an own city centre) 4 + 0.1*gain
-    chase a weaker enemy within 4 tiles 3 (4 near our cities) + 0.1*gain
-    approach villages 4.5, enemy cities and ruins 3.5 (+0.1 per tile gained, max 0.4; +0.1
-      onto it) by real path distance (R: "within RANGE" tests, and 3 for nearly every move
-      because its "next to fog" test checks visible tiles - dropped)
-    -1.5 when a stronger enemy can reach the destination; make room: 1 for leaving an own
-      city centre that could spawn
-  roads: 3 on a line between the capital and an unconnected own city next to the network,
-    1 elsewhere next to the network (own road / city centre), else 0 (R: 3-4 near network)
-  clear forest 1.5 only below 2 stars; burn forest 2 with farming and < 2 farms; grow forest
-    1.5 with forestry and < 2 forests/huts; upgrade boat/ship 3
-  disband, destroy -2; END_TURN 0.5 (R: -1 for END_TURN, 0 for useless moves - which
-    then are played)
-  savings: a star-costing action below 4 is dropped (0.2) if it would leave fewer stars than
-    the cheapest wanted (>= 4) technology costs (R: "< 8 stars -> no build / research")
+  gathering 4.7, 5 if it completes a level-up; whales 5 (R: a formula on production)
+  build by real benefit (R: ~1 for every building, 0 below 8 stars): population buildings
+    3.6 + min(1, 2.5 * pop / cost), + 0.3 if it completes a level-up (adjacent producers
+    counted); a port 4.8 when no village / enemy city is reachable by land; customs house
+    3.5 + 0.5 * production; temples 3; monuments 5; -0.5 if it covers a gatherable resource
+  spawn (R: a similar table): threatened city (an enemy land unit within its move + 1 of
+    the centre): defender 5.5, swordsman 5.4, knight 5.3, warrior 5.2, archer 5.1,
+    rider/catapult 4; army short (units < max(cities + 1, largest enemy army)): knight 4.3,
+    swordsman 4.2, rider 4.1, archer 4.05, warrior 4, catapult 3.8, defender 3.5; else 3
+  attack by the real combat formula (R: HP/ATK/DEF comparisons): kill 5; no retaliation
+    4.5; more damage dealt than taken 4 (+0.5 near our cities); equal 1; worse or deadly 0
+  convert 5 for strong targets, 4 otherwise (R); heal others 2 + damaged neighbours, cap 5
+  recover: 1 if a stronger enemy can reach us, 4.2 at <= 50% HP, else 2 (R: 4 / 3 / 1)
+  moves, the best rule that applies (R: the first rule that fires):
+    hold: a land unit on a village / enemy city / ruins it cannot take yet stays (0)
+    guard: onto the empty centre of a threatened own city 4.5, towards it (<= 3 away) 3.5
+    flee a stronger enemy that can reach us, unless on an own city centre: 4 + 0.1 * gain
+    chase a weaker enemy within 4 tiles: 3 (4 if it is near our cities) + 0.1 * gain
+    approach villages 4.5, enemy cities and ruins 3.5 (+0.1 per tile gained, max 0.4, +0.1
+      onto it) by path distance (R: 5 / 4 within RANGE only)
+    dropped: R's "next to fog" rule, which tests *visible* tiles and gives almost every
+      move 3, so R's units wander
+    -1.5 if a stronger enemy can reach the destination; leaving the centre of a city that
+      wants to spawn 1, entering it -0.5
+  roads next to own roads / city centres: 3 on the line between the capital and an own city
+    not yet connected, else 1 (R: 3-4 next to the network)
+  clear forest 1.5 at 0 stars (R: 3); burn forest 2 with farming and < 2 farms; grow forest
+    1.5 with forestry and < 2 forests / huts; upgrade boat / ship 3
+  disband, destroy -2 (R); END_TURN 0.5 (R: -1, with useless moves at 0 played first)
+  savings: an action below 4 that costs stars is dropped (0.2) if it would leave fewer
+    stars than the cheapest wanted (>= 4) technology costs (R: "< 8 stars" gates)
 
-Differences from R beyond the above: no allegiance / diplomacy scaling; no fog (full
-observation); distances are path distances (land, mountains need climbing) cached per
-target set; the per-decision precomputation (enemy units, threatened cities, target
-distance maps) keeps a decision well under a millisecond on an 11x11 board.
+Also unlike R: no allegiance / diplomacy scaling; full observation (no fog tests); path
+distances (a step costs 1, a mountain without CLIMBING 3, water 20) come from a Dijkstra map
+per target set, cached across decisions; enemy positions, threatened cities and per-unit
+threat lists are computed once per decision (about 0.1-0.3 ms per decision, 11x11).
 """
 
 from __future__ import annotations
@@ -69,7 +72,8 @@ for _t in (K.FARMING, K.AQUATISM, K.RIDING, K.FORESTRY, K.ARCHERY, K.SAILING, K.
            K.CHIVALRY):
     _RESEARCH_BASE[_t] = 4.3
 # techs whose worth depends on something in our territory: tech -> feature index
-_F_FRUIT, _F_ANIMAL, _F_FISH, _F_WHALES, _F_CROPS, _F_ORE, _F_FOREST, _F_SHALLOW, _F_MOUNTAIN = range(9)
+(_F_FRUIT, _F_ANIMAL, _F_FISH, _F_WHALES, _F_CROPS, _F_ORE, _F_FOREST, _F_SHALLOW,
+ _F_MOUNTAIN) = range(9)
 _TECH_FEATURES = {
     K.ORGANIZATION: (_F_FRUIT, _F_CROPS), K.HUNTING: (_F_ANIMAL, _F_FOREST),
     K.FISHING: (_F_FISH, _F_WHALES, _F_SHALLOW), K.WHALING: (_F_WHALES,), K.FARMING: (_F_CROPS,),
@@ -79,8 +83,8 @@ _TECH_FEATURES = {
 _RESOURCE_TECHS = frozenset((K.ORGANIZATION, K.HUNTING, K.FISHING, K.WHALING, K.FARMING,
                              K.MINING, K.FORESTRY))
 
-_SPAWN_THREAT = {K.DEFENDER: 5.0, K.SWORDMAN: 4.8, K.KNIGHT: 4.7, K.WARRIOR: 4.5, K.ARCHER: 4.0,
-                 K.RIDER: 3.0, K.CATAPULT: 3.0, K.MIND_BENDER: 2.0}
+_SPAWN_THREAT = {K.DEFENDER: 5.5, K.SWORDMAN: 5.4, K.KNIGHT: 5.3, K.WARRIOR: 5.2, K.ARCHER: 5.1,
+                 K.RIDER: 4.0, K.CATAPULT: 4.0, K.MIND_BENDER: 2.0}
 _SPAWN_NEED = {K.KNIGHT: 4.3, K.SWORDMAN: 4.2, K.RIDER: 4.1, K.ARCHER: 4.05, K.WARRIOR: 4.0,
                K.CATAPULT: 3.8, K.DEFENDER: 3.5, K.MIND_BENDER: 2.5}
 _STRONG_CONVERT = frozenset((K.BATTLESHIP, K.SUPERUNIT, K.SWORDMAN, K.KNIGHT, K.CATAPULT))
@@ -105,7 +109,7 @@ _INF = 10 ** 6
 
 def _path_distances(terrain, nbrs, sources, climbing: bool) -> tuple[int, ...]:
     """Land path distance from every tile to the nearest source: 1 per step onto land,
-    3 onto a mountain without CLIMBING or onto water (crossing needs a port / boats)."""
+    3 onto a mountain without CLIMBING, 20 onto water (crossing needs a port and boats)."""
     cost = []
     for t in terrain:
         if t == K.MOUNTAIN:
@@ -147,15 +151,24 @@ class _View:
         self.enemies = [u for u in units.values() if u.tribe != me and unit_at[u.pos] == u.id]
         self.own_cities = [cities[c] for c in tribe.cities]
         self.n_units = len(s.tribe_units(me))
+        # the army we want: one unit per city plus one, and at least as many as any enemy
+        n_enemy = {}
+        for e in self.enemies:
+            n_enemy[e.tribe] = n_enemy.get(e.tribe, 0) + 1
+        self.army_target = max([len(tribe.cities) + 1, *n_enemy.values()])
         d = self.dist
-        # own cities with an enemy unit within 2 tiles of the centre
+        # own cities with an enemy land unit that could stand on the centre next turn
         self.threatened = {}
         for c in self.own_cities:
             row = d[c.pos]
-            self.threatened[c.id] = any(row[e.pos] <= 2 for e in self.enemies)
+            self.threatened[c.id] = any(row[e.pos] <= K.UNIT_MOV[e.type] + 1
+                                        for e in self.enemies if not K.UNIT_IS_NAVAL[e.type])
         self.guard_posts = [c.pos for c in self.own_cities
                             if self.threatened[c.id] and not unit_at[c.pos]]
         self._agent = agent
+        self.plans: dict = {}
+        self.spawn_wish: dict = {}
+        self._naval_targets = None
         self._maps = None
         self._pairs: dict = {}
         self._reserve = None
@@ -177,6 +190,23 @@ class _View:
             self._maps = tuple(self._agent._distance_map(s, src, self.tribe.has(K.CLIMBING))
                                for src in (villages, ecities, ruins))
         return self._maps
+
+    def naval_targets(self) -> list[tuple[int, float]]:
+        """(tile, value) of villages, ruins and enemy city centres, for boats."""
+        if self._naval_targets is None:
+            s, me = self.s, self.me
+            out = []
+            resource = s.resource
+            for i, t in enumerate(s.terrain):
+                if t == K.VILLAGE:
+                    out.append((i, 4.5))
+                elif resource[i] == K.RUINS:
+                    out.append((i, 3.5))
+            for c in s.cities.values():
+                if c.tribe != me:
+                    out.append((c.pos, 3.5))
+            self._naval_targets = out
+        return self._naval_targets
 
     def relation(self, u, e) -> tuple[bool, bool]:
         """(e is weaker than u, e is stronger than u) by the real combat formula, both ways."""
@@ -378,13 +408,19 @@ def _build(v: _View, a) -> float:
                 pop += K.PRODUCER[prod][1] * sum(1 for j in s._nbrs[tile] if building[j] == prod)
         if pop <= 0:
             return 0.0
-        val = 3.3 + min(1.2, 3.0 * pop / cost)
-        if val >= 4.0:
-            val += 0.3 * _city_progress(c, pop)
+        val = 3.6 + min(1.0, 2.5 * pop / cost) + 0.3 * _city_progress(c, pop)
+        if b == K.PORT and _isolated(v, c.pos):
+            val = max(val, 4.8)
     res = s.resource[tile]
     if res in _GATHERABLE and v.tribe.has(A.GATHER_TECH[res]):
         val -= 0.5
     return _savings(v, val, cost)
+
+
+def _isolated(v: _View, pos: int) -> bool:
+    """No village or enemy city can be reached from `pos` without crossing water."""
+    m_village, m_city = v.maps()[:2]
+    return all(m is None or m[pos] >= 20 for m in (m_village, m_city))
 
 
 def _clear_forest(v: _View, a) -> float:
@@ -416,7 +452,7 @@ def _spawn(v: _View, a) -> float:
     cid, ut = a[1], a[2]
     if v.threatened.get(cid, False):
         return _SPAWN_THREAT.get(ut, 3.0)
-    if v.n_units < len(v.own_cities) + 1:
+    if v.n_units < v.army_target:
         return _savings(v, _SPAWN_NEED.get(ut, 3.0), K.UNIT_COST[ut])
     return _savings(v, 2.0 if ut == K.MIND_BENDER else 3.0, K.UNIT_COST[ut])
 
@@ -534,86 +570,103 @@ def _end_turn(v: _View, a) -> float:
     return END_TURN_VALUE
 
 
+class _UnitPlan:
+    """What the move rules need about one of our units, computed once per decision."""
+
+    __slots__ = ("hold", "naval", "own_centre", "flee_from", "weak_near", "weak_at_home",
+                 "danger")
+
+    def __init__(self, v: _View, u) -> None:
+        s = v.s
+        p = u.pos
+        me = v.me
+        terrain = s.terrain
+        self.naval = naval = K.UNIT_IS_NAVAL[u.type]
+        tp = terrain[p]
+        cid = s.tile_city[p]
+        centre = tp == K.CITY and cid and s.cities[cid].pos == p
+        # stay on a village / enemy city / ruins until the unit can take it next turn
+        self.hold = s.resource[p] == K.RUINS or (not naval and (
+            tp == K.VILLAGE or (centre and s.cities[cid].tribe != me)))
+        self.own_centre = cid if centre and s.cities[cid].tribe == me else 0
+        dp = v.dist[p]
+        reach_me = K.UNIT_MOV[u.type] + 1
+        mind_bender = u.type == K.MIND_BENDER
+        self.flee_from = []  # stronger enemies that can hit us where we stand
+        self.weak_near = []  # weaker enemies within 4 tiles
+        self.danger = []  # (position, reach) of stronger enemies near enough to matter
+        self.weak_at_home = False
+        if self.hold:
+            return
+        for e in v.enemies:
+            ep = e.pos
+            de = dp[ep]
+            ereach = K.UNIT_MOV[e.type] + K.UNIT_RANGE[e.type]
+            if de > reach_me + ereach and de > 4:
+                continue
+            if mind_bender:
+                weaker, stronger = de <= 4, False
+            else:
+                weaker, stronger = v.relation(u, e)
+            if stronger:
+                self.danger.append((ep, ereach))
+                if de <= ereach:
+                    self.flee_from.append(ep)
+            elif weaker and de <= 4:
+                self.weak_near.append(ep)
+                if _near_own_city(v, ep):
+                    self.weak_at_home = True
+
+
 def _move(v: _View, a) -> float:
     s = v.s
-    u = s.units[a[1]]
-    p, q = u.pos, a[2]
-    me = v.me
-    naval = K.UNIT_IS_NAVAL[u.type]
-    terrain = s.terrain
-    tp = terrain[p]
-    # hold a village / enemy city / ruins we stand on until we can take it next turn
-    if s.resource[p] == K.RUINS:
+    uid, q = a[1], a[2]
+    u = s.units[uid]
+    plan = v.plans.get(uid)
+    if plan is None:
+        plan = v.plans[uid] = _UnitPlan(v, u)
+    if plan.hold:
         return 0.0
-    if not naval:
-        if tp == K.VILLAGE:
-            return 0.0
-        if tp == K.CITY:
-            cid = s.tile_city[p]
-            if cid and s.cities[cid].tribe != me and s.cities[cid].pos == p:
-                return 0.0
+    p = u.pos
     d = v.dist
     dp, dq = d[p], d[q]
     val = 0.0
     # guard a threatened own city whose centre is empty
     for g in v.guard_posts:
         if q == g:
-            val = max(val, 4.5)
-        elif dq[g] < dp[g] <= 3:
-            val = max(val, 3.5)
-    # enemies near enough to matter this turn or the next
-    reach_me = K.UNIT_MOV[u.type] + 1
-    mind_bender = u.type == K.MIND_BENDER
-    stronger_q = False
-    flee_from = []
-    weak_near = []
-    for e in v.enemies:
-        ep = e.pos
-        de = dp[ep]
-        ereach = K.UNIT_MOV[e.type] + K.UNIT_RANGE[e.type]
-        if de > reach_me + ereach and de > 4:
-            continue
-        if mind_bender:
-            weaker, stronger = de <= 4, False
-        else:
-            weaker, stronger = v.relation(u, e)
-        if stronger:
-            if dq[ep] <= ereach:
-                stronger_q = True
-            if de <= ereach:
-                flee_from.append(ep)
-        elif weaker and de <= 4:
-            weak_near.append(ep)
-    own_centre = tp == K.CITY and s.tile_city[p] and s.cities[s.tile_city[p]].pos == p \
-        and s.cities[s.tile_city[p]].tribe == me
-    if flee_from and not own_centre:
-        before = min(dp[ep] for ep in flee_from)
-        after = min(dq[ep] for ep in flee_from)
+            val = 4.5
+        elif dq[g] < dp[g] <= 3 and val < 3.5:
+            val = 3.5
+    if plan.flee_from and not plan.own_centre:
+        before = min(dp[ep] for ep in plan.flee_from)
+        after = min(dq[ep] for ep in plan.flee_from)
         if after > before:
             val = max(val, 4.0 + 0.1 * (after - before))
-    if weak_near:
-        before = min(dp[ep] for ep in weak_near)
-        after = min(dq[ep] for ep in weak_near)
+    if plan.weak_near:
+        before = min(dp[ep] for ep in plan.weak_near)
+        after = min(dq[ep] for ep in plan.weak_near)
         if after < before:
-            near = any(_near_own_city(v, ep) for ep in weak_near)
-            val = max(val, (4.0 if near else 3.0) + 0.1 * (before - after))
-    # approach villages, enemy cities and ruins by path distance (Chebyshev for boats)
-    for m, base in zip(v.maps(), (4.5, 3.5, 3.5)):
-        if m is None:
-            continue
-        if naval:
-            continue
-        mp, mq = m[p], m[q]
-        if mq < mp:
-            val = max(val, base + min(0.4, 0.1 * (mp - mq)) + (0.1 if mq == 0 else 0.0))
-    if naval:
-        val = max(val, _naval_approach(v, p, q))
-    if stronger_q and not (terrain[q] == K.CITY and s.tile_tribe(q) == me):
+            val = max(val, (4.0 if plan.weak_at_home else 3.0) + 0.1 * (before - after))
+    # approach villages, enemy cities and ruins by path distance (as the crow flies for boats)
+    if plan.naval:
+        for i, base in v.naval_targets():
+            if dq[i] < dp[i] <= 8:
+                val = max(val, base + min(0.4, 0.1 * (dp[i] - dq[i])))
+    else:
+        for m, base in zip(v.maps(), (4.5, 3.5, 3.5)):
+            if m is not None:
+                mp, mq = m[p], m[q]
+                if mq < mp:
+                    val = max(val, base + min(0.4, 0.1 * (mp - mq)) + (0.1 if mq == 0 else 0.0))
+    # keep away from tiles a stronger enemy can hit next turn (own cities excepted)
+    stronger_q = any(dq[ep] <= r for ep, r in plan.danger)
+    me = v.me
+    if stronger_q and not (s.terrain[q] == K.CITY and s.tile_tribe(q) == me):
         val -= 1.5
     # keep the centre of a city that wants to spawn free
-    if own_centre and val < 1.0 and not stronger_q and _wants_spawn(v, s.tile_city[p]):
+    if plan.own_centre and val < 1.0 and not stronger_q and _wants_spawn(v, plan.own_centre):
         val = 1.0
-    elif val > 0 and terrain[q] == K.CITY:
+    elif val > 0 and s.terrain[q] == K.CITY:
         cq = s.tile_city[q]
         if cq and s.cities[cq].pos == q and s.cities[cq].tribe == me and _wants_spawn(v, cq):
             val -= 0.5
@@ -622,30 +675,16 @@ def _move(v: _View, a) -> float:
 
 def _wants_spawn(v: _View, cid: int) -> bool:
     """Would this city spawn a warrior now (room for a unit, and worth the stars)?"""
-    c = v.s.cities[cid]
-    if len(c.units) >= c.level + 1 or v.stars < K.UNIT_COST[K.WARRIOR] \
-            or v.threatened.get(cid, False):
-        return False
-    return _spawn(v, (A.SPAWN, cid, K.WARRIOR, -1)) > END_TURN_VALUE
-
-
-def _naval_approach(v: _View, p: int, q: int) -> float:
-    """Boats head for the nearest village / enemy city / ruins as the crow flies."""
-    s = v.s
-    d = v.dist
-    best = 0.0
-    dp, dq = d[p], d[q]
-    me = v.me
-    for i, t in enumerate(s.terrain):
-        if t == K.VILLAGE or s.resource[i] == K.RUINS:
-            base = 4.5 if t == K.VILLAGE else 3.5
-        elif t == K.CITY and s.tile_tribe(i) != me and s.cities[s.tile_city[i]].pos == i:
-            base = 3.5
+    r = v.spawn_wish.get(cid)
+    if r is None:
+        c = v.s.cities[cid]
+        if len(c.units) >= c.level + 1 or v.stars < K.UNIT_COST[K.WARRIOR] \
+                or v.threatened.get(cid, False):
+            r = False
         else:
-            continue
-        if dq[i] < dp[i] and dp[i] <= 8:
-            best = max(best, base + min(0.4, 0.1 * (dp[i] - dq[i])))
-    return best
+            r = _spawn(v, (A.SPAWN, cid, K.WARRIOR, -1)) > END_TURN_VALUE
+        v.spawn_wish[cid] = r
+    return r
 
 
 _EVAL = [None] * len(A.ACTION_NAMES)

@@ -38,34 +38,38 @@ def end_turn() -> tuple:
 
 
 # ------------------------------------------------------------------------------- movement
+_MOUNTAIN, _SHALLOW, _DEEP, _CITY, _FOREST, _PORT = (K.MOUNTAIN, K.SHALLOW, K.DEEP, K.CITY, K.FOREST,
+                                                  K.PORT)
+_IS_WATER = K.IS_WATER
+
+
 def reachable(s, uid: int) -> dict[int, float]:
     """Tiles a unit can reach this turn with the least movement spent (Dijkstra over
-    8-neighbour steps with the reference's step rules, including the `floor` overshoot)."""
+    8-neighbour steps with the reference's step rules, including the `floor` overshoot).
+
+    This is the hot spot of action listing, hence the local names."""
     u = s.units[uid]
-    tribe = s.tribes[u.tribe]
     tid = u.tribe
+    techs = s.tribes[tid].techs
     mov = float(K.UNIT_MOV[u.type])
     naval = K.UNIT_IS_NAVAL[u.type]
-    climbing = tribe.has(K.CLIMBING)
-    sailing = tribe.has(K.SAILING)
-    navigation = tribe.has(K.NAVIGATION)
+    climbing = techs >> K.CLIMBING & 1
+    sailing = techs >> K.SAILING & 1
+    navigation = techs >> K.NAVIGATION & 1
     mind_bender = u.type == K.MIND_BENDER
     terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
     tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
+    zoc = s.zoc_tiles(tid)
+    is_water = _IS_WATER
 
-    # tiles next to an enemy unit (zone of control)
-    zoc = set()
-    for oid, o in units.items():
-        if o.tribe != tid and unit_at[o.pos] == oid:
-            zoc.update(nbrs[o.pos])
-
-    best = {u.pos: 0.0}
-    heap = [(0.0, u.pos)]
+    start = u.pos
+    best = {start: 0.0}
+    heap = [(0.0, start)]
     while heap:
         spent, a = heappop(heap)
-        if spent > best.get(a, 1e9) or spent == mov:
+        if spent > best[a] or spent == mov:
             continue
-        a_road = road[a] or terrain[a] == K.CITY
+        a_road = road[a] or terrain[a] == _CITY
         if a_road:
             ca = tile_city[a]
             a_road = not ca or cities[ca].tribe == tid
@@ -75,32 +79,32 @@ def reachable(s, uid: int) -> dict[int, float]:
             if occ and units[occ].tribe != tid:
                 continue
             tb = terrain[b]
-            if tb == K.MOUNTAIN:
+            if tb == _MOUNTAIN:
                 if not climbing:
                     continue
-            elif tb == K.SHALLOW:
+            elif tb == _SHALLOW:
                 if not sailing:
                     continue
-            elif tb == K.DEEP:
+            elif tb == _DEEP:
                 if not navigation:
                     continue
-            if mind_bender and tb == K.CITY:
+            elif mind_bender and tb == _CITY:
                 cb = tile_city[b]
                 if cb and cities[cb].tribe != tid:
                     continue
             if naval:
-                cost = 1.0 if K.IS_WATER[tb] else rest
+                cost = 1.0 if is_water[tb] else rest
             else:
-                if K.IS_WATER[tb]:
-                    if building[b] != K.PORT:
+                if is_water[tb]:
+                    if building[b] != _PORT:
                         continue
                     cost = rest
-                elif tb == K.FOREST or tb == K.MOUNTAIN:
+                elif tb == _FOREST or tb == _MOUNTAIN:
                     cost = rest
                 else:
                     cost = 1.0
-                if a_road and (road[b] or tb == K.CITY):
-                    cost = max(0.5, cost / 2)
+                if a_road and (road[b] or tb == _CITY):
+                    cost = cost / 2 if cost > 1.0 else 0.5
             if b in zoc:
                 cost = rest
                 if spent + cost > mov:
@@ -111,7 +115,7 @@ def reachable(s, uid: int) -> dict[int, float]:
             if ns < best.get(b, 1e9):
                 best[b] = ns
                 heappush(heap, (ns, b))
-    del best[u.pos]
+    del best[start]
     return best
 
 
@@ -142,19 +146,37 @@ def list_actions(s) -> list[tuple]:
     return out
 
 
+_ROADABLE = frozenset((K.PLAIN, K.FOREST, K.VILLAGE))
+
+
 def tribe_actions(s, out: list) -> None:
     tid = s.current
     tribe = s.tribes[tid]
     stars = tribe.stars
+    techs = tribe.techs
+    n_cities = len(tribe.cities)
+    philosophy = techs >> K.PHILOSOPHY & 1
+    parent, tier = K.TECH_PARENT, K.TECH_TIER
     for tech in range(K.NUM_TECHS):
-        if s.can_research(tribe, tech) and stars >= s.research_cost(tribe, tech):
+        if techs >> tech & 1:
+            continue
+        p = parent[tech]
+        if p >= 0 and not techs >> p & 1:
+            continue
+        cost = 4 + tier[tech] * n_cities
+        if philosophy:
+            cost = int(cost * 0.2)
+        if stars >= cost:
             out.append((RESEARCH_TECH, TRIBE_ACTOR, tech, -1))
-    if tribe.has(K.ROADS) and stars >= 2:
+    if techs >> K.ROADS & 1 and stars >= 2:
         terrain, road, unit_at, units = s.terrain, s.road, s.unit_at, s.units
+        tile_city, cities = s.tile_city, s.cities
+        roadable = _ROADABLE
         for i in range(len(terrain)):
-            if road[i] or terrain[i] not in (K.PLAIN, K.FOREST, K.VILLAGE):
+            if road[i] or terrain[i] not in roadable:
                 continue
-            if not s.is_friendly_or_neutral(i, tid):
+            c = tile_city[i]
+            if c and cities[c].tribe != tid:
                 continue
             occ = unit_at[i]
             if occ and units[occ].tribe != tid:

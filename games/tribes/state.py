@@ -106,8 +106,8 @@ class TribesState:
         s.cities = self.cities.copy()
         s.tribes = self.tribes[:]
         s.rng = self.rng.copy()
-        s._legal = None
-        s._by_actor = None
+        # the caches describe the same position, and apply() replaces them instead of
+        # mutating them, so the copy can share them (search lists actions right after copying)
         return s
 
     def reseed(self, seed: int) -> None:
@@ -147,7 +147,26 @@ class TribesState:
     def is_terminal(self) -> bool:
         return self.game_over
 
+    def invalidate(self) -> None:
+        """Forget cached legal actions; needed only after editing a position by hand."""
+        self._legal = None
+        self._by_actor = None
+        self._zoc = {}
+
+    def zoc_tiles(self, tid: int) -> set[int]:
+        """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
+        z = self._zoc.get(tid)
+        if z is None:
+            z = set()
+            nbrs, unit_at = self._nbrs, self.unit_at
+            for oid, o in self.units.items():
+                if o.tribe != tid and unit_at[o.pos] == oid:
+                    z.update(nbrs[o.pos])
+            self._zoc[tid] = z
+        return z
+
     def legal_actions(self):
+        """The legal actions (a cached list shared with copies: do not modify it)."""
         if self._legal is None:
             from games.tribes.actions import list_actions
             self._legal = list_actions(self)
@@ -165,6 +184,7 @@ class TribesState:
         from games.tribes.rules import APPLY
         self._legal = None
         self._by_actor = None
+        self._zoc = {}
         APPLY[action[0]](self, action)
 
     def winner(self) -> int | None:
@@ -210,11 +230,11 @@ class TribesState:
     def neighbours(self, idx: int) -> tuple[int, ...]:
         return self._nbrs[idx]
 
-    def radius(self, idx: int, r: int) -> list[int]:
-        n = self.size
-        x, y = divmod(idx, n)
-        return [i * n + j for i in range(max(0, x - r), min(n, x + r + 1))
-                for j in range(max(0, y - r), min(n, y + r + 1))]
+    def radius(self, idx: int, r: int) -> tuple[int, ...]:
+        """The tiles within Chebyshev distance r, in row-major order (tables cached per size)."""
+        if r < len(self._rad):
+            return self._rad[r][idx]
+        return _radius_tiles(self.size, idx, r)
 
     # ---------------------------------------------------------------- queries
     def tile_tribe(self, idx: int) -> int:
@@ -659,6 +679,15 @@ class TribesState:
 from games.tribes.javarandom import java_shuffle  # noqa: E402
 
 
+def _radius_tiles(n: int, idx: int, r: int) -> tuple[int, ...]:
+    x, y = divmod(idx, n)
+    return tuple(i * n + j for i in range(max(0, x - r), min(n, x + r + 1))
+                 for j in range(max(0, y - r), min(n, y + r + 1)))
+
+
+_RAD_CACHE: dict[int, tuple] = {}
+
+
 def _neighbour_table(n: int) -> tuple[tuple[int, ...], ...]:
     out = []
     for idx in range(n * n):
@@ -689,6 +718,9 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     if n not in _NBR_CACHE:
         _NBR_CACHE[n] = _neighbour_table(n)
     s._nbrs = _NBR_CACHE[n]
+    if n not in _RAD_CACHE:
+        _RAD_CACHE[n] = tuple(tuple(_radius_tiles(n, i, r) for i in range(n * n)) for r in range(4))
+    s._rad = _RAD_CACHE[n]
     s.units, s.cities, s.tribes = {}, {}, []
     s.next_id = 1
     s.tick = 0
@@ -700,6 +732,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s.forced = None  # rules.Forced outcomes when replaying a recorded game
     s._legal = None
     s._by_actor = None
+    s._zoc = {}
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)

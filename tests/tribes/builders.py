@@ -72,8 +72,7 @@ def xy(s: TribesState, i: int) -> tuple[int, int]:
 
 def refresh(s: TribesState) -> None:
     """Forget cached legal actions after a direct edit."""
-    s._legal = None
-    s._by_actor = None
+    s.invalidate()
 
 
 # ------------------------------------------------------------------------------ names

@@ -19,8 +19,7 @@ from games.tribes.state import LOSS, WIN, new_game, TribesOptions
 from tests.tribes.builders import (
     act, add_road, attack, attack_targets, board, capital, city_at, clear, end_turn, find, game,
     give_tech, idx, is_legal, legal, move, move_targets, owner, place, play_until_turn_of,
-    reach, remove_tech, set_building, set_city, set_resource, set_stars, set_terrain, unit,
-    unit_at,
+    reach, remove_tech, set_building, set_city, set_stars, set_terrain, set_unit, unit_at,
 )
 
 
@@ -1077,3 +1076,151 @@ def test_copy_is_independent_of_the_original():
     assert c.units[a.id].status == K.FINISHED
     set_stars(cc, 0, 99)
     assert c.tribes[0].stars == 15 and s.tribes[0].stars == 20
+
+
+# ====================================================================== fixed reference bugs (§14 items 11-16)
+# By default the engine implements the intended rule (docs/tribes-differences.md).
+
+def test_destroying_a_temple_removes_its_points():
+    """§8.6 / §14.11: intended rule: the score goes down by the temple's points (-100 for a
+    level-1 temple) and -5 for the population lost."""
+    s = game()
+    give_tech(s, 0, "RIDING", "FREE_SPIRIT", "ORGANIZATION", "FARMING", "CONSTRUCTION")
+    set_stars(s, 0, 20)
+    cid = capital(s, 0).id
+    act(s, "BUILD", cid, (0, 0), "TEMPLE")
+    sc = s.tribes[0].score
+    act(s, "DESTROY", cid, (0, 0))
+    assert s.building[idx(s, (0, 0))] == K.NO_BUILDING
+    assert s.cities[cid].pop == 0
+    assert s.tribes[0].score == sc - 100 - 5
+
+
+def test_level_up_super_unit_in_a_full_city_becomes_an_extra_unit():
+    """§5.3 / §14.13: intended rule: it is an extra unit of the tribe, controllable."""
+    s = game()
+    cid = capital(s, 0).id
+    set_city(s, cid, level=4, pop=5)  # level 5 after the level-up: room for 6 units
+    for pos in [(0, 0), (0, 1), (0, 2), (1, 0), (2, 0)]:
+        place(s, "WARRIOR", 0, pos, home=cid)
+    assert len(s.cities[cid].units) == 6
+    act(s, "LEVEL_UP", cid, "SUPERUNIT")
+    su = unit_at(s, (1, 1))
+    assert su.type == K.SUPERUNIT
+    assert su.id in s.tribes[0].extra_units
+    assert su.id not in s.cities[cid].units
+    play_until_turn_of(s, 0)
+    assert status_name(s, su.id) == "FRESH"
+    assert legal(s, "MOVE", su.id) != []
+
+
+def test_water_ruins_super_unit_is_a_10hp_battleship_and_the_boat_is_pushed():
+    """§9.3 / §5.6 / §14.12 and 14: intended rules: the Battleship has 10/10 HP; the pushed
+    boat moves to the first acceptable offset, (0, +1); as the examining unit it then
+    becomes FINISHED (§9.3)."""
+    from games.tribes.rules import Forced
+    s = game(board(cells={(3, 4): "s:r", (3, 5): "s:", (3, 3): "s:"}))
+    give_tech(s, 0, "FISHING", "SAILING")
+    b = place(s, "BOAT", 0, (3, 4))
+    s.forced = Forced()
+    s.forced.ruins_bonus = K.RUINS_SUPERUNIT
+    act(s, "EXAMINE", b.id)
+    bs = unit_at(s, (3, 4))
+    assert bs.type == K.BATTLESHIP
+    assert (bs.hp, bs.max_hp) == (10, 10)
+    assert bs.id in s.tribes[0].extra_units
+    assert s.resource[idx(s, (3, 4))] == K.NO_RESOURCE
+    assert unit_at(s, (3, 5)).id == b.id
+    assert status_name(s, b.id) == "FINISHED"
+
+
+def test_city_capture_leaves_building_effects_unchanged():
+    """§7.6 step 3 / §14.15: intended rule: population and production stay as they are."""
+    s, w = _enemy_with_two_cities(K.SCORE)
+    cap1 = capital(s, 1).id
+    set_building(s, (5, 5), "FARM")
+    set_building(s, (5, 6), "WINDMILL")
+    set_city(s, cap1, pop=1)
+    act(s, "CAPTURE", w.id)
+    c = s.cities[cap1]
+    assert c.tribe == 0
+    assert (c.pop, c.prod_bonus, c.level) == (1, 0, 1)
+
+
+# ====================================================================== other unit actions (§5, §6.5, §6.6, §11)
+
+def test_spawn_refused_when_the_city_is_full():
+    """§5.3: a city supports level + 1 units (2 at level 1)."""
+    s = game()
+    cid = capital(s, 0).id
+    move(s, unit_at(s, (1, 1)).id, (0, 0))
+    set_stars(s, 0, 10)
+    assert is_legal(s, "SPAWN", cid, "WARRIOR")
+    place(s, "WARRIOR", 0, (3, 3), home=cid)
+    assert len(s.cities[cid].units) == 2
+    assert legal(s, "SPAWN") == []
+    place(s, "WARRIOR", 0, (3, 4))  # extra units do not count
+    set_city(s, cid, level=2)
+    assert is_legal(s, "SPAWN", cid, "WARRIOR")
+
+
+def test_disband_refunds_half_the_cost_and_loses_the_points():
+    s = game()
+    kn = place(s, "KNIGHT", 0, (3, 3))
+    set_stars(s, 0, 0)
+    assert legal(s, "DISBAND") == []  # needs FREE_SPIRIT
+    give_tech(s, 0, "RIDING", "FREE_SPIRIT")
+    sc = s.tribes[0].score
+    act(s, "DISBAND", kn.id)
+    assert kn.id not in s.units
+    assert s.tribes[0].stars == 4
+    assert s.tribes[0].score == sc - 40
+
+
+def test_make_veteran_after_three_kills():
+    s = game()
+    w = place(s, "WARRIOR", 0, (3, 3), hp=4, kills=2)
+    assert legal(s, "MAKE_VETERAN") == []
+    set_unit(s, w.id, kills=3)
+    move(s, w.id, (3, 2))  # any status but FINISHED
+    act(s, "MAKE_VETERAN", w.id)
+    u = s.units[w.id]
+    assert (u.hp, u.max_hp, u.veteran) == (15, 15, True)
+    assert status_name(s, w.id) == "MOVED"
+    assert legal(s, "MAKE_VETERAN") == []
+
+
+def test_mind_bender_heals_adjacent_friends_by_4_and_converts():
+    s = game()
+    give_tech(s, 0, "CLIMBING", "MEDITATION", "PHILOSOPHY")
+    mb = place(s, "MIND_BENDER", 0, (3, 3))
+    a = place(s, "WARRIOR", 0, (3, 2), hp=3)
+    b = place(s, "WARRIOR", 0, (2, 3), hp=8)
+    far = place(s, "WARRIOR", 0, (3, 5), hp=3)
+    act(s, "HEAL_OTHERS", mb.id)
+    assert (hp(s, a.id), hp(s, b.id), hp(s, far.id)) == (7, 10, 3)
+    assert status_name(s, mb.id) == "FINISHED"
+
+    s = game()
+    mb = place(s, "MIND_BENDER", 0, (3, 3))
+    en = place(s, "WARRIOR", 1, (3, 4), hp=6, home="capital")
+    assert legal(s, "ATTACK", mb.id) == []  # a Mind Bender cannot attack
+    sc0, sc1 = s.tribes[0].score, s.tribes[1].score
+    act(s, "CONVERT", mb.id, en.id)
+    u = s.units[en.id]
+    assert u.tribe == 0 and u.hp == 6
+    assert en.id in s.tribes[0].extra_units
+    assert en.id not in capital(s, 1).units
+    assert status_name(s, en.id) == "FINISHED"
+    assert (s.tribes[0].score, s.tribes[1].score) == (sc0, sc1)
+
+
+def test_mind_bender_cannot_enter_an_enemy_city():
+    s = game()
+    clear(s, (6, 6))
+    mb = place(s, "MIND_BENDER", 0, (5, 5))
+    assert (6, 6) not in move_targets(s, mb.id)
+    s2 = game()
+    clear(s2, (6, 6))
+    w = place(s2, "WARRIOR", 0, (5, 5))
+    assert (6, 6) in move_targets(s2, w.id)

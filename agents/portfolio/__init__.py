@@ -1,0 +1,15 @@
+"""Portfolio scripts and portfolios: the domain knowledge Portfolio MCTS searches over.
+
+* `script`: the game-neutral script protocol, the per-game registry and the per-state context;
+* `tribes_scripts`: the 57 Tribes scripts of the paper (registered on first use of "tribes");
+* `portfolio`: portfolios as data (table, weights, genome layout) and the assignment generator.
+"""
+
+from agents.portfolio.portfolio import (ACTION, ACTOR, SCRIPT, VALUE, WEIGHT, Portfolio,
+                                        default_table, portfolio, produce_assignments)
+from agents.portfolio.script import (DEFAULT_VALUE, ScriptContext, make_context, register,
+                                     register_game, register_wrapper, script, scripts_of)
+
+__all__ = ["ACTION", "ACTOR", "SCRIPT", "VALUE", "WEIGHT", "Portfolio", "default_table",
+           "portfolio", "produce_assignments", "DEFAULT_VALUE", "ScriptContext", "make_context",
+           "register", "register_game", "register_wrapper", "script", "scripts_of"]

@@ -1,0 +1,237 @@
+"""A portfolio as data, its genome, and the assignment generator P-MCTS searches over.
+
+A `Portfolio` is an ordered table (action type -> script names), one weight in [0, 1] per
+script (default 0.5) and a genome layout: the ordered names of the scripts whose weights
+evolve. It round-trips through a plain JSON-able dict, so archives, configs and presets can
+hold portfolios, and it is validated on construction: every unknown script, misplaced script,
+bad weight or bad genome name is reported in one error.
+
+`produce_assignments(state, portfolio, rng)` runs the scripts for every actor of the player
+to move and returns the action assignments
+    (actor, script name, action, value, weight)
+in the reference order (units, then cities, then the tribe; action types and scripts in table
+order), keeping only the first script that proposes a given action for a given actor.
+"""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from agents.portfolio.script import ScriptContext, game_info, make_context, scripts_of
+
+DEFAULT_WEIGHT = 0.5
+
+# fields of an assignment tuple
+ACTOR, SCRIPT, ACTION, VALUE, WEIGHT = range(5)
+
+
+def default_table(game: str, exclude: Iterable[str] = ()) -> dict[str, list[str]]:
+    """Every registered script of a game, grouped by action type in the game's type order
+    (registration order within a type)."""
+    info = game_info(game)
+    skip = set(exclude)
+    table: dict[str, list[str]] = {t: [] for t in info.type_order}
+    for name, si in scripts_of(game).items():
+        if name not in skip:
+            table.setdefault(si.action_type, []).append(name)
+    return {t: names for t, names in table.items() if names}
+
+
+def layout_names(game: str, layout: str | Sequence[str], table_names: Sequence[str]) -> tuple[str, ...]:
+    """A genome layout given by preset name ('paper', 'all', 'none') or as script names."""
+    if isinstance(layout, str):
+        if layout == "all":
+            return tuple(table_names)
+        if layout == "none":
+            return ()
+        presets = game_info(game).layouts
+        if layout not in presets:
+            raise ValueError(f"genome: unknown layout {layout!r} for {game}; presets: "
+                             f"{', '.join(['all', 'none', *presets])}, or a list of script names")
+        return presets[layout]
+    return tuple(layout)
+
+
+class Portfolio:
+    """Script table + weights + genome layout for one game (immutable; `with_*` copies)."""
+
+    def __init__(self, game: str, table: Mapping[str, Sequence[str]] | None = None,
+                 weights: Mapping[str, float] | None = None,
+                 genome: str | Sequence[str] = "paper") -> None:
+        self.game = game
+        info = game_info(game)
+        known = scripts_of(game)
+        if table is None:
+            table = default_table(game)
+        problems: list[str] = []
+        tab: dict[str, tuple[str, ...]] = {}
+        seen: set[str] = set()
+        for atype, names in table.items():
+            if atype not in info.action_kinds:
+                problems.append(f"unknown action type {atype!r} (known: {', '.join(info.type_order)})")
+                continue
+            if isinstance(names, str):
+                problems.append(f"action type {atype}: expected a list of script names, got {names!r}")
+                continue
+            for n in names:
+                if n not in known:
+                    problems.append(f"unknown script {n!r} under {atype}")
+                elif known[n].action_type != atype:
+                    problems.append(f"script {n!r} handles {known[n].action_type}, not {atype}")
+                elif n in seen:
+                    problems.append(f"script {n!r} listed twice")
+                seen.add(n)
+            tab[atype] = tuple(names)
+        names_in_table = [n for ns in tab.values() for n in ns]
+        w = {n: DEFAULT_WEIGHT for n in names_in_table}
+        for n, v in (weights or {}).items():
+            if n not in known:
+                problems.append(f"weight for unknown script {n!r}")
+            elif n not in w:
+                problems.append(f"weight for script {n!r}, which is not in the portfolio table")
+            elif not _is_weight(v):
+                problems.append(f"weight of {n!r} must be a number in [0, 1], got {v!r}")
+            else:
+                w[n] = float(v)
+        try:
+            lay = layout_names(game, genome, names_in_table)
+        except ValueError as e:
+            problems.append(str(e))
+            lay = ()
+        for n in lay:
+            if n not in w:
+                problems.append(f"genome names script {n!r}, which is not in the portfolio table"
+                                if n in known else f"genome names unknown script {n!r}")
+        if len(set(lay)) != len(lay):
+            problems.append(f"genome names a script twice: {list(lay)}")
+        if problems:
+            msg = f"portfolio ({game}): " + "; ".join(problems)
+            if any("unknown script" in p for p in problems):
+                msg += f". Known scripts: {', '.join(known)}"
+            raise ValueError(msg)
+        self.table: Mapping[str, tuple[str, ...]] = MappingProxyType(tab)
+        self.weights: Mapping[str, float] = MappingProxyType(w)
+        self.genome: tuple[str, ...] = lay
+        self._compiled = None
+
+    # ---------------------------------------------------------------- views
+    def script_names(self) -> list[str]:
+        """All scripts in table order."""
+        return [n for ns in self.table.values() for n in ns]
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def genome_values(self) -> list[float]:
+        """The evolving weights, in layout order."""
+        return [self.weights[n] for n in self.genome]
+
+    def with_genome(self, values: Sequence[float]) -> "Portfolio":
+        """A copy whose genome weights are `values` (one per layout name)."""
+        if len(values) != len(self.genome):
+            raise ValueError(f"genome: expected {len(self.genome)} values "
+                             f"({', '.join(self.genome)}), got {len(values)}")
+        return self.with_weights(dict(zip(self.genome, values)))
+
+    def with_weights(self, weights: Mapping[str, float]) -> "Portfolio":
+        w = dict(self.weights)
+        bad = {n: v for n, v in weights.items() if n not in w}
+        w.update({n: v for n, v in weights.items() if n in w})
+        w.update(bad)  # reported by the constructor
+        return Portfolio(self.game, self.table, w, self.genome)
+
+    def with_layout(self, genome: str | Sequence[str]) -> "Portfolio":
+        return Portfolio(self.game, self.table, self.weights, genome)
+
+    # ---------------------------------------------------------------- dict form
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game,
+                "scripts": {t: list(ns) for t, ns in self.table.items()},
+                "weights": dict(self.weights),
+                "genome": list(self.genome)}
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> "Portfolio":
+        extra = set(d) - {"game", "scripts", "weights", "genome"}
+        if extra:
+            raise ValueError(f"portfolio: unknown keys {sorted(extra)} "
+                             "(expected game, scripts, weights, genome)")
+        if "game" not in d:
+            raise ValueError("portfolio: missing 'game'")
+        return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("genome", "paper"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Portfolio) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return (f"Portfolio({self.game!r}, {len(self)} scripts, genome "
+                f"{dict(zip(self.genome, self.genome_values()))})")
+
+    # ---------------------------------------------------------------- generation
+    def compiled(self):
+        """(kind -> rank, kind -> ((name, fn, weight), ...)) for the generator."""
+        if self._compiled is None:
+            info = game_info(self.game)
+            known = scripts_of(self.game)
+            rank, by_kind = {}, {}
+            for i, (atype, names) in enumerate(self.table.items()):
+                kind = info.action_kinds[atype]
+                rank[kind] = i
+                by_kind[kind] = tuple((n, known[n].fn, self.weights[n]) for n in names)
+            self._compiled = (rank, by_kind)
+        return self._compiled
+
+
+def _is_weight(v: Any) -> bool:
+    return (isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool)
+            and math.isfinite(v) and 0.0 <= v <= 1.0)
+
+
+def portfolio(game: str = "tribes", genome: str | Sequence[str] = "paper",
+              reference: bool = False) -> Portfolio:
+    """The default portfolio of a game (all its scripts, weights 0.5). `reference=True` drops
+    the scripts the reference code leaves out (Tribes: the Destroy and Disband wrappers)."""
+    exclude: Sequence[str] = ()
+    if reference:
+        import importlib
+        mod = importlib.import_module(f"agents.portfolio.{game}_scripts")
+        exclude = getattr(mod, "REFERENCE_EXCLUDED", ())
+    return Portfolio(game, default_table(game, exclude), None, genome)
+
+
+def produce_assignments(state: Any, portfolio: Portfolio, rng: np.random.Generator,
+                        ctx: ScriptContext | None = None) -> list[tuple]:
+    """The action assignments of the player to move: (actor, script, action, value, weight).
+
+    Order: actors as the game's context orders them (Tribes: units, cities, tribe), action
+    types and scripts in table order; a later script proposing an action already proposed for
+    the same actor is dropped. `ctx` may be passed to reuse a context built for this state."""
+    rank, by_kind = portfolio.compiled()
+    if ctx is None:
+        ctx = make_context(portfolio.game, state, rng)
+    by_actor = state.actions_by_actor()
+    out: list[tuple] = []
+    append = out.append
+    for actor in ctx.ordered_actors(by_actor):
+        types = by_actor[actor]
+        if len(types) == 1:
+            kinds = [k for k in types if k in rank]
+        else:
+            kinds = sorted((k for k in types if k in rank), key=rank.__getitem__)
+        seen = set()
+        for kind in kinds:
+            actions = types[kind]
+            for name, fn, w in by_kind[kind]:
+                r = fn(ctx, actor, actions)
+                if r is None:
+                    continue
+                a = r[0]
+                if a in seen:
+                    continue
+                seen.add(a)
+                append((actor, name, a, r[1], w))
+    return out

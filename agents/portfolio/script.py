@@ -1,0 +1,200 @@
+"""The game-neutral script protocol and the per-game script registry.
+
+A *script* is a small piece of domain knowledge: given one actor of the player to move and that
+actor's legal actions of ONE action type, it proposes one of those actions together with a value
+in [0, 1] saying how good it thinks that proposal is, or declines (None):
+
+    fn(ctx, actor, actions) -> (action, value) | None
+
+`ctx` is a `ScriptContext`: the state (`ctx.state`), the random generator for ties
+(`ctx.randbelow`, drawn from the numpy Generator the caller passed in, never a global one) and,
+in a game's subclass, lazily computed per-state facts that every script of that state shares
+(enemy positions, distance fields, ...). A context lives for one state: one assignment
+generation builds one, so nothing is ever computed twice for the same position.
+
+Adding a script to a game is one function plus one decorator line:
+
+    @script("tribes", "SpawnCheapest", "SPAWN")
+    def spawn_cheapest(ctx, actor, actions): ...
+
+A game makes itself known once with `register_game` (its context class and the order in which
+portfolios list its action types); `make_context` and `scripts_of` then work by game name only.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+DEFAULT_VALUE = 0.5
+"""The value a wrapper script gives its action (the paper's neutral value)."""
+
+ScriptResult = "tuple[Any, float] | None"
+ScriptFn = Callable[["ScriptContext", Hashable, Sequence[Any]], Any]
+
+
+@dataclass(frozen=True)
+class ScriptInfo:
+    """A registered script: its unique name, the action type it handles and its function."""
+
+    game: str
+    name: str
+    action_type: str
+    fn: ScriptFn
+    doc: str = ""
+
+
+class lazy:
+    """A per-instance cached attribute: computed on first read, then a plain instance-dict hit.
+
+    (functools.cached_property takes a lock on Python 3.11, which costs more than most of the
+    values it would cache here.)"""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value
+        return value
+
+
+class ScriptContext:
+    """What every script of one state shares: the state, tie-breaking randomness, caches.
+
+    Randomness comes from the numpy Generator given by the caller (one `random()` draw per
+    tie, so the same generator state gives the same choices). Game subclasses add `lazy`
+    per-state facts and may reorder actors."""
+
+    def __init__(self, state: Any, rng: np.random.Generator) -> None:
+        self.state = state
+        self.rng = rng
+        self.random = rng.random
+
+    def randbelow(self, n: int) -> int:
+        """A uniform int in [0, n)."""
+        return int(self.random() * n) if n > 1 else 0
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return seq[self.randbelow(len(seq))] if len(seq) > 1 else seq[0]
+
+    def ordered_actors(self, by_actor: dict) -> list:
+        """The actors in the order assignments are generated (default: as the game lists them)."""
+        return list(by_actor)
+
+
+def pick_max(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
+    """The item with the highest score (uniformly random among exact ties) and that score."""
+    best = max(scores)
+    i = scores.index(best)
+    if scores.count(best) > 1:
+        ties = [j for j, v in enumerate(scores) if v == best]
+        i = ties[ctx.randbelow(len(ties))]
+    return items[i], best
+
+
+def pick_min(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
+    """The item with the lowest score (uniformly random among exact ties) and that score."""
+    best = min(scores)
+    i = scores.index(best)
+    if scores.count(best) > 1:
+        ties = [j for j, v in enumerate(scores) if v == best]
+        i = ties[ctx.randbelow(len(ties))]
+    return items[i], best
+
+
+def first_action(ctx: ScriptContext, actor: Hashable, actions: Sequence[Any]):
+    """The wrapper script: the first legal action of its type, with the neutral value."""
+    return actions[0], DEFAULT_VALUE
+
+
+# ------------------------------------------------------------------------------ registry
+@dataclass(frozen=True)
+class GameInfo:
+    """How a game plugs into portfolios: its context class and its action-type order."""
+
+    name: str
+    context: type
+    type_order: tuple[str, ...]
+    action_kinds: dict[str, int]  # action-type name -> the int kind in the game's actions
+    layouts: dict  # genome layout name -> script names (e.g. the paper's 11 weights)
+
+
+_SCRIPTS: dict[str, dict[str, ScriptInfo]] = {}
+_GAMES: dict[str, GameInfo] = {}
+_GAME_MODULES = {"tribes": "agents.portfolio.tribes_scripts"}
+"""Modules that register a game's scripts, imported on first use of that game."""
+
+
+def register_game(game: str, context: type, type_order: Sequence[str],
+                  action_kinds: dict[str, int]) -> None:
+    """Declare a game: the context class its scripts receive, the order of action types
+    (the order in which a default portfolio lists types and generates assignments) and the
+    action-type name -> int kind map of its actions."""
+    _GAMES[game] = GameInfo(game, context, tuple(type_order), dict(action_kinds), {})
+    _SCRIPTS.setdefault(game, {})
+
+
+def register_layout(game: str, name: str, script_names: Sequence[str]) -> None:
+    """A named genome layout (an ordered subset of the game's script names)."""
+    _GAMES[game].layouts[name] = tuple(script_names)
+
+
+def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo:
+    """Add one script to a game's registry (names are unique per game)."""
+    info = _GAMES.get(game)
+    if info is not None and action_type not in info.action_kinds:
+        raise ValueError(f"script {name!r}: game {game!r} has no action type {action_type!r}")
+    scripts = _SCRIPTS.setdefault(game, {})
+    if name in scripts and scripts[name].fn is not fn:
+        raise ValueError(f"script {name!r} is already registered for game {game!r}")
+    info = ScriptInfo(game, name, action_type, fn, (fn.__doc__ or "").strip())
+    scripts[name] = info
+    return info
+
+
+def script(game: str, name: str, action_type: str) -> Callable[[ScriptFn], ScriptFn]:
+    """Decorator form of `register`."""
+    def deco(fn: ScriptFn) -> ScriptFn:
+        register(game, name, action_type, fn)
+        return fn
+    return deco
+
+
+def register_wrapper(game: str, name: str, action_type: str) -> ScriptInfo:
+    """A wrapper script: first action of the type, value 0.5."""
+    return register(game, name, action_type, first_action)
+
+
+def _ensure(game: str) -> None:
+    if game not in _GAMES and game in _GAME_MODULES:
+        importlib.import_module(_GAME_MODULES[game])
+    if game not in _GAMES:
+        known = sorted(set(_GAMES) | set(_GAME_MODULES))
+        raise ValueError(f"portfolio: no scripts for game {game!r}; games with scripts: {', '.join(known)}")
+
+
+def game_info(game: str) -> GameInfo:
+    _ensure(game)
+    return _GAMES[game]
+
+
+def scripts_of(game: str) -> dict[str, ScriptInfo]:
+    """Name -> ScriptInfo of every script registered for a game, in registration order."""
+    _ensure(game)
+    return _SCRIPTS[game]
+
+
+def make_context(game: str, state: Any, rng: np.random.Generator) -> ScriptContext:
+    """A fresh per-state context of the game's class."""
+    return game_info(game).context(state, rng)

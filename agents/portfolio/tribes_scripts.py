@@ -1,0 +1,882 @@
+"""The 57 Tribes scripts of the paper's portfolio, each doing what its name promises.
+
+Scripts follow `agents.portfolio.script`: `fn(ctx, actor, actions) -> (action, value) | None`
+with `ctx` a `TribesContext`. They read the state only (never copy or apply: a forward-model
+call would count against the search budget) and share the per-state facts the context computes
+lazily, once: who owns each tile, own and enemy unit positions, Chebyshev distance fields to the
+tiles a move script heads for, enemy counts within each attack range, build-site scores.
+
+Values are in [0, 1] and are meant to be compared across actors and scripts (they feed the
+pruning rank and progressive bias of P-MCTS), so each is a fixed, monotone normalisation of the
+script's own criterion: the candidate a script picks is also the one with the highest value it
+could have reported. The normalisations are stated on each script; docs/portfolio.md has the
+table and the differences from the reference scripts.
+
+Where the reference scripts are broken (dead scripts, zero-damage attack scoring, base
+buildings dropping their best site, unreachable move thresholds, constant values), the intended
+behaviour is implemented instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agents.portfolio.script import (DEFAULT_VALUE, ScriptContext, lazy, pick_max, pick_min,
+                                     register_game, register_layout, register_wrapper,
+                                     script)
+from games.tribes import actions as A
+from games.tribes import constants as K
+from games.tribes.combat import attack_outcome, round_half_up
+
+GAME = "tribes"
+
+TYPE_ORDER = (
+    "BUILD", "BURN_FOREST", "CLEAR_FOREST", "DESTROY", "GROW_FOREST", "LEVEL_UP",
+    "RESOURCE_GATHERING", "SPAWN", "BUILD_ROAD", "END_TURN", "RESEARCH_TECH", "ATTACK", "CAPTURE",
+    "CONVERT", "DISBAND", "EXAMINE", "HEAL_OTHERS", "MAKE_VETERAN", "MOVE", "RECOVER",
+    "UPGRADE_BOAT", "UPGRADE_SHIP",
+)
+"""Action types in the reference portfolio's order (its enum order, section 2.2)."""
+
+HP_SCALE = 40.0
+"""The largest HP a unit can have (the Super Unit's): scale of HP-based values."""
+ATK_SCALE = float(max(K.UNIT_ATK))
+DEF_SCALE = float(max(K.UNIT_DEF))
+_SITE_SCALE = 4.0
+"""A site with this many adjacent partner buildings (or twice as many potential partner
+sites) scores 1: 4 farms around a windmill is already an excellent windmill."""
+
+SUPPORT = (K.CUSTOMS_HOUSE, K.SAWMILL, K.WINDMILL, K.FORGE)
+BASES = (K.FARM, K.MINE, K.LUMBER_HUT, K.PORT)
+
+
+# ------------------------------------------------------------------------------ geometry
+class _Board:
+    """Per board size: row/col of each tile, Chebyshev distances between all tiles, and the
+    tiles within radius r of each tile (r = 1..3, the attack ranges)."""
+
+    def __init__(self, n: int) -> None:
+        N = n * n
+        self.n = n
+        self.row = [i // n for i in range(N)]
+        self.col = [i % n for i in range(N)]
+        r = np.array(self.row)
+        c = np.array(self.col)
+        d = np.maximum(np.abs(r[:, None] - r[None, :]), np.abs(c[:, None] - c[None, :]))
+        self.cheb_np = d.astype(np.int16)
+        self.cheb = d.tolist()
+        self.within = {k: [tuple(np.flatnonzero(d[i] <= k).tolist()) for i in range(N)]
+                       for k in (1, 2, 3)}
+
+
+_BOARDS: dict[int, _Board] = {}
+
+
+def _board(n: int) -> _Board:
+    b = _BOARDS.get(n)
+    if b is None:
+        b = _BOARDS[n] = _Board(n)
+    return b
+
+
+# ------------------------------------------------------------------------------ cached map facts
+# Facts that depend only on the map (terrain, territory) or on a set of target tiles are keyed
+# by their content and shared across states: consecutive states of a search almost always
+# share them, and a content key cannot go stale.
+_CACHE_LIMIT = 20000
+_FIELDS: dict = {}
+_TERRAIN: dict = {}
+_TERRITORY: dict = {}
+
+
+def _cached(cache: dict, key, make):
+    v = cache.get(key)
+    if v is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        v = cache[key] = make()
+    return v
+
+
+def _indices(seq: list, value: int) -> list[int]:
+    """Positions of `value` in a list (C-speed scan between hits)."""
+    out = []
+    i = -1
+    index = seq.index
+    try:
+        while True:
+            i = index(value, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
+
+
+def _field(board: "_Board", targets: list[int]) -> list[int] | None:
+    """Chebyshev distance from every tile to the nearest target (None if no target);
+    `targets` sorted, so equal sets share one cache entry."""
+    if not targets:
+        return None
+    if len(targets) == 1:
+        return board.cheb[targets[0]]
+    key = (board.n, tuple(targets))
+    f = _FIELDS.get(key)
+    if f is None:
+        if len(_FIELDS) >= _CACHE_LIMIT:
+            _FIELDS.clear()
+        f = _FIELDS[key] = board.cheb_np[:, targets].min(axis=1).tolist()
+    return f
+
+
+class _TerrainFacts:
+    """Villages and land tiles of one terrain layout."""
+
+    def __init__(self, s) -> None:
+        ter = s.terrain
+        self.villages = tuple(_indices(ter, K.VILLAGE))
+        self.land = frozenset(i for i, t in enumerate(ter) if not K.IS_WATER[t])
+        self._land_field = False
+
+    def land_field(self, board):
+        if self._land_field is False:
+            self._land_field = _field(board, sorted(self.land))
+        return self._land_field
+
+
+class _TerritoryFacts:
+    """Owner of every tile and the own / enemy territory, for one tribe and one map of
+    city borders."""
+
+    def __init__(self, s, me: int) -> None:
+        ct = {cid: c.tribe for cid, c in s.cities.items()}
+        ct[0] = -1
+        self.owner = owner = list(map(ct.__getitem__, s.tile_city))
+        self.own_land = frozenset(_indices(owner, me))
+        self.enemy_land = frozenset(i for i, o in enumerate(owner) if o >= 0 and o != me)
+        self._own_field = self._enemy_field = False
+
+    def own_field(self, board):
+        if self._own_field is False:
+            self._own_field = _field(board, sorted(self.own_land))
+        return self._own_field
+
+    def enemy_field(self, board):
+        if self._enemy_field is False:
+            self._enemy_field = _field(board, sorted(self.enemy_land))
+        return self._enemy_field
+
+
+# ------------------------------------------------------------------------------ context
+class TribesContext(ScriptContext):
+    """Per-state facts for the Tribes scripts, each computed on first use and then shared."""
+
+    def __init__(self, state, rng) -> None:
+        super().__init__(state, rng)
+        self.me = state.current
+        self.board = _board(state.size)
+        self._moves: dict = {}
+        self._builds: dict = {}
+        self._enemy_count: dict = {}
+        self._tile_value: dict = {}
+
+    def ordered_actors(self, by_actor: dict) -> list:
+        """Units first (in the state's order), then cities, then the tribe (actor 0)."""
+        units = self.state.units
+        us = [a for a in by_actor if a in units]
+        rest = [a for a in by_actor if a not in units and a != A.TRIBE_ACTOR]
+        if A.TRIBE_ACTOR in by_actor:
+            rest.append(A.TRIBE_ACTOR)
+        return us + rest
+
+    # ---------------------------------------------------------------- map facts (cached)
+    @lazy
+    def _terrain(self) -> "_TerrainFacts":
+        return _cached(_TERRAIN, bytes(self.state.terrain), lambda: _TerrainFacts(self.state))
+
+    @lazy
+    def _territory(self) -> "_TerritoryFacts":
+        s = self.state
+        key = (self.me, tuple(s.tile_city), tuple([c.tribe for c in s.cities.values()]),
+               tuple(s.cities))
+        return _cached(_TERRITORY, key, lambda: _TerritoryFacts(s, self.me))
+
+    @lazy
+    def owner(self) -> list[int]:
+        """Tribe owning each tile's territory, -1 if neutral."""
+        return self._territory.owner
+
+    @lazy
+    def city_buildings(self) -> dict[int, set]:
+        """City id -> the set of building types on its tiles."""
+        out: dict[int, set] = {}
+        tc = self.state.tile_city
+        for i, b in enumerate(self.state.building):
+            if b:
+                c = tc[i]
+                if c:
+                    out.setdefault(c, set()).add(b)
+        return out
+
+    # ---------------------------------------------------------------- units
+    @lazy
+    def own_positions(self) -> list[int]:
+        s = self.state
+        me, unit_at = self.me, s.unit_at
+        return [u.pos for uid, u in s.units.items() if u.tribe == me and unit_at[u.pos] == uid]
+
+    @lazy
+    def enemy_positions(self) -> list[int]:
+        s = self.state
+        me, unit_at = self.me, s.unit_at
+        return [u.pos for uid, u in s.units.items() if u.tribe != me and unit_at[u.pos] == uid]
+
+    @lazy
+    def own_set(self) -> set[int]:
+        return set(self.own_positions)
+
+    @lazy
+    def adj_own(self) -> list[int]:
+        """Number of own units on the 8 neighbours of each tile."""
+        cnt = [0] * len(self.state.terrain)
+        nbrs = self.state._nbrs
+        for p in self.own_positions:
+            for j in nbrs[p]:
+                cnt[j] += 1
+        return cnt
+
+    def enemy_count(self, r: int) -> list[int]:
+        """Number of enemy units within Chebyshev distance r of each tile."""
+        cnt = self._enemy_count.get(r)
+        if cnt is None:
+            cnt = [0] * len(self.state.terrain)
+            within = self.board.within[r]
+            for p in self.enemy_positions:
+                for t in within[p]:
+                    cnt[t] += 1
+            self._enemy_count[r] = cnt
+        return cnt
+
+    # ---------------------------------------------------------------- move targets and fields
+    @lazy
+    def capture_targets(self) -> set[int]:
+        """Villages, ruins and enemy city centres."""
+        s = self.state
+        me = self.me
+        out = set(self._terrain.villages)
+        out.update(_indices(s.resource, K.RUINS))
+        for c in s.cities.values():
+            if c.tribe != me:
+                out.add(c.pos)
+        return out
+
+    @lazy
+    def capture_field(self):
+        own = self.own_set
+        return _field(self.board, sorted(i for i in self.capture_targets if i not in own))
+
+    @lazy
+    def own_centres(self) -> set[int]:
+        s = self.state
+        return {s.cities[c].pos for c in s.tribes[self.me].cities}
+
+    @lazy
+    def own_centre_field(self):
+        own = self.own_set
+        return _field(self.board, sorted(i for i in self.own_centres if i not in own))
+
+    @lazy
+    def own_land(self) -> frozenset:
+        return self._territory.own_land
+
+    @lazy
+    def own_land_field(self):
+        return self._territory.own_field(self.board)
+
+    @lazy
+    def enemy_land(self) -> frozenset:
+        return self._territory.enemy_land
+
+    @lazy
+    def enemy_land_field(self):
+        return self._territory.enemy_field(self.board)
+
+    @lazy
+    def land(self) -> frozenset:
+        return self._terrain.land
+
+    @lazy
+    def land_field(self):
+        return self._terrain.land_field(self.board)
+
+    @lazy
+    def own_ports(self) -> set[int]:
+        me, owner = self.me, self.owner
+        return {i for i in _indices(self.state.building, K.PORT) if owner[i] == me}
+
+    @lazy
+    def own_port_field(self):
+        return _field(self.board, sorted(self.own_ports))
+
+    # ---------------------------------------------------------------- per-actor caches
+    def moves(self, actor: int, actions) -> tuple[int, list[int], int]:
+        """(unit position, destinations, largest Chebyshev step among them)."""
+        m = self._moves.get(actor)
+        if m is None:
+            pos = self.state.units[actor].pos
+            dests = [a[2] for a in actions]
+            row = self.board.cheb[pos]
+            m = (pos, dests, max(row[d] for d in dests))
+            self._moves[actor] = m
+        return m
+
+    def builds(self, actor: int, actions) -> dict[int, list]:
+        """A city's BUILD actions grouped by building type."""
+        g = self._builds.get(actor)
+        if g is None:
+            g = {}
+            for a in actions:
+                g.setdefault(a[3], []).append(a)
+            self._builds[actor] = g
+        return g
+
+    # ---------------------------------------------------------------- build sites
+    def _potential_base(self, j: int, b: int) -> bool:
+        """Could base building `b` go on tile j later (terrain and resource; tech ignored)?"""
+        s = self.state
+        if s.building[j] or s.terrain[j] not in K.BUILDING_TERRAIN[b]:
+            return False
+        need = K.BUILDING_RESOURCE.get(b)
+        return need is None or s.resource[j] == need
+
+    def producer_site(self, p: int, producer: int, placed: int = -1) -> float:
+        """How good tile p is for `producer`: own neighbours holding its base building count 1,
+        own empty neighbours where that base could still go count 0.5 (tile `placed` counts
+        as holding it); the sum over 4, capped at 1."""
+        base = K.PRODUCER[producer][0]
+        s = self.state
+        building, owner, me = s.building, self.owner, self.me
+        total = 0.0
+        for j in s._nbrs[p]:
+            if owner[j] != me:
+                continue
+            if j == placed or building[j] == base:
+                total += 1.0
+            elif self._potential_base(j, base):
+                total += 0.5
+        return min(1.0, total / _SITE_SCALE)
+
+    def base_synergy(self, p: int, base: int) -> float:
+        """What a base building on p adds to its producer: 1 if an own producer is adjacent
+        (it pays at once), else 0.75 x the best producer site among p's own empty plain
+        neighbours whose city lacks that producer (it may pay later), else 0."""
+        producer = K.BASE_OF[base]
+        s = self.state
+        building, terrain, owner, me, tc = s.building, s.terrain, self.owner, self.me, s.tile_city
+        nbrs = s._nbrs[p]
+        for j in nbrs:
+            if building[j] == producer and owner[j] == me:
+                return 1.0
+        cb = self.city_buildings
+        best = 0.0
+        for q in nbrs:
+            if owner[q] != me or building[q] or terrain[q] != K.PLAIN:
+                continue
+            if producer in cb.get(tc[q], ()):
+                continue
+            v = self.producer_site(q, producer, placed=p)
+            if v > best:
+                best = v
+        return 0.75 * best
+
+    def base_value(self, p: int, base: int) -> float:
+        """Value of a base building on p: half from its own population (2 for farm, mine and
+        port = 0.5; 1 for the lumber hut = 0.25), half from its producer synergy."""
+        return 0.25 * K.BUILDING_POP[base] + 0.5 * self.base_synergy(p, base)
+
+    def support_value(self, p: int) -> float:
+        """Best producer site value of p over the producers its city does not have yet
+        (p must be an empty plain)."""
+        s = self.state
+        if s.terrain[p] != K.PLAIN or s.building[p]:
+            return 0.0
+        have = self.city_buildings.get(s.tile_city[p], ())
+        best = 0.0
+        for prod in SUPPORT:
+            if prod not in have:
+                v = self.producer_site(p, prod)
+                if v > best:
+                    best = v
+        return best
+
+    def economic_value(self, p: int) -> float:
+        """The best economic use of tile p as it is: a producer site or a base building."""
+        v = self._tile_value.get(p)
+        if v is None:
+            v = self.support_value(p)
+            for b in BASES:
+                if self._potential_base(p, b):
+                    v = max(v, self.base_value(p, b))
+            self._tile_value[p] = v
+        return v
+
+
+register_game(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
+
+
+# ------------------------------------------------------------------------------ wrappers
+for _name, _type in (
+        ("Capture", "CAPTURE"), ("Examine", "EXAMINE"), ("HealOthers", "HEAL_OTHERS"),
+        ("MakeVeteran", "MAKE_VETERAN"), ("Recover", "RECOVER"), ("UpgradeBoat", "UPGRADE_BOAT"),
+        ("UpgradeShip", "UPGRADE_SHIP"), ("EndTurn", "END_TURN"), ("Destroy", "DESTROY"),
+        ("Disband", "DISBAND")):
+    register_wrapper(GAME, _name, _type)
+
+
+# ------------------------------------------------------------------------------ attack
+@script(GAME, "AttackClosest", "ATTACK")
+def attack_closest(ctx, actor, actions):
+    """The target at the smallest Euclidean distance; v = 1/d (adjacent = 1, two tiles = 0.5)."""
+    s = ctx.state
+    units, row, col = s.units, ctx.board.row, ctx.board.col
+    p = units[actor].pos
+    x, y = row[p], col[p]
+    ds = []
+    for a in actions:
+        q = units[a[2]].pos
+        ds.append(math.hypot(row[q] - x, col[q] - y))
+    a, d = pick_min(ctx, actions, ds)
+    return a, 1.0 / d if d >= 1 else 1.0
+
+
+@script(GAME, "AttackWeakest", "ATTACK")
+def attack_weakest(ctx, actor, actions):
+    """The target with the lowest current HP; v = 1 - HP/40."""
+    units = ctx.state.units
+    hps = [units[a[2]].hp for a in actions]
+    a, hp = pick_min(ctx, actions, hps)
+    return a, max(0.0, 1.0 - hp / HP_SCALE)
+
+
+@script(GAME, "AttackMaxDamage", "ATTACK")
+def attack_max_damage(ctx, actor, actions):
+    """The target losing the most HP (combat arithmetic, no state copy), a kill ranking above
+    any non-kill: score = HP removed + (M if killed), M = the attacker's largest possible
+    damage round(4.5 ATK); v = score / 2M (kills in [0.5, 1], others below 0.5)."""
+    s = ctx.state
+    units = s.units
+    att = units[actor]
+    m = round_half_up(K.UNIT_ATK[att.type] * 4.5)
+    if m <= 0:
+        return actions[0], 0.0
+    scores = []
+    for a in actions:
+        t = units[a[2]]
+        dmg = attack_outcome(s, att, t)[0]
+        scores.append(t.hp + m if dmg >= t.hp else dmg)
+    a, sc = pick_max(ctx, actions, scores)
+    return a, min(1.0, sc / (2 * m))
+
+
+@script(GAME, "AttackStrongest", "ATTACK")
+def attack_strongest(ctx, actor, actions):
+    """The target with the highest attack force ATK x HP/maxHP (a wounded knight threatens
+    less than a fresh one); v = force / 5 (the Super Unit's ATK)."""
+    units = ctx.state.units
+    fs = []
+    for a in actions:
+        t = units[a[2]]
+        fs.append(K.UNIT_ATK[t.type] * t.hp / t.max_hp)
+    a, f = pick_max(ctx, actions, fs)
+    return a, min(1.0, f / ATK_SCALE)
+
+
+# ------------------------------------------------------------------------------ convert
+@script(GAME, "ConvertStrongest", "CONVERT")
+def convert_strongest(ctx, actor, actions):
+    """The enemy unit with the highest ATK; v = ATK / 5."""
+    units = ctx.state.units
+    a, f = pick_max(ctx, actions, [K.UNIT_ATK[units[a[2]].type] for a in actions])
+    return a, f / ATK_SCALE
+
+
+@script(GAME, "ConvertHighestHP", "CONVERT")
+def convert_highest_hp(ctx, actor, actions):
+    """The enemy unit with the most current HP; v = HP / 40."""
+    units = ctx.state.units
+    a, hp = pick_max(ctx, actions, [units[a[2]].hp for a in actions])
+    return a, min(1.0, hp / HP_SCALE)
+
+
+@script(GAME, "ConvertHighestDefence", "CONVERT")
+def convert_highest_defence(ctx, actor, actions):
+    """The enemy unit with the highest DEF; v = DEF / 4."""
+    units = ctx.state.units
+    a, d = pick_max(ctx, actions, [K.UNIT_DEF[units[a[2]].type] for a in actions])
+    return a, d / DEF_SCALE
+
+
+# ------------------------------------------------------------------------------ spawn
+def _spawn_by(key, value):
+    """A spawn script: the unit type maximising `key(type)` (random among exact ties),
+    valued `value(type)` in [0, 1]."""
+    def fn(ctx, actor, actions):
+        a, _ = pick_max(ctx, actions, [key(a[2]) for a in actions])
+        return a, value(a[2])
+    return fn
+
+
+_SPAWN_MAX = {name: max(tab[t] for t in K.SPAWNABLE) for name, tab in
+              (("atk", K.UNIT_ATK), ("def", K.UNIT_DEF), ("mov", K.UNIT_MOV), ("hp", K.UNIT_HP),
+               ("range", K.UNIT_RANGE))}
+_SPAWN_MIN_COST = min(K.UNIT_COST[t] for t in K.SPAWNABLE)
+
+_spawn_strongest = _spawn_by(lambda t: K.UNIT_ATK[t], lambda t: K.UNIT_ATK[t] / _SPAWN_MAX["atk"])
+_spawn_strongest.__doc__ = "Highest ATK (catapult or knight at random); v = ATK / 4."
+_spawn_defensive = _spawn_by(lambda t: (K.UNIT_DEF[t], K.UNIT_HP[t], -K.UNIT_COST[t]),
+                             lambda t: K.UNIT_DEF[t] / _SPAWN_MAX["def"])
+_spawn_defensive.__doc__ = "Highest DEF, then HP, then cheapest (the Defender); v = DEF / 3."
+_spawn_cheapest = _spawn_by(lambda t: -K.UNIT_COST[t], lambda t: _SPAWN_MIN_COST / K.UNIT_COST[t])
+_spawn_cheapest.__doc__ = "Lowest cost; v = 2 / cost (the Warrior = 1)."
+_spawn_fastest = _spawn_by(lambda t: K.UNIT_MOV[t], lambda t: K.UNIT_MOV[t] / _SPAWN_MAX["mov"])
+_spawn_fastest.__doc__ = "Highest movement; v = MOV / 3."
+_spawn_max_hp = _spawn_by(lambda t: K.UNIT_HP[t], lambda t: K.UNIT_HP[t] / _SPAWN_MAX["hp"])
+_spawn_max_hp.__doc__ = "Highest HP (random among the 15-HP types); v = HP / 15."
+
+
+def _spawn_range(ctx, actor, actions):
+    """Longest range among ranged types (catapult 3, archer 2); nothing if no ranged unit can
+    be spawned; v = range / 3."""
+    a, r = pick_max(ctx, actions, [K.UNIT_RANGE[a[2]] for a in actions])
+    if r < 2:
+        return None
+    return a, r / _SPAWN_MAX["range"]
+
+
+for _name, _fn in (("SpawnStrongest", _spawn_strongest), ("SpawnDefensive", _spawn_defensive),
+                   ("SpawnCheapest", _spawn_cheapest), ("SpawnFastest", _spawn_fastest),
+                   ("SpawnMaxHP", _spawn_max_hp), ("SpawnRange", _spawn_range)):
+    script(GAME, _name, "SPAWN")(_fn)
+
+
+# ------------------------------------------------------------------------------ build
+def _build_producer(producer: int):
+    def fn(ctx, actor, actions):
+        cands = ctx.builds(actor, actions).get(producer)
+        if not cands:
+            return None
+        a, v = pick_max(ctx, cands, [ctx.producer_site(a[2], producer) for a in cands])
+        return a, v
+    fn.__doc__ = (f"The {K.BUILDING_NAMES[producer].lower()} site with the most own adjacent "
+                  f"{K.BUILDING_NAMES[K.PRODUCER[producer][0]].lower()}s (potential sites count "
+                  "half); v = that count / 4, capped at 1.")
+    return fn
+
+
+def _build_base(base: int):
+    def fn(ctx, actor, actions):
+        cands = ctx.builds(actor, actions).get(base)
+        if not cands:
+            return None
+        a, v = pick_max(ctx, cands, [ctx.base_value(a[2], base) for a in cands])
+        return a, v
+    fn.__doc__ = (f"The {K.BUILDING_NAMES[base].lower()} site that best feeds a "
+                  f"{K.BUILDING_NAMES[K.BASE_OF[base]].lower()} (one adjacent > a good future "
+                  "site nearby); v = base_value (own population + synergy).")
+    return fn
+
+
+def _build_idle(kinds: frozenset):
+    def fn(ctx, actor, actions):
+        g = ctx.builds(actor, actions)
+        cands = [a for b, acts in g.items() if b in kinds for a in acts]
+        if not cands:
+            return None
+        a, idle = pick_max(ctx, cands, [1.0 - ctx.economic_value(a[2]) for a in cands])
+        return a, 0.5 + 0.5 * idle
+    return fn
+
+
+for _name, _b in (("BuildCustomHouse", K.CUSTOMS_HOUSE), ("BuildSawmill", K.SAWMILL),
+                  ("BuildWindmill", K.WINDMILL), ("BuildForge", K.FORGE)):
+    script(GAME, _name, "BUILD")(_build_producer(_b))
+for _name, _b in (("BuildFarm", K.FARM), ("BuildMine", K.MINE), ("BuildLumberHut", K.LUMBER_HUT),
+                  ("BuildPort", K.PORT)):
+    script(GAME, _name, "BUILD")(_build_base(_b))
+_monument = _build_idle(frozenset(K.MONUMENTS))
+_monument.__doc__ = ("Any available monument on the tile with the least economic use "
+                     "(1 - best producer/base value); v = (1 + idle) / 2.")
+_temple = _build_idle(K.TEMPLES)
+_temple.__doc__ = ("Any temple on the tile with the least economic use; v = (1 + idle) / 2.")
+script(GAME, "BuildMonument", "BUILD")(_monument)
+script(GAME, "BuildTemple", "BUILD")(_temple)
+
+
+# ------------------------------------------------------------------------------ forests
+def _clear_for(producer: int):
+    def fn(ctx, actor, actions):
+        if producer in ctx.city_buildings.get(actor, ()):
+            return None
+        a, v = pick_max(ctx, actions, [ctx.producer_site(a[2], producer) for a in actions])
+        if v <= 0:
+            return None
+        return a, v
+    fn.__doc__ = (f"Clear the forest tile that becomes the best "
+                  f"{K.BUILDING_NAMES[producer].lower()} site; nothing if the city has one or "
+                  "no tile scores; v = the site score.")
+    return fn
+
+
+for _name, _b in (("ClearForestForCustom", K.CUSTOMS_HOUSE), ("ClearForestForForge", K.FORGE),
+                  ("ClearForestForSawmill", K.SAWMILL), ("ClearForestForWindmill", K.WINDMILL)):
+    script(GAME, _name, "CLEAR_FOREST")(_clear_for(_b))
+
+
+@script(GAME, "BurnForest", "BURN_FOREST")
+def burn_forest(ctx, actor, actions):
+    """Burn the forest whose farm (burning leaves crops) beats its lumber hut the most:
+    score = base_value(farm) - base_value(lumber hut); v = (score + 1) / 2."""
+    scores = [ctx.base_value(a[2], K.FARM) - ctx.base_value(a[2], K.LUMBER_HUT) for a in actions]
+    a, sc = pick_max(ctx, actions, scores)
+    return a, (sc + 1.0) / 2.0
+
+
+@script(GAME, "GrowForest", "GROW_FOREST")
+def grow_forest(ctx, actor, actions):
+    """Grow the forest where a lumber hut gains most over the plain's own use:
+    score = base_value(lumber hut) - economic value as a plain (1 if built on);
+    v = (score + 1) / 2."""
+    building = ctx.state.building
+    scores = []
+    for a in actions:
+        p = a[2]
+        loss = 1.0 if building[p] else ctx.economic_value(p)
+        scores.append(ctx.base_value(p, K.LUMBER_HUT) - loss)
+    a, sc = pick_max(ctx, actions, scores)
+    return a, (sc + 1.0) / 2.0
+
+
+# ------------------------------------------------------------------------------ city
+@script(GAME, "ResourceGathering", "RESOURCE_GATHERING")
+def resource_gathering(ctx, actor, actions):
+    """Whales first (free, +10 stars; v = 1); otherwise the resource whose tile is then the
+    best producer site; v = 0.5 + 0.5 x that site value."""
+    s = ctx.state
+    res = s.resource
+    for a in actions:
+        if res[a[2]] == K.WHALES:
+            return a, 1.0
+    a, v = pick_max(ctx, actions, [ctx.support_value(a[2]) for a in actions])
+    return a, 0.5 + 0.5 * v
+
+
+_GROWTH = (K.WORKSHOP, K.RESOURCES, K.POP_GROWTH, K.PARK)
+_MILITARY = (K.CITY_WALL, K.BORDER_GROWTH, K.SUPERUNIT_BONUS)
+
+
+@script(GAME, "LevelUpGrowth", "LEVEL_UP")
+def level_up_growth(ctx, actor, actions):
+    """The economic bonus (workshop, resources, population growth, park); v = 1."""
+    for a in actions:
+        if a[2] in _GROWTH:
+            return a, 1.0
+    return None
+
+
+@script(GAME, "LevelUpMilitary", "LEVEL_UP")
+def level_up_military(ctx, actor, actions):
+    """The military bonus (city wall, border growth, super unit; v = 1), else the workshop
+    (level 1 offers nothing military; v = 0.5)."""
+    for a in actions:
+        if a[2] in _MILITARY:
+            return a, 1.0
+    for a in actions:
+        if a[2] == K.WORKSHOP:
+            return a, DEFAULT_VALUE
+    return None
+
+
+# ------------------------------------------------------------------------------ tribe
+_BRANCHES = {
+    "Farms": (K.ORGANIZATION, K.FARMING, K.SHIELDS, K.CONSTRUCTION),
+    "Naval": (K.FISHING, K.WHALING, K.SAILING, K.NAVIGATION, K.AQUATISM),
+    "Mountains": (K.CLIMBING, K.MINING, K.MEDITATION, K.SMITHERY, K.PHILOSOPHY),
+    "Range": (K.HUNTING, K.ARCHERY, K.FORESTRY, K.SPIRITUALISM, K.MATHEMATICS),
+    "Roads": (K.RIDING, K.ROADS, K.FREE_SPIRIT, K.CHIVALRY, K.TRADE),
+}
+BRANCH_OF = [""] * K.NUM_TECHS
+for _br, _techs in _BRANCHES.items():
+    for _t in _techs:
+        BRANCH_OF[_t] = _br
+
+
+def _research(branch: str):
+    def fn(ctx, actor, actions):
+        cands = [a for a in actions if BRANCH_OF[a[2]] == branch]
+        if not cands:
+            return None
+        a, tier = pick_min(ctx, cands, [K.TECH_TIER[a[2]] for a in cands])
+        return a, (4 - tier) / 4.0
+    fn.__doc__ = (f"The lowest-tier affordable tech of the {branch} branch (random among "
+                  "equals); v = (4 - tier) / 4.")
+    return fn
+
+
+for _br in _BRANCHES:
+    script(GAME, "Research" + _br, "RESEARCH_TECH")(_research(_br))
+
+
+@script(GAME, "BuildRoad", "BUILD_ROAD")
+def build_road(ctx, actor, actions):
+    """Extend the capital's road network towards the nearest own city not yet connected:
+    among road tiles adjacent to the network grown from the capital, the one closest
+    (Chebyshev) to such a city; nothing if all are connected; v = 1 / distance."""
+    s = ctx.state
+    me = ctx.me
+    tribe = s.tribes[me]
+    cap = s.cities.get(tribe.capital)
+    if cap is None or cap.tribe != me:
+        return None
+    connected = set(tribe.connected)
+    loose = [s.cities[c].pos for c in tribe.cities if c != tribe.capital and c not in connected]
+    if not loose:
+        return None
+    owner, terrain, building, road, nbrs = ctx.owner, s.terrain, s.building, s.road, s._nbrs
+    seen = {cap.pos}
+    stack = [cap.pos]
+    while stack:
+        i = stack.pop()
+        for j in nbrs[i]:
+            if j in seen:
+                continue
+            o = owner[j]
+            if ((terrain[j] == K.CITY or building[j] == K.PORT) and o == me) or \
+                    (road[j] and o in (-1, me)):
+                seen.add(j)
+                stack.append(j)
+    cheb = ctx.board.cheb
+    cands, ds = [], []
+    for a in actions:
+        t = a[2]
+        if any(j in seen for j in nbrs[t]):
+            row = cheb[t]
+            cands.append(a)
+            ds.append(min(row[p] for p in loose))
+    if not cands:
+        return None
+    a, d = pick_min(ctx, cands, ds)
+    return a, 1.0 / max(1, d)
+
+
+# ------------------------------------------------------------------------------ move
+def _towards(ctx, actor, actions, targets: set, field):
+    """Move to the destination nearest (Chebyshev) to a target tile. Nothing when there is
+    no target, the unit already stands on one, or every move leads away.
+    v = 0.5 x (progress this turn / longest step) + 0.5 x (1 - remaining distance / (size-1))."""
+    if field is None:
+        return None
+    pos, dests, step = ctx.moves(actor, actions)
+    if pos in targets:
+        return None
+    d_cur = field[pos]
+    if d_cur == 0:
+        return None
+    a, d = pick_min(ctx, actions, [field[t] for t in dests])
+    if d > d_cur:
+        return None
+    return a, 0.5 * (d_cur - d) / step + 0.5 * (1.0 - d / (ctx.board.n - 1))
+
+
+@script(GAME, "MoveToCapture", "MOVE")
+def move_to_capture(ctx, actor, actions):
+    """Towards villages, ruins and enemy city centres not already held by an own unit."""
+    return _towards(ctx, actor, actions, ctx.capture_targets, ctx.capture_field)
+
+
+@script(GAME, "MoveToOwnCityCentre", "MOVE")
+def move_to_own_city_centre(ctx, actor, actions):
+    """Towards own city centres that no own unit garrisons."""
+    return _towards(ctx, actor, actions, ctx.own_centres, ctx.own_centre_field)
+
+
+@script(GAME, "MoveDefensively", "MOVE")
+def move_defensively(ctx, actor, actions):
+    """Back into own territory (nothing if already inside)."""
+    return _towards(ctx, actor, actions, ctx.own_land, ctx.own_land_field)
+
+
+@script(GAME, "MoveOffensively", "MOVE")
+def move_offensively(ctx, actor, actions):
+    """Into enemy territory (nothing if already inside)."""
+    return _towards(ctx, actor, actions, ctx.enemy_land, ctx.enemy_land_field)
+
+
+@script(GAME, "MoveToDisembark", "MOVE")
+def move_to_disembark(ctx, actor, actions):
+    """A unit on water heads for land."""
+    pos = ctx.state.units[actor].pos
+    if not K.IS_WATER[ctx.state.terrain[pos]]:
+        return None
+    return _towards(ctx, actor, actions, ctx.land, ctx.land_field)
+
+
+@script(GAME, "MoveToEmbark", "MOVE")
+def move_to_embark(ctx, actor, actions):
+    """A unit on land heads for an own port."""
+    pos = ctx.state.units[actor].pos
+    if K.IS_WATER[ctx.state.terrain[pos]]:
+        return None
+    return _towards(ctx, actor, actions, ctx.own_ports, ctx.own_port_field)
+
+
+@script(GAME, "MoveToAttackRange", "MOVE")
+def move_to_attack_range(ctx, actor, actions):
+    """The destination with the most enemy units within the unit's range (at least one);
+    v = n / (n + 1)."""
+    pos, dests, _ = ctx.moves(actor, actions)
+    cnt = ctx.enemy_count(K.UNIT_RANGE[ctx.state.units[actor].type])
+    a, n = pick_max(ctx, actions, [cnt[t] for t in dests])
+    if n < 1:
+        return None
+    return a, n / (n + 1.0)
+
+
+def _own_neighbours(ctx, pos: int, dests: list[int]) -> list[int]:
+    """Own units around each destination, not counting the moving unit itself."""
+    adj = ctx.adj_own
+    row = ctx.board.cheb[pos]
+    return [adj[t] - (row[t] == 1) for t in dests]
+
+
+@script(GAME, "MoveToConverge", "MOVE")
+def move_to_converge(ctx, actor, actions):
+    """The destination with the most own units around it, if more than around the unit now;
+    v = n / (n + 1)."""
+    pos, dests, _ = ctx.moves(actor, actions)
+    a, n = pick_max(ctx, actions, _own_neighbours(ctx, pos, dests))
+    if n <= ctx.adj_own[pos]:
+        return None
+    return a, n / (n + 1.0)
+
+
+@script(GAME, "MoveToDiverge", "MOVE")
+def move_to_diverge(ctx, actor, actions):
+    """The destination with the fewest own units around it, if fewer than around the unit
+    now; v = fraction of the current neighbours left behind."""
+    pos, dests, _ = ctx.moves(actor, actions)
+    now = ctx.adj_own[pos]
+    if now == 0:
+        return None
+    a, n = pick_min(ctx, actions, _own_neighbours(ctx, pos, dests))
+    if n >= now:
+        return None
+    return a, (now - n) / now
+
+
+PAPER_GENOME = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "ResearchRange",
+                "ResearchRoads", "SpawnStrongest", "SpawnDefensive", "SpawnCheapest",
+                "SpawnFastest", "SpawnMaxHP", "SpawnRange")
+"""The paper's evolved weights: the 5 Research then the 6 Spawn scripts."""
+register_layout(GAME, "paper", PAPER_GENOME)
+REFERENCE_EXCLUDED = ("Destroy", "Disband")
+"""The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""

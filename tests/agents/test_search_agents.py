@@ -1,0 +1,386 @@
+"""The search agents (OSLA, flat MC, MCTS, RHEA): exact forward-model budgets, reproducibility,
+legality, the difference heuristic's formula, the terminal wrapper, and a strength check.
+
+Games are short (a few rounds) and budgets small, so the whole file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.evaluation import TerminalAware, make_evaluator
+from agents.mcts import MCTSAgent, _Node
+from agents.registry import make_agent
+from agents.runner import play_game
+from agents.search import Budget, BudgetExhausted, hooks_for
+from agents.tribes.evaluation import TribesDiffHeuristic
+from games.registry import get_game
+from games.tribes import constants as K
+from games.tribes.level_sets import PAPER_SEEDS
+from tests.agents.counting import CountingState
+
+GAME = get_game("tribes")
+LEVEL = PAPER_SEEDS[0]
+
+# name and parameters of every agent variant under test (small budgets keep games fast)
+VARIANTS = {
+    "osla": ("osla", {}),
+    "mc": ("mc", {}),
+    "mc-all-root": ("mc", {"prioritize_root": False}),
+    "mcts": ("mcts", {}),
+    "mcts-rollouts": ("mcts", {"rollouts": True}),
+    "mcts-charged": ("mcts", {"charge_selection": True, "prioritize_root": False}),
+    "rhea": ("rhea", {}),
+    "rhea-pop4": ("rhea", {"population": 4}),
+}
+SPENDS_ALL = {"mc", "rhea"}  # agents whose loop runs until the budget is spent exactly
+
+
+def new_state(level=LEVEL, seed: int = 0, rounds: int = 5):
+    return GAME.new_state(level, seed, max_rounds=rounds)
+
+
+def play_recorded(agents, state, budgets=None, counter=None) -> list[tuple]:
+    """Play a whole game, asking the agents for every decision with more than one legal
+    action; check legality and (with a counting proxy) the forward-model calls of each one.
+    Returns the list of (player, action) decisions."""
+    out = []
+    k = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        p = state.current_player
+        if len(legal) == 1:
+            state.apply(legal[0])
+            continue
+        budget = None if budgets is None else budgets[k % len(budgets)]
+        if counter is not None:
+            counter.n = 0
+        a = agents[p].act(state, budget)
+        if counter is not None:
+            used = counter.n
+            limit = agents[p].budget if budget is None else budget
+            spent = agents[p].last_budget.used
+            assert used <= limit, f"{agents[p].name}: {used} FM calls with a budget of {limit}"
+            assert spent <= limit
+            if getattr(agents[p], "charge_selection", False):
+                assert used <= spent  # selection steps are charged without an apply
+            else:
+                assert used == spent, "the agent's count disagrees with the proxy"
+        assert a in legal, f"{agents[p].name} chose an illegal action {a!r}"
+        out.append((p, a))
+        state.apply(a)
+        k += 1
+    return out
+
+
+# ------------------------------------------------------------------------------ budget
+def test_budget_refuses_to_overspend():
+    s = new_state()
+    b = Budget(2)
+    c = s.copy()
+    b.apply(c, c.legal_actions()[0])
+    b.charge(1)
+    assert b.exhausted() and b.left() == 0
+    with pytest.raises(BudgetExhausted):
+        b.apply(c, c.legal_actions()[0])
+    with pytest.raises(BudgetExhausted):
+        b.charge(1)
+    with pytest.raises(ValueError):
+        Budget(-1)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_fm_calls_never_exceed_the_budget(variant):
+    """Every decision of a whole game, against itself, with budgets from 0 up: the counting
+    proxy sees at most the budget (and exactly it for agents that search until it is spent)."""
+    name, params = VARIANTS[variant]
+    agents = [make_agent(name, seed=1, budget=60, **params),
+              make_agent(name, seed=2, budget=60, **params)]
+    state = CountingState(new_state(rounds=4))
+    budgets = [0, 1, 2, 7, 23, 60, 150, None]
+    decisions = play_recorded(agents, state, budgets, counter=state.counter)
+    assert len(decisions) >= 10
+    if name in SPENDS_ALL:
+        # replay with a fresh proxy and check that the whole budget is used
+        agent = make_agent(name, seed=3, budget=97, **params)
+        s = CountingState(new_state(rounds=3))
+        for _ in range(5):
+            if s.is_terminal():
+                break
+            if len(s.legal_actions()) == 1:
+                s.apply(s.legal_actions()[0])
+                continue
+            s.counter.n = 0
+            a = agent.act(s)
+            assert s.counter.n == 97
+            s.apply(a)
+
+
+def test_default_budget_is_2000_and_act_overrides_it():
+    for name in ("osla", "mc", "mcts", "rhea"):
+        agent = make_agent(name, seed=0)
+        assert agent.params()["budget"] == 2000
+    agent = make_agent("mcts", seed=0, budget=2000)
+    s = CountingState(new_state())
+    agent.act(s, 40)
+    assert s.counter.n == 40
+
+
+# ------------------------------------------------------------------------------ reproducibility
+@pytest.mark.parametrize("variant", ["osla", "mc", "mcts", "mcts-rollouts", "rhea", "rhea-pop4"])
+def test_same_seeds_give_the_same_game(variant):
+    name, params = VARIANTS[variant]
+
+    def game():
+        agents = [make_agent(name, seed=5, budget=80, **params),
+                  make_agent(name, seed=6, budget=80, **params)]
+        s = new_state(seed=11, rounds=5)
+        return play_recorded(agents, s), s.scores()
+
+    assert game() == game()
+
+
+@pytest.mark.parametrize("variant", ["mc", "mcts", "rhea"])
+def test_different_seeds_decide_differently_somewhere(variant):
+    """Ask two agents that differ only in their seed about the same states of one game."""
+    name, params = VARIANTS[variant]
+    a = make_agent(name, seed=1, budget=80, **params)
+    b = make_agent(name, seed=2, budget=80, **params)
+    s = new_state(seed=3, rounds=6)
+    differ = 0
+    while not s.is_terminal():
+        legal = s.legal_actions()
+        if len(legal) == 1:
+            s.apply(legal[0])
+            continue
+        x, y = a.act(s), b.act(s)
+        differ += x != y
+        s.apply(x)
+    assert differ > 0
+
+
+def test_osla_different_seeds_break_ties_differently():
+    """OSLA's only randomness is tie-breaking (and which candidates fit a tiny budget)."""
+    s = new_state(seed=3)
+    picks = {make_agent("osla", seed=k).act(s, 3) for k in range(12)}
+    assert len(picks) > 1
+
+
+def test_search_does_not_touch_the_game_random_stream():
+    s = new_state(seed=4)
+    before = s.rng.seed
+    for name in ("osla", "mc", "mcts", "rhea"):
+        make_agent(name, seed=0, budget=100).act(s)
+    assert s.rng.seed == before
+
+
+# ------------------------------------------------------------------------------ registry
+@pytest.mark.parametrize("name", ["osla", "mc", "mcts", "rhea"])
+def test_registered_and_rebuilt_from_params(name):
+    agent = make_agent(name, seed=7, budget=123)
+    assert agent.name == name
+    again = make_agent(name, **agent.params())
+    assert again.params() == agent.params()
+    with pytest.raises(ValueError):
+        make_agent(name, no_such_parameter=1)
+
+
+def test_flags_accept_text_from_agent_specs():
+    from agents.registry import parse_agent_spec
+    a = parse_agent_spec("mcts:rollouts=false,prioritize_root=true,budget=10", seed=1)
+    assert a.rollouts is False and a.prioritize_root is True and a.budget == 10
+    with pytest.raises(ValueError):
+        parse_agent_spec("mcts:rollouts=maybe")
+
+
+def test_game_neutral_modules_do_not_import_tribes():
+    code = ("import sys\n"
+            "import agents.search, agents.evaluation, agents.osla, agents.flat_mc, "
+            "agents.mcts, agents.rhea\n"
+            "bad = [m for m in sys.modules if m.startswith(('games.tribes', 'agents.tribes'))]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------------------ heuristic
+def _before_after():
+    """A start position and a hand-edited successor. Changes for tribe 0: score +100, two more
+    techs, 3 kills, one more unit, capital one level higher (so production +1 and levels +1),
+    one more connected city. Tribe 1: a new level-2 city (cities +1, levels +2, production
+    +2) and one unit fewer."""
+    before = new_state(seed=1)
+    after = before.copy()
+    t0 = after.tribe_w(0)
+    t0.score += 100
+    new_techs = [k for k in range(K.NUM_TECHS) if not t0.has(k)][:2]
+    for k in new_techs:
+        t0.techs |= 1 << k
+    t0.kills += 3
+    t0.connected = t0.connected + [9999]
+    free = next(i for i in range(len(after.terrain)) if not after.unit_at[i])
+    after.create_unit(K.WARRIOR, 0, free, 0)
+    after.city_w(t0.capital).level += 1
+    t1 = after.tribe_w(1)
+    cap1 = after.cities[t1.capital]
+    c = cap1.clone(after._tok)
+    c.id, c.capital, c.level, c.prod_bonus, c.pop, c.units = 9998, False, 2, 0, 0, []
+    after.cities[c.id] = c
+    t1.cities.append(c.id)
+    uid = cap1.units[0]
+    after.remove_unit(uid, lose_points=False)
+    return before, after
+
+
+def test_diff_heuristic_matches_the_formula():
+    before, after = _before_after()
+    h = TribesDiffHeuristic()
+    # s0 = 0.1*100 + 4*2 + 3*3 + 2*1 + 2*1 + 5*1 = 36; s1 = 4*1 + 2*2 + 5*2 - 2*1 = 16
+    assert h.evaluate(before, after, 0) == pytest.approx(36 - 16 + 1)
+    assert h.evaluate(before, after, 1) == pytest.approx(16 - 36)
+    assert h.evaluate(before, before.copy(), 0) == 0
+
+
+def test_diff_heuristic_of_three_tribes_uses_the_mean_of_the_others():
+    s = GAME.new_state(12345, 0, max_rounds=5, tribes=("XIN_XI", "IMPERIUS", "BARDUR"))
+    after = s.copy()
+    after.tribe_w(1).score += 100   # s1 = 10
+    after.tribe_w(2).kills += 2     # s2 = 6
+    after.tribe_w(0).kills += 1     # s0 = 3
+    assert TribesDiffHeuristic().evaluate(s, after, 0) == pytest.approx(3 - (10 + 6) / 2)
+
+
+def test_terminal_wrapper_ranks_a_win_above_everything():
+    before, after = _before_after()
+    ev = make_evaluator("tribes", "diff")
+    assert isinstance(ev, TerminalAware)
+    huge = after.copy()
+    huge.tribe_w(0).score += 10 ** 9
+    won, lost = after.copy(), huge.copy()
+    won.finish(winner=0)
+    lost.finish(winner=1)
+    assert won.is_terminal() and won.winner() == 0 and lost.winner() == 1
+    non_terminal = [ev.evaluate(before, x, 0) for x in (before, after, huge)]
+    assert ev.evaluate(before, won, 0) > max(non_terminal)
+    assert ev.evaluate(before, lost, 0) < min(non_terminal)
+    assert ev.evaluate(before, won, 1) == ev.evaluate(before, lost, 0)
+
+
+def test_evaluator_can_be_replaced_by_an_object():
+    class Counting:
+        calls = 0
+
+        def evaluate(self, root, leaf, player):
+            Counting.calls += 1
+            return 0.0
+
+    agent = MCTSAgent(seed=0, budget=30, evaluator=Counting())
+    agent.act(new_state())
+    assert Counting.calls > 0
+    with pytest.raises(ValueError):
+        make_evaluator("tribes", "no-such-evaluator")
+
+
+# ------------------------------------------------------------------------------ MCTS details
+class _Stub:
+    def __init__(self, player: int):
+        self.current_player = player
+
+    def is_terminal(self):
+        return False
+
+
+def _tree(opponent: bool, stats):
+    """A node (of player 1 if `opponent`, else of player 0 = the searcher) with children of
+    given (visits, mean)."""
+    me = 0
+    node = _Node(_Stub(1 if opponent else 0), None, None, 0, me)
+    for k, (n, mean) in enumerate(stats):
+        ch = _Node(_Stub(0), node, ("a", k), 1, me)
+        ch.n, ch.total = n, n * mean
+        node.children.append(ch)
+        node.n += n
+        node.total += n * mean
+    node.lo = min(m for _, m in stats) - 1
+    node.hi = max(m for _, m in stats) + 1
+    return node
+
+
+def test_mcts_maximises_at_own_nodes_and_minimises_at_opponent_nodes():
+    agent = MCTSAgent(seed=0, c=0.0)
+    assert agent._select(_tree(False, [(5, 1.0), (5, 9.0)])).action == ("a", 1)
+    assert agent._select(_tree(True, [(5, 1.0), (5, 9.0)])).action == ("a", 0)
+    # the exploration bonus still favours the less visited child at opponent nodes
+    agent = MCTSAgent(seed=0, c=1.0)
+    assert agent._select(_tree(True, [(1, 5.0), (20, 5.0)])).action == ("a", 0)
+
+
+def test_mcts_returns_the_most_visited_root_child():
+    agent = MCTSAgent(seed=0)
+    root = _tree(False, [(3, 100.0), (10, 1.0), (4, 50.0)])
+    assert agent._final(root, []) == ("a", 1)
+
+
+def test_root_prioritisation_picks_one_group():
+    s = new_state(seed=2)
+    groups = hooks_for("tribes").root_groups(s)
+    assert groups and all(groups)
+    kinds = [{a[0] for a in g} for g in groups]
+    assert all(len(set(map(_group_of, k))) == 1 for k in kinds)
+
+
+def _group_of(kind: int) -> str:
+    from games.tribes.actions import CITY_ACTIONS, UNIT_ACTIONS
+    return "city" if kind in CITY_ACTIONS else "unit" if kind in UNIT_ACTIONS else "tribe"
+
+
+# ------------------------------------------------------------------------------ RHEA details
+def test_rhea_shifts_its_buffer_within_a_turn_only():
+    """The best individual, minus the action just played, seeds the next decision of the same
+    turn; a new turn starts from random individuals (all genes empty)."""
+    agent = make_agent("rhea", seed=0, budget=100)
+    first_genomes = []
+    fitness = agent._fitness
+
+    def spy(g, *args, **kw):
+        if not seen[0]:
+            first_genomes.append(list(g))
+            seen[0] = True
+        return fitness(g, *args, **kw)
+
+    agent._fitness = spy
+    s = new_state(seed=5, rounds=3)
+    expected = []
+    while not s.is_terminal():
+        legal = s.legal_actions()
+        if len(legal) == 1:
+            s.apply(legal[0])
+            continue
+        key = (s.tick, s.current)
+        same_turn = agent._buffer is not None and agent._buffer_key == key
+        expected.append(agent._buffer[1:] + [None] if same_turn else [None] * agent.length)
+        seen = [False]
+        s.apply(agent.act(s))
+    assert first_genomes == expected
+    assert any(any(g is not None for g in e) for e in expected), "no decision reused its buffer"
+    assert any(all(g is None for g in e) for e in expected)
+
+
+# ------------------------------------------------------------------------------ strength
+def test_mcts_beats_random_at_a_tiny_budget():
+    """MCTS with 100 FM calls per decision against the random agent, both seats, 10 rounds on
+    four paper levels: won at least 6 of 8 (measured 10 of 12 over 6 levels at this budget)."""
+    wins = 0
+    for g in range(8):
+        seat = g % 2
+        s = GAME.new_state(PAPER_SEEDS[g // 2], g, max_rounds=10)
+        agents = [make_agent("mcts", seed=g, budget=100), make_agent("random", seed=100 + g)]
+        if seat:
+            agents.reverse()
+        play_game(s, agents)
+        wins += s.winner() == seat
+    assert wins >= 6, f"MCTS won only {wins} of 8 games against random"
