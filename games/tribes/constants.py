@@ -167,9 +167,7 @@ RUINS_BONUS_NAMES = ("SUPERUNIT", "RESEARCH", "POP_GROWTH", "EXPLORER", "RESOURC
 RUINS_SUPERUNIT, RUINS_RESEARCH, RUINS_POP_GROWTH, RUINS_EXPLORER, RUINS_RESOURCES = range(5)
 
 # --- tribes ------------------------------------------------------------------------------------------
-TRIBE_NAMES = ("XIN_XI", "IMPERIUS", "BARDUR", "OUMAJI", "KICKOO", "HOODRICK", "LUXIDOOR",
-               "VENGIR", "ZEBASI", "AI_MO", "QUETZALI", "YADAKK")
-TRIBE_OF_NAME = {n: i for i, n in enumerate(TRIBE_NAMES)}
+from games.tribes.level import TRIBE_NAMES  # noqa: E402,F401  (defined once, with the level format)
 LUXIDOOR = 6
 TRIBE_START_TECH = (CLIMBING, ORGANIZATION, HUNTING, RIDING, FISHING, ARCHERY, -1, SMITHERY,
                     FARMING, MEDITATION, SHIELDS, ROADS)

@@ -458,28 +458,19 @@ def resource_gathering(s, a) -> None:
     _after_action(s)
 
 
-def clear_forest(s, a) -> None:
+# forest action -> (terrain after, resource after or None to keep it, stars gained)
+_FOREST_EFFECT = {CLEAR_FOREST: (K.PLAIN, None, 2), BURN_FOREST: (K.PLAIN, K.CROPS, -5),
+                  GROW_FOREST: (K.FOREST, K.NO_RESOURCE, -5)}
+
+
+def forest_action(s, a) -> None:
+    """Clear (+2 stars, the resource stays: a reference quirk), burn (crops) or grow a forest."""
     me = s.cities[a[1]].tribe
-    s.terrain[a[2]] = K.PLAIN
-    s.add_stars(me, 2)
-    s.event(me, "forest_actions")
-    _after_action(s)
-
-
-def burn_forest(s, a) -> None:
-    me = s.cities[a[1]].tribe
-    s.terrain[a[2]] = K.PLAIN
-    s.resource[a[2]] = K.CROPS
-    s.add_stars(me, -5)
-    s.event(me, "forest_actions")
-    _after_action(s)
-
-
-def grow_forest(s, a) -> None:
-    me = s.cities[a[1]].tribe
-    s.terrain[a[2]] = K.FOREST
-    s.resource[a[2]] = K.NO_RESOURCE
-    s.add_stars(me, -5)
+    terrain, resource, stars = _FOREST_EFFECT[a[0]]
+    s.terrain[a[2]] = terrain
+    if resource is not None:
+        s.resource[a[2]] = resource
+    s.add_stars(me, stars)
     s.event(me, "forest_actions")
     _after_action(s)
 
@@ -603,8 +594,8 @@ for _kind, _fn in ((MOVE, move), (ATTACK, attack), (CAPTURE, capture), (RECOVER,
                    (HEAL_OTHERS, heal_others), (CONVERT, convert), (EXAMINE, examine),
                    (DISBAND, disband), (MAKE_VETERAN, make_veteran), (UPGRADE_BOAT, upgrade),
                    (UPGRADE_SHIP, upgrade), (LEVEL_UP, level_up), (SPAWN, spawn),
-                   (RESOURCE_GATHERING, resource_gathering), (CLEAR_FOREST, clear_forest),
-                   (BURN_FOREST, burn_forest), (GROW_FOREST, grow_forest), (BUILD, build),
+                   (RESOURCE_GATHERING, resource_gathering), (CLEAR_FOREST, forest_action),
+                   (BURN_FOREST, forest_action), (GROW_FOREST, forest_action), (BUILD, build),
                    (DESTROY, destroy), (RESEARCH_TECH, research), (BUILD_ROAD, build_road),
                    (END_TURN, end_turn)):
     APPLY[_kind] = _fn
