@@ -25,7 +25,7 @@ class FlatMCAgent:
     name = "mc"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, rollout_length: int = 20,
-                 prioritize_root: bool = True, game: str = "tribes",
+                 prioritize_root: bool = False, game: str = "tribes",
                  evaluator: str | Evaluator = "diff") -> None:
         if rollout_length < 1:
             raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")

@@ -50,7 +50,7 @@ class MCTSAgent:
     name = "mcts"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
-                 horizon: int = 20, rollouts: bool = False, prioritize_root: bool = True,
+                 horizon: int = 20, rollouts: bool = False, prioritize_root: bool = False,
                  charge_selection: bool = False, game: str = "tribes",
                  evaluator: str | Evaluator = "diff") -> None:
         if horizon < 1:

@@ -1,4 +1,4 @@
-"""Rolling horizon evolution: evolve fixed-length action sequences, play the best one's first action.
+"""Rolling horizon evolution: evolve action sequences, play the first action of the best one.
 
 An individual is a sequence of `length` actions played from the decision's state; its fitness
 is the evaluator's value of the state at the end (or where the game ended). A gene that is not

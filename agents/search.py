@@ -14,7 +14,7 @@ buffer reuse within a turn).
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable
 
 import numpy as np
 
@@ -89,11 +89,6 @@ def as_bool(value: Any, name: str) -> bool:
             return False
         raise ValueError(f"{name}: expected true or false, got {value!r}")
     return bool(value)
-
-
-def pick(rng: np.random.Generator, items: Sequence[Any]) -> Any:
-    """A uniformly random element (items must not be empty)."""
-    return items[int(rng.integers(len(items)))]
 
 
 # ------------------------------------------------------------------------------ game hooks

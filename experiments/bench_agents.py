@@ -9,6 +9,11 @@ over its game sides (pooled mean 47 ms) in whole MCTS-vs-MCTS games; the ratios 
 to those figures, so they compare the agent's speed, not the same games.
 
     python experiments/bench_agents.py [--levels 2] [--rounds 10] [--budget 2000]
+        [--mcts mcts:charge_selection=true] [--rhea rhea:population=20]
+
+`--mcts`/`--rhea` take agent specs (`name:key=value,...`) to time other settings; with
+`charge_selection=true` MCTS also spends one call per selection step, as the reference counts,
+and so does about as much work per decision as the reference's MCTS.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import platform
 import statistics
 import time
 
-from agents.registry import make_agent
+from agents.registry import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 
@@ -68,6 +73,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10, help="round limit of each game")
     ap.add_argument("--budget", type=int, default=2000, help="FM calls per decision")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--mcts", default="mcts", help="agent spec of the MCTS side")
+    ap.add_argument("--rhea", default="rhea", help="agent spec of the RHEA side")
     args = ap.parse_args()
     game = get_game("tribes")
     per_agent: dict[str, list] = {"mcts": [], "rhea": []}
@@ -78,20 +85,22 @@ def main() -> None:
         for order in (("mcts", "rhea"), ("rhea", "mcts")):
             seed = args.seed + 2 * k + (order[0] == "rhea")
             state = game.new_state(level, seed, max_rounds=args.rounds)
-            agents = [make_agent(name, seed=seed + 100 * i, budget=args.budget)
+            specs = {"mcts": args.mcts, "rhea": args.rhea}
+            agents = [parse_agent_spec(specs[name], seed=seed + 100 * i)
                       for i, name in enumerate(order)]
             t0 = time.perf_counter()
             times = play_timed(state, agents, args.budget)
             for name, t in zip(order, times):
                 per_agent[name].extend(t)
                 sides[name].append(t)
-            games.append({"level": level, "seats": list(order), "rounds": state.tick,
+            games.append({"level": level, "seats": list(order), "final_tick": state.tick,
                           "winner": order[state.winner()] if state.winner() is not None else None,
                           "seconds": round(time.perf_counter() - t0, 1)})
     out = {
         "python": platform.python_version(),
         "timing": "CPU time of this process per decision (wall-clock figures: wall_*)",
         "budget_fm_calls": args.budget,
+        "agents": {"mcts": args.mcts, "rhea": args.rhea},
         "levels": args.levels,
         "max_rounds": args.rounds,
         "games": games,

@@ -61,9 +61,11 @@ class Portfolio:
 
     def __init__(self, game: str, table: Mapping[str, Sequence[str]] | None = None,
                  weights: Mapping[str, float] | None = None,
-                 genome: str | Sequence[str] = "paper") -> None:
+                 genome: str | Sequence[str] | None = None) -> None:
         self.game = game
         info = game_info(game)
+        if genome is None:  # the game's paper layout if it has one
+            genome = "paper" if "paper" in info.layouts else "none"
         known = scripts_of(game)
         if table is None:
             table = default_table(game)
@@ -162,7 +164,7 @@ class Portfolio:
                              "(expected game, scripts, weights, genome)")
         if "game" not in d:
             raise ValueError("portfolio: missing 'game'")
-        return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("genome", "paper"))
+        return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("genome"))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Portfolio) and self.to_dict() == other.to_dict()
@@ -191,7 +193,7 @@ def _is_weight(v: Any) -> bool:
             and math.isfinite(v) and 0.0 <= v <= 1.0)
 
 
-def portfolio(game: str = "tribes", genome: str | Sequence[str] = "paper",
+def portfolio(game: str = "tribes", genome: str | Sequence[str] | None = None,
               reference: bool = False) -> Portfolio:
     """The default portfolio of a game (all its scripts, weights 0.5). `reference=True` drops
     the scripts the reference code leaves out (Tribes: the Destroy and Disband wrappers)."""

@@ -158,7 +158,7 @@ def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo
     scripts = _SCRIPTS.setdefault(game, {})
     if name in scripts and scripts[name].fn is not fn:
         raise ValueError(f"script {name!r} is already registered for game {game!r}")
-    info = ScriptInfo(game, name, action_type, fn, (fn.__doc__ or "").strip())
+    info = ScriptInfo(game, name, action_type, fn, " ".join((fn.__doc__ or "").split()))
     scripts[name] = info
     return info
 

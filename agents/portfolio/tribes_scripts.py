@@ -20,6 +20,7 @@ behaviour is implemented instead.
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 
 import numpy as np
 
@@ -50,6 +51,22 @@ sites) scores 1: 4 farms around a windmill is already an excellent windmill."""
 
 SUPPORT = (K.CUSTOMS_HOUSE, K.SAWMILL, K.WINDMILL, K.FORGE)
 BASES = (K.FARM, K.MINE, K.LUMBER_HUT, K.PORT)
+_NB = len(K.BUILDING_NAMES)
+_BASE_OF_PRODUCER = {prod: base for prod, (base, _) in K.PRODUCER.items()}
+
+
+def _base_at(terrain: int, resource: int) -> int:
+    """The base building an empty tile could take (terrain and resource rules), or 0."""
+    for b in BASES:
+        if terrain in K.BUILDING_TERRAIN[b]:
+            need = K.BUILDING_RESOURCE.get(b)
+            if need is None or resource == need:
+                return b
+    return 0
+
+
+_BASE_AT = [[_base_at(t, r) for r in range(len(K.RESOURCE_NAMES))]
+            for t in range(len(K.TERRAIN_NAMES))]
 
 
 # ------------------------------------------------------------------------------ geometry
@@ -60,6 +77,7 @@ class _Board:
     def __init__(self, n: int) -> None:
         N = n * n
         self.n = n
+        self.last = max(1, n - 1)
         self.row = [i // n for i in range(N)]
         self.col = [i % n for i in range(N)]
         r = np.array(self.row)
@@ -72,6 +90,11 @@ class _Board:
 
 
 _BOARDS: dict[int, _Board] = {}
+
+
+def _single(i: int):
+    """itemgetter for one index, still returning a tuple."""
+    return lambda seq: (seq[i],)
 
 
 def _board(n: int) -> _Board:
@@ -89,6 +112,8 @@ _CACHE_LIMIT = 20000
 _FIELDS: dict = {}
 _TERRAIN: dict = {}
 _TERRITORY: dict = {}
+_ENEMY_COUNT: dict = {}
+_EMPTY: frozenset = frozenset()
 
 
 def _cached(cache: dict, key, make):
@@ -179,6 +204,8 @@ class TribesContext(ScriptContext):
         self._builds: dict = {}
         self._enemy_count: dict = {}
         self._tile_value: dict = {}
+        self._site: dict = {}
+        self._company: dict = {}
 
     def ordered_actors(self, by_actor: dict) -> list:
         """Units first (in the state's order), then cities, then the tribe (actor 0)."""
@@ -220,40 +247,56 @@ class TribesContext(ScriptContext):
 
     # ---------------------------------------------------------------- units
     @lazy
-    def own_positions(self) -> list[int]:
+    def _positions(self) -> tuple[list[int], list[int]]:
+        """(own unit positions, enemy unit positions), in one pass over the units."""
         s = self.state
         me, unit_at = self.me, s.unit_at
-        return [u.pos for uid, u in s.units.items() if u.tribe == me and unit_at[u.pos] == uid]
+        own, enemy = [], []
+        for uid, u in s.units.items():
+            p = u.pos
+            if unit_at[p] == uid:
+                (own if u.tribe == me else enemy).append(p)
+        return own, enemy
+
+    @lazy
+    def own_positions(self) -> list[int]:
+        return self._positions[0]
 
     @lazy
     def enemy_positions(self) -> list[int]:
-        s = self.state
-        me, unit_at = self.me, s.unit_at
-        return [u.pos for uid, u in s.units.items() if u.tribe != me and unit_at[u.pos] == uid]
+        return self._positions[1]
 
     @lazy
     def own_set(self) -> set[int]:
-        return set(self.own_positions)
+        return set(self._positions[0])
 
     @lazy
     def adj_own(self) -> list[int]:
         """Number of own units on the 8 neighbours of each tile."""
         cnt = [0] * len(self.state.terrain)
         nbrs = self.state._nbrs
-        for p in self.own_positions:
+        for p in self._positions[0]:
             for j in nbrs[p]:
                 cnt[j] += 1
         return cnt
 
     def enemy_count(self, r: int) -> list[int]:
-        """Number of enemy units within Chebyshev distance r of each tile."""
+        """Number of enemy units within Chebyshev distance r of each tile (shared across
+        states: enemy units stand still during the player's own turn)."""
         cnt = self._enemy_count.get(r)
         if cnt is None:
-            cnt = [0] * len(self.state.terrain)
-            within = self.board.within[r]
-            for p in self.enemy_positions:
-                for t in within[p]:
-                    cnt[t] += 1
+            board = self.board
+            key = (board.n, r, tuple(self._positions[1]))
+            cnt = _ENEMY_COUNT.get(key)
+            if cnt is None:
+                cnt = [0] * (board.n * board.n)
+                within = board.within[r]
+                for p in key[2]:
+                    for t in within[p]:
+                        cnt[t] += 1
+                if len(_ENEMY_COUNT) >= _CACHE_LIMIT:
+                    _ENEMY_COUNT.clear()
+                _ENEMY_COUNT[key] = cnt
             self._enemy_count[r] = cnt
         return cnt
 
@@ -311,22 +354,27 @@ class TribesContext(ScriptContext):
 
     @lazy
     def own_ports(self) -> set[int]:
+        building = self.state.building
+        if K.PORT not in building:
+            return _EMPTY
         me, owner = self.me, self.owner
-        return {i for i in _indices(self.state.building, K.PORT) if owner[i] == me}
+        return {i for i in _indices(building, K.PORT) if owner[i] == me}
 
     @lazy
     def own_port_field(self):
         return _field(self.board, sorted(self.own_ports))
 
     # ---------------------------------------------------------------- per-actor caches
-    def moves(self, actor: int, actions) -> tuple[int, list[int], int]:
-        """(unit position, destinations, largest Chebyshev step among them)."""
+    def moves(self, actor: int, actions) -> tuple:
+        """(unit position, destinations, largest Chebyshev step among them, on water?,
+        getter: a per-tile list -> tuple of its values at the destinations)."""
         m = self._moves.get(actor)
         if m is None:
             pos = self.state.units[actor].pos
             dests = [a[2] for a in actions]
-            row = self.board.cheb[pos]
-            m = (pos, dests, max(row[d] for d in dests))
+            get = itemgetter(*dests) if len(dests) > 1 else _single(dests[0])
+            m = (pos, dests, max(get(self.board.cheb[pos])), K.IS_WATER[self.state.terrain[pos]],
+                 get)
             self._moves[actor] = m
         return m
 
@@ -341,35 +389,37 @@ class TribesContext(ScriptContext):
         return g
 
     # ---------------------------------------------------------------- build sites
-    def _potential_base(self, j: int, b: int) -> bool:
-        """Could base building `b` go on tile j later (terrain and resource; tech ignored)?"""
-        s = self.state
-        if s.building[j] or s.terrain[j] not in K.BUILDING_TERRAIN[b]:
-            return False
-        need = K.BUILDING_RESOURCE.get(b)
-        return need is None or s.resource[j] == need
+    def site_counts(self, p: int) -> list[float]:
+        """Per base building type: own neighbours of p holding it (1 each) or empty and able
+        to take it later (0.5 each; terrain and resource only, tech ignored)."""
+        c = self._site.get(p)
+        if c is None:
+            s = self.state
+            building, owner, me = s.building, self.owner, self.me
+            terrain, resource = s.terrain, s.resource
+            c = [0.0] * _NB
+            for j in s._nbrs[p]:
+                if owner[j] != me:
+                    continue
+                b = building[j]
+                if b:
+                    c[b] += 1.0
+                else:
+                    pb = _BASE_AT[terrain[j]][resource[j]]
+                    if pb:
+                        c[pb] += 0.5
+            self._site[p] = c
+        return c
 
-    def producer_site(self, p: int, producer: int, placed: int = -1) -> float:
-        """How good tile p is for `producer`: own neighbours holding its base building count 1,
-        own empty neighbours where that base could still go count 0.5 (tile `placed` counts
-        as holding it); the sum over 4, capped at 1."""
-        base = K.PRODUCER[producer][0]
-        s = self.state
-        building, owner, me = s.building, self.owner, self.me
-        total = 0.0
-        for j in s._nbrs[p]:
-            if owner[j] != me:
-                continue
-            if j == placed or building[j] == base:
-                total += 1.0
-            elif self._potential_base(j, base):
-                total += 0.5
-        return min(1.0, total / _SITE_SCALE)
+    def producer_site(self, p: int, producer: int) -> float:
+        """How good tile p is for `producer`: site_counts of its base building over 4, capped
+        at 1 (4 adjacent farms make a perfect windmill site)."""
+        return min(1.0, self.site_counts(p)[_BASE_OF_PRODUCER[producer]] / _SITE_SCALE)
 
     def base_synergy(self, p: int, base: int) -> float:
         """What a base building on p adds to its producer: 1 if an own producer is adjacent
-        (it pays at once), else 0.75 x the best producer site among p's own empty plain
-        neighbours whose city lacks that producer (it may pay later), else 0."""
+        (it pays at once), else 0.25 per own empty plain neighbour whose city lacks that
+        producer (where one could go later), up to 0.5."""
         producer = K.BASE_OF[base]
         s = self.state
         building, terrain, owner, me, tc = s.building, s.terrain, self.owner, self.me, s.tile_city
@@ -378,16 +428,14 @@ class TribesContext(ScriptContext):
             if building[j] == producer and owner[j] == me:
                 return 1.0
         cb = self.city_buildings
-        best = 0.0
+        n = 0
         for q in nbrs:
-            if owner[q] != me or building[q] or terrain[q] != K.PLAIN:
-                continue
-            if producer in cb.get(tc[q], ()):
-                continue
-            v = self.producer_site(q, producer, placed=p)
-            if v > best:
-                best = v
-        return 0.75 * best
+            if owner[q] == me and not building[q] and terrain[q] == K.PLAIN \
+                    and producer not in cb.get(tc[q], ()):
+                n += 1
+                if n == 2:
+                    break
+        return 0.25 * n
 
     def base_value(self, p: int, base: int) -> float:
         """Value of a base building on p: half from its own population (2 for farm, mine and
@@ -396,26 +444,29 @@ class TribesContext(ScriptContext):
 
     def support_value(self, p: int) -> float:
         """Best producer site value of p over the producers its city does not have yet
-        (p must be an empty plain)."""
+        (0 unless p is an empty plain)."""
         s = self.state
         if s.terrain[p] != K.PLAIN or s.building[p]:
             return 0.0
         have = self.city_buildings.get(s.tile_city[p], ())
+        c = self.site_counts(p)
         best = 0.0
         for prod in SUPPORT:
             if prod not in have:
-                v = self.producer_site(p, prod)
+                v = c[_BASE_OF_PRODUCER[prod]]
                 if v > best:
                     best = v
-        return best
+        return min(1.0, best / _SITE_SCALE)
 
     def economic_value(self, p: int) -> float:
         """The best economic use of tile p as it is: a producer site or a base building."""
         v = self._tile_value.get(p)
         if v is None:
             v = self.support_value(p)
-            for b in BASES:
-                if self._potential_base(p, b):
+            s = self.state
+            if not s.building[p]:
+                b = _BASE_AT[s.terrain[p]][s.resource[p]]
+                if b:
                     v = max(v, self.base_value(p, b))
             self._tile_value[p] = v
         return v
@@ -451,10 +502,13 @@ def attack_closest(ctx, actor, actions):
 
 @script(GAME, "AttackWeakest", "ATTACK")
 def attack_weakest(ctx, actor, actions):
-    """The target with the lowest current HP; v = 1 - HP/40."""
+    """The target with the lowest current HP (then the lowest DEF); v = 1 - HP/40."""
     units = ctx.state.units
-    hps = [units[a[2]].hp for a in actions]
-    a, hp = pick_min(ctx, actions, hps)
+    keys = []
+    for a in actions:
+        t = units[a[2]]
+        keys.append((t.hp, K.UNIT_DEF[t.type]))
+    a, (hp, _) = pick_min(ctx, actions, keys)
     return a, max(0.0, 1.0 - hp / HP_SCALE)
 
 
@@ -560,6 +614,10 @@ for _name, _fn in (("SpawnStrongest", _spawn_strongest), ("SpawnDefensive", _spa
 
 
 # ------------------------------------------------------------------------------ build
+def _bname(b: int) -> str:
+    return K.BUILDING_NAMES[b].lower().replace("_", " ")
+
+
 def _build_producer(producer: int):
     def fn(ctx, actor, actions):
         cands = ctx.builds(actor, actions).get(producer)
@@ -567,9 +625,9 @@ def _build_producer(producer: int):
             return None
         a, v = pick_max(ctx, cands, [ctx.producer_site(a[2], producer) for a in cands])
         return a, v
-    fn.__doc__ = (f"The {K.BUILDING_NAMES[producer].lower()} site with the most own adjacent "
-                  f"{K.BUILDING_NAMES[K.PRODUCER[producer][0]].lower()}s (potential sites count "
-                  "half); v = that count / 4, capped at 1.")
+    fn.__doc__ = (f"The {_bname(producer)} site with the most own adjacent "
+                  f"{_bname(K.PRODUCER[producer][0])}s (free sites for one count half); "
+                  "v = that count / 4, capped at 1.")
     return fn
 
 
@@ -580,20 +638,21 @@ def _build_base(base: int):
             return None
         a, v = pick_max(ctx, cands, [ctx.base_value(a[2], base) for a in cands])
         return a, v
-    fn.__doc__ = (f"The {K.BUILDING_NAMES[base].lower()} site that best feeds a "
-                  f"{K.BUILDING_NAMES[K.BASE_OF[base]].lower()} (one adjacent > a good future "
-                  "site nearby); v = base_value (own population + synergy).")
+    fn.__doc__ = (f"The {_bname(base)} site that best feeds a {_bname(K.BASE_OF[base])}: "
+                  f"v = 0.25 x own population + 0.5 x synergy, synergy = 1 next to an own "
+                  f"{_bname(K.BASE_OF[base])}, else 0.25 per free site for one next to it "
+                  "(up to 0.5).")
     return fn
 
 
-def _build_idle(kinds: frozenset):
+def _build_idle(kinds: frozenset, low: float):
     def fn(ctx, actor, actions):
         g = ctx.builds(actor, actions)
         cands = [a for b, acts in g.items() if b in kinds for a in acts]
         if not cands:
             return None
         a, idle = pick_max(ctx, cands, [1.0 - ctx.economic_value(a[2]) for a in cands])
-        return a, 0.5 + 0.5 * idle
+        return a, low + 0.5 * idle
     return fn
 
 
@@ -603,11 +662,13 @@ for _name, _b in (("BuildCustomHouse", K.CUSTOMS_HOUSE), ("BuildSawmill", K.SAWM
 for _name, _b in (("BuildFarm", K.FARM), ("BuildMine", K.MINE), ("BuildLumberHut", K.LUMBER_HUT),
                   ("BuildPort", K.PORT)):
     script(GAME, _name, "BUILD")(_build_base(_b))
-_monument = _build_idle(frozenset(K.MONUMENTS))
-_monument.__doc__ = ("Any available monument on the tile with the least economic use "
-                     "(1 - best producer/base value); v = (1 + idle) / 2.")
-_temple = _build_idle(K.TEMPLES)
-_temple.__doc__ = ("Any temple on the tile with the least economic use; v = (1 + idle) / 2.")
+_monument = _build_idle(frozenset(K.MONUMENTS), 0.5)
+_monument.__doc__ = ("An available monument on the tile with the least economic use "
+                     "(idle = 1 - its best producer or base-building value); v = 0.5 + idle/2 "
+                     "(free, +3 population and +400 score: always worth doing).")
+_temple = _build_idle(K.TEMPLES, 0.0)
+_temple.__doc__ = ("A temple on the tile with the least economic use; v = idle / 2 (20 stars "
+                   "for 1 population: a use for spare stars, not a priority).")
 script(GAME, "BuildMonument", "BUILD")(_monument)
 script(GAME, "BuildTemple", "BUILD")(_temple)
 
@@ -622,7 +683,7 @@ def _clear_for(producer: int):
             return None
         return a, v
     fn.__doc__ = (f"Clear the forest tile that becomes the best "
-                  f"{K.BUILDING_NAMES[producer].lower()} site; nothing if the city has one or "
+                  f"{_bname(producer)} site; nothing if the city has one or "
                   "no tile scores; v = the site score.")
     return fn
 
@@ -769,108 +830,109 @@ def build_road(ctx, actor, actions):
 
 
 # ------------------------------------------------------------------------------ move
-def _towards(ctx, actor, actions, targets: set, field):
-    """Move to the destination nearest (Chebyshev) to a target tile. Nothing when there is
-    no target, the unit already stands on one, or every move leads away.
+def _towards(targets_name: str, field_name: str, water: bool | None, doc: str):
+    """A move script heading for a set of target tiles (the context attributes named):
+    the destination nearest (Chebyshev) to a target, random among equals. Nothing when there
+    is no target, the unit already stands on one, or every move leads away; `water` True /
+    False restricts the script to units on water / on land.
     v = 0.5 x (progress this turn / longest step) + 0.5 x (1 - remaining distance / (size-1))."""
-    if field is None:
-        return None
-    pos, dests, step = ctx.moves(actor, actions)
-    if pos in targets:
-        return None
-    d_cur = field[pos]
-    if d_cur == 0:
-        return None
-    a, d = pick_min(ctx, actions, [field[t] for t in dests])
-    if d > d_cur:
-        return None
-    return a, 0.5 * (d_cur - d) / step + 0.5 * (1.0 - d / (ctx.board.n - 1))
+    def fn(ctx, actor, actions):
+        m = ctx._moves.get(actor) or ctx.moves(actor, actions)
+        if water is not None and m[3] != water:
+            return None
+        pos = m[0]
+        if pos in getattr(ctx, targets_name):
+            return None
+        field = getattr(ctx, field_name)
+        if field is None:
+            return None
+        d_cur = field[pos]
+        ds = m[4](field)
+        d = min(ds)
+        if d > d_cur:
+            return None
+        return _pick(ctx, actions, ds, d), 0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last)
+    fn.__doc__ = doc + _TOWARDS_VALUE
+    return fn
 
 
-@script(GAME, "MoveToCapture", "MOVE")
-def move_to_capture(ctx, actor, actions):
-    """Towards villages, ruins and enemy city centres not already held by an own unit."""
-    return _towards(ctx, actor, actions, ctx.capture_targets, ctx.capture_field)
+_TOWARDS_VALUE = (" The destination nearest (Chebyshev) to a target; nothing if on a target or "
+                  "every move leads away; v = 0.5 x progress / longest step + 0.5 x "
+                  "(1 - distance left / (size - 1)).")
 
 
-@script(GAME, "MoveToOwnCityCentre", "MOVE")
-def move_to_own_city_centre(ctx, actor, actions):
-    """Towards own city centres that no own unit garrisons."""
-    return _towards(ctx, actor, actions, ctx.own_centres, ctx.own_centre_field)
-
-
-@script(GAME, "MoveDefensively", "MOVE")
-def move_defensively(ctx, actor, actions):
-    """Back into own territory (nothing if already inside)."""
-    return _towards(ctx, actor, actions, ctx.own_land, ctx.own_land_field)
-
-
-@script(GAME, "MoveOffensively", "MOVE")
-def move_offensively(ctx, actor, actions):
-    """Into enemy territory (nothing if already inside)."""
-    return _towards(ctx, actor, actions, ctx.enemy_land, ctx.enemy_land_field)
-
-
-@script(GAME, "MoveToDisembark", "MOVE")
-def move_to_disembark(ctx, actor, actions):
-    """A unit on water heads for land."""
-    pos = ctx.state.units[actor].pos
-    if not K.IS_WATER[ctx.state.terrain[pos]]:
-        return None
-    return _towards(ctx, actor, actions, ctx.land, ctx.land_field)
-
-
-@script(GAME, "MoveToEmbark", "MOVE")
-def move_to_embark(ctx, actor, actions):
-    """A unit on land heads for an own port."""
-    pos = ctx.state.units[actor].pos
-    if K.IS_WATER[ctx.state.terrain[pos]]:
-        return None
-    return _towards(ctx, actor, actions, ctx.own_ports, ctx.own_port_field)
+for _name, _tgt_attr, _field_attr, _water, _doc in (
+        ("MoveToCapture", "capture_targets", "capture_field", None,
+         "Towards villages, ruins and enemy city centres not already held by an own unit."),
+        ("MoveToOwnCityCentre", "own_centres", "own_centre_field", None,
+         "Towards own city centres that no own unit garrisons."),
+        ("MoveDefensively", "own_land", "own_land_field", None,
+         "Back into own territory (nothing if already inside)."),
+        ("MoveOffensively", "enemy_land", "enemy_land_field", None,
+         "Into enemy territory (nothing if already inside)."),
+        ("MoveToDisembark", "land", "land_field", True, "A unit on water heads for land."),
+        ("MoveToEmbark", "own_ports", "own_port_field", False,
+         "A unit on land heads for an own port.")):
+    script(GAME, _name, "MOVE")(_towards(_tgt_attr, _field_attr, _water, _doc))
 
 
 @script(GAME, "MoveToAttackRange", "MOVE")
 def move_to_attack_range(ctx, actor, actions):
     """The destination with the most enemy units within the unit's range (at least one);
     v = n / (n + 1)."""
-    pos, dests, _ = ctx.moves(actor, actions)
+    m = ctx._moves.get(actor) or ctx.moves(actor, actions)
     cnt = ctx.enemy_count(K.UNIT_RANGE[ctx.state.units[actor].type])
-    a, n = pick_max(ctx, actions, [cnt[t] for t in dests])
+    ns = m[4](cnt)
+    n = max(ns)
     if n < 1:
         return None
-    return a, n / (n + 1.0)
+    return _pick(ctx, actions, ns, n), n / (n + 1.0)
 
 
-def _own_neighbours(ctx, pos: int, dests: list[int]) -> list[int]:
-    """Own units around each destination, not counting the moving unit itself."""
-    adj = ctx.adj_own
-    row = ctx.board.cheb[pos]
-    return [adj[t] - (row[t] == 1) for t in dests]
+def _pick(ctx, actions, scores, best):
+    """The action whose score equals `best` (random among several)."""
+    if scores.count(best) == 1:
+        return actions[scores.index(best)]
+    ties = [i for i, v in enumerate(scores) if v == best]
+    return actions[ties[int(ctx.random() * len(ties))]]
+
+
+def _company(ctx, actor, actions) -> tuple[int, list[int]]:
+    """(own units around the unit now, own units around each destination), the moving unit
+    itself not counted; shared by MoveToConverge and MoveToDiverge."""
+    c = ctx._company.get(actor)
+    if c is None:
+        m = ctx._moves.get(actor) or ctx.moves(actor, actions)
+        adj = ctx.adj_own
+        pos = m[0]
+        row = ctx.board.cheb[pos]
+        c = (adj[pos], [adj[t] - (row[t] == 1) for t in m[1]])
+        ctx._company[actor] = c
+    return c
 
 
 @script(GAME, "MoveToConverge", "MOVE")
 def move_to_converge(ctx, actor, actions):
     """The destination with the most own units around it, if more than around the unit now;
     v = n / (n + 1)."""
-    pos, dests, _ = ctx.moves(actor, actions)
-    a, n = pick_max(ctx, actions, _own_neighbours(ctx, pos, dests))
-    if n <= ctx.adj_own[pos]:
+    now, ns = _company(ctx, actor, actions)
+    n = max(ns)
+    if n <= now:
         return None
-    return a, n / (n + 1.0)
+    return _pick(ctx, actions, ns, n), n / (n + 1.0)
 
 
 @script(GAME, "MoveToDiverge", "MOVE")
 def move_to_diverge(ctx, actor, actions):
     """The destination with the fewest own units around it, if fewer than around the unit
-    now; v = fraction of the current neighbours left behind."""
-    pos, dests, _ = ctx.moves(actor, actions)
-    now = ctx.adj_own[pos]
+    now; v = (neighbours now - neighbours there) / (neighbours now + 1)."""
+    now, ns = _company(ctx, actor, actions)
     if now == 0:
         return None
-    a, n = pick_min(ctx, actions, _own_neighbours(ctx, pos, dests))
+    n = min(ns)
     if n >= now:
         return None
-    return a, (now - n) / now
+    return _pick(ctx, actions, ns, n), (now - n) / (now + 1.0)
 
 
 PAPER_GENOME = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "ResearchRange",
@@ -880,3 +942,9 @@ PAPER_GENOME = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "Research
 register_layout(GAME, "paper", PAPER_GENOME)
 REFERENCE_EXCLUDED = ("Destroy", "Disband")
 """The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""
+
+
+def clear_caches() -> None:
+    """Forget every content-keyed cache (for cold-start measurements)."""
+    for c in (_FIELDS, _TERRAIN, _TERRITORY, _ENEMY_COUNT):
+        c.clear()
