@@ -16,12 +16,12 @@ import numpy as np
 
 from games.api import Action, GameState
 
-from agents.evaluation import Evaluator, make_evaluator
-from agents.search import (Budget, DEFAULT_BUDGET, as_bool, hooks_for, is_end_turn, random_action,
+from agents.evaluation import Evaluator
+from agents.search import (SearchAgent, DEFAULT_BUDGET, as_bool, is_end_turn, random_action,
                            resolve_budget, search_copy)
 
 
-class FlatMCAgent:
+class FlatMCAgent(SearchAgent):
     name = "mc"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, rollout_length: int = 20,
@@ -29,16 +29,9 @@ class FlatMCAgent:
                  evaluator: str | Evaluator = "diff") -> None:
         if rollout_length < 1:
             raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")
-        self.seed = seed
-        self.budget = budget
+        super().__init__(seed, budget, game, evaluator)
         self.rollout_length = rollout_length
         self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
-        self.game = game
-        self.evaluator = evaluator
-        self.rng = np.random.default_rng(seed)
-        self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, evaluator).evaluate
-        self.last_budget: Budget | None = None
 
     def root_actions(self, state: GameState) -> list[Action]:
         """The candidate root actions: one random group under root prioritisation, End Turn

@@ -18,13 +18,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 
 from games.api import Action, GameState
 
-from agents.evaluation import Evaluator, make_evaluator
-from agents.search import (Budget, BudgetExhausted, DEFAULT_BUDGET, as_bool, hooks_for,
-                           resolve_budget, search_copy)
+from agents.evaluation import Evaluator
+from agents.search import (SearchAgent, Budget, BudgetExhausted, DEFAULT_BUDGET, as_bool, resolve_budget, search_copy)
 
 
 class _Node:
@@ -46,7 +44,7 @@ class _Node:
         self.opponent = (not state.is_terminal()) and state.current_player != me
 
 
-class MCTSAgent:
+class MCTSAgent(SearchAgent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
@@ -57,19 +55,12 @@ class MCTSAgent:
             raise ValueError(f"horizon: must be >= 1, got {horizon}")
         if c < 0:
             raise ValueError(f"c: must be >= 0, got {c}")
-        self.seed = seed
-        self.budget = budget
+        super().__init__(seed, budget, game, evaluator)
         self.c = float(c)
         self.horizon = horizon
         self.rollouts = as_bool(rollouts, "rollouts")
         self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
         self.charge_selection = as_bool(charge_selection, "charge_selection")
-        self.game = game
-        self.evaluator = evaluator
-        self.rng = np.random.default_rng(seed)
-        self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, evaluator).evaluate
-        self.last_budget: Budget | None = None
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ decision

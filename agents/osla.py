@@ -14,24 +14,17 @@ import numpy as np
 
 from games.api import Action, GameState
 
-from agents.evaluation import Evaluator, make_evaluator
-from agents.search import (Budget, DEFAULT_BUDGET, hooks_for, is_end_turn, resolve_budget,
+from agents.evaluation import Evaluator
+from agents.search import (SearchAgent, DEFAULT_BUDGET, is_end_turn, resolve_budget,
                            search_copy)
 
 
-class OSLAAgent:
+class OSLAAgent(SearchAgent):
     name = "osla"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, game: str = "tribes",
                  evaluator: str | Evaluator = "diff") -> None:
-        self.seed = seed
-        self.budget = budget
-        self.game = game
-        self.evaluator = evaluator
-        self.rng = np.random.default_rng(seed)
-        self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, evaluator).evaluate
-        self.last_budget: Budget | None = None
+        super().__init__(seed, budget, game, evaluator)
 
     def act(self, state: GameState, budget: int | None = None) -> Action:
         b = resolve_budget(self.budget, budget)

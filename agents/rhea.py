@@ -18,18 +18,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from games.api import Action, GameState
 
-from agents.evaluation import Evaluator, make_evaluator
-from agents.search import (Budget, DEFAULT_BUDGET, as_bool, hooks_for, random_action,
+from agents.evaluation import Evaluator
+from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, random_action,
                            resolve_budget, search_copy)
 
 Genome = list  # of actions or None (to be filled by a random legal action)
 
 
-class RHEAAgent:
+class RHEAAgent(SearchAgent):
     name = "rhea"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, population: int = 1,
@@ -44,8 +43,7 @@ class RHEAAgent:
             raise ValueError(f"mutation_rate: must be in [0, 1], got {mutation_rate}")
         if tournament_size < 1:
             raise ValueError(f"tournament_size: must be >= 1, got {tournament_size}")
-        self.seed = seed
-        self.budget = budget
+        super().__init__(seed, budget, game, evaluator)
         self.population = population
         self.length = length
         self.mutation_rate = float(mutation_rate)
@@ -53,12 +51,6 @@ class RHEAAgent:
         self.mutate_best = mutate_best
         self.elitism = as_bool(elitism, "elitism")
         self.shift_buffer = as_bool(shift_buffer, "shift_buffer")
-        self.game = game
-        self.evaluator = evaluator
-        self.rng = np.random.default_rng(seed)
-        self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, evaluator).evaluate
-        self.last_budget: Budget | None = None
         self.last_evaluations = 0
         self._buffer: Genome | None = None
         self._buffer_key: Any = None

@@ -152,3 +152,23 @@ def random_action(state: GameState, rng: np.random.Generator, hooks: GameHooks,
     if not pool:
         pool = [b for b in acts if not hooks.excluded(state, b)] or list(acts)
     return pool[int(rng.integers(len(pool)))]
+
+
+class SearchAgent:
+    """What every search agent sets up the same way: its seed and generator, its default
+    budget, the game's hooks and the state evaluator (by name or an object)."""
+
+    def __init__(self, seed: int, budget: int, game: str, evaluator: Any) -> None:
+        from agents.evaluation import make_evaluator
+        self.seed = seed
+        self.budget = budget
+        self.game = game
+        self.evaluator = evaluator
+        self.rng = np.random.default_rng(seed)
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, evaluator).evaluate
+        self.last_budget: Budget | None = None
+
+    def base_params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "budget": self.budget, "game": self.game,
+                "evaluator": self.evaluator}
