@@ -7,7 +7,8 @@ had theirs. Then, per repetition (the first is a warm-up; figures are medians ov
 one `produce_assignments` per snapshot with the default 57-script portfolio. Also reported:
 assignments per state with the reference's 55 scripts (no Destroy / Disband wrappers),
 the first pass with every content-keyed cache cleared ("cold"), assignments per state against
-legal actions per state, and how the assignments split over action types.
+legal actions per state, the cost by state size (legal actions), and how the assignments split
+over action types and scripts.
 
 Reference (tribes-agents.md 13.3, Java, master rules, level 1590191438878, rule-based game):
 24 k generations/s, 14.4 assignments vs 37.3 legal actions per state.
@@ -95,6 +96,25 @@ def main() -> None:
         n_legal.append(len(s.legal_actions()))
         by_type.update(ACTION_NAMES[x[2][0]] for x in out)
         by_script.update(x[1] for x in out)
+    # per-state times, to compare states of the reference's size (37 legal actions) directly;
+    # medians, since a garbage-collector pause lands on whichever state triggers it
+    per_state = []
+    clock = time.perf_counter
+    for s in snaps:
+        t = clock()
+        produce_assignments(s, pf, rng)
+        per_state.append(clock() - t)
+    bins = {}
+    for lo, hi in ((1, 20), (20, 40), (40, 80), (80, 10**9)):
+        idx = [i for i in range(len(snaps)) if lo <= n_legal[i] < hi]
+        if idx:
+            name = f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+"
+            bins[name] = {"states": len(idx),
+                          "legal_actions": round(statistics.mean(n_legal[i] for i in idx), 1),
+                          "assignments": round(statistics.mean(n_assign[i] for i in idx), 1),
+                          "us_per_generation_median": round(1e6 * statistics.median(
+                              per_state[i] for i in idx), 1)}
+
     ref_pf = portfolio(reference=True)
     n55 = [len(produce_assignments(s, ref_pf, rng)) for s in snaps]
     n = len(snaps)
@@ -114,6 +134,7 @@ def main() -> None:
         "legal_actions_per_state": round(statistics.mean(n_legal), 2),
         "branching_reduction": round(sum(n_legal) / max(1, sum(n_assign)), 2),
         "assignments_per_state_55_scripts": round(statistics.mean(n55), 2),
+        "by_legal_actions": bins,
         "assignments_per_state_by_type": {k: round(v / n, 2) for k, v in by_type.most_common()},
         "assignments_per_state_by_script": {k: round(v / n, 2)
                                             for k, v in by_script.most_common()},

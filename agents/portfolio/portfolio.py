@@ -41,7 +41,8 @@ def default_table(game: str, exclude: Iterable[str] = ()) -> dict[str, list[str]
     return {t: names for t, names in table.items() if names}
 
 
-def layout_names(game: str, layout: str | Sequence[str], table_names: Sequence[str]) -> tuple[str, ...]:
+def layout_names(game: str, layout: str | Sequence[str],
+                 table_names: Sequence[str]) -> tuple[str, ...]:
     """A genome layout given by preset name ('paper', 'all', 'none') or as script names."""
     if isinstance(layout, str):
         if layout == "all":
@@ -74,10 +75,12 @@ class Portfolio:
         seen: set[str] = set()
         for atype, names in table.items():
             if atype not in info.action_kinds:
-                problems.append(f"unknown action type {atype!r} (known: {', '.join(info.type_order)})")
+                problems.append(f"unknown action type {atype!r} "
+                                f"(known: {', '.join(info.type_order)})")
                 continue
             if isinstance(names, str):
-                problems.append(f"action type {atype}: expected a list of script names, got {names!r}")
+                problems.append(f"action type {atype}: expected a list of script names, "
+                                f"got {names!r}")
                 continue
             for n in names:
                 if n not in known:
@@ -175,7 +178,8 @@ class Portfolio:
 
     # ---------------------------------------------------------------- generation
     def compiled(self):
-        """(kind -> rank, kind -> ((name, fn, weight), ...)) for the generator."""
+        """(kind -> rank, kind -> ((name, fn, weight), ...), cache: an actor's kinds in the
+        order they appear -> those with scripts, in table order) for the generator."""
         if self._compiled is None:
             info = game_info(self.game)
             known = scripts_of(self.game)
@@ -184,7 +188,7 @@ class Portfolio:
                 kind = info.action_kinds[atype]
                 rank[kind] = i
                 by_kind[kind] = tuple((n, known[n].fn, self.weights[n]) for n in names)
-            self._compiled = (rank, by_kind)
+            self._compiled = (rank, by_kind, {})
         return self._compiled
 
 
@@ -196,12 +200,11 @@ def _is_weight(v: Any) -> bool:
 def portfolio(game: str = "tribes", genome: str | Sequence[str] | None = None,
               reference: bool = False) -> Portfolio:
     """The default portfolio of a game (all its scripts, weights 0.5). `reference=True` drops
-    the scripts the reference code leaves out (Tribes: the Destroy and Disband wrappers)."""
+    the scripts the reference code leaves out (the game's "reference-excluded" list; Tribes:
+    the Destroy and Disband wrappers)."""
     exclude: Sequence[str] = ()
     if reference:
-        import importlib
-        mod = importlib.import_module(f"agents.portfolio.{game}_scripts")
-        exclude = getattr(mod, "REFERENCE_EXCLUDED", ())
+        exclude = game_info(game).layouts.get("reference-excluded", ())
     return Portfolio(game, default_table(game, exclude), None, genome)
 
 
@@ -212,7 +215,7 @@ def produce_assignments(state: Any, portfolio: Portfolio, rng: np.random.Generat
     Order: actors as the game's context orders them (Tribes: units, cities, tribe), action
     types and scripts in table order; a later script proposing an action already proposed for
     the same actor is dropped. `ctx` may be passed to reuse a context built for this state."""
-    rank, by_kind = portfolio.compiled()
+    rank, by_kind, kind_order = portfolio.compiled()
     if ctx is None:
         ctx = make_context(portfolio.game, state, rng)
     by_actor = state.actions_by_actor()
@@ -220,10 +223,10 @@ def produce_assignments(state: Any, portfolio: Portfolio, rng: np.random.Generat
     append = out.append
     for actor in ctx.ordered_actors(by_actor):
         types = by_actor[actor]
-        if len(types) == 1:
-            kinds = [k for k in types if k in rank]
-        else:
-            kinds = sorted((k for k in types if k in rank), key=rank.__getitem__)
+        key = tuple(types)
+        kinds = kind_order.get(key)
+        if kinds is None:
+            kinds = kind_order[key] = sorted((k for k in key if k in rank), key=rank.__getitem__)
         seen = set()
         for kind in kinds:
             actions = types[kind]

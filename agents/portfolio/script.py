@@ -32,8 +32,7 @@ import numpy as np
 DEFAULT_VALUE = 0.5
 """The value a wrapper script gives its action (the paper's neutral value)."""
 
-ScriptResult = "tuple[Any, float] | None"
-ScriptFn = Callable[["ScriptContext", Hashable, Sequence[Any]], Any]
+ScriptFn = Callable[["ScriptContext", Hashable, Sequence[Any]], "tuple[Any, float] | None"]
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,8 @@ def _ensure(game: str) -> None:
         importlib.import_module(_GAME_MODULES[game])
     if game not in _GAMES:
         known = sorted(set(_GAMES) | set(_GAME_MODULES))
-        raise ValueError(f"portfolio: no scripts for game {game!r}; games with scripts: {', '.join(known)}")
+        raise ValueError(f"portfolio: no scripts for game {game!r}; "
+                         f"games with scripts: {', '.join(known)}")
 
 
 def game_info(game: str) -> GameInfo:

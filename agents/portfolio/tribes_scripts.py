@@ -108,7 +108,9 @@ def _board(n: int) -> _Board:
 # Facts that depend only on the map (terrain, territory) or on a set of target tiles are keyed
 # by their content and shared across states: consecutive states of a search almost always
 # share them, and a content key cannot go stale.
-_CACHE_LIMIT = 20000
+_CACHE_LIMIT = 2048
+"""Entries per cache before it is simply emptied (a search touches far fewer distinct maps;
+the bound keeps a long-lived worker's memory within about 20 MB)."""
 _FIELDS: dict = {}
 _TERRAIN: dict = {}
 _TERRITORY: dict = {}
@@ -206,6 +208,7 @@ class TribesContext(ScriptContext):
         self._tile_value: dict = {}
         self._site: dict = {}
         self._company: dict = {}
+        self._city_b: dict = {}
 
     def ordered_actors(self, by_actor: dict) -> list:
         """Units first (in the state's order), then cities, then the tribe (actor 0)."""
@@ -233,17 +236,19 @@ class TribesContext(ScriptContext):
         """Tribe owning each tile's territory, -1 if neutral."""
         return self._territory.owner
 
-    @lazy
-    def city_buildings(self) -> dict[int, set]:
-        """City id -> the set of building types on its tiles."""
-        out: dict[int, set] = {}
-        tc = self.state.tile_city
-        for i, b in enumerate(self.state.building):
-            if b:
-                c = tc[i]
-                if c:
-                    out.setdefault(c, set()).add(b)
-        return out
+    def city_buildings(self, cid: int):
+        """The set of building types on a city's tiles (empty for no city)."""
+        b = self._city_b.get(cid)
+        if b is None:
+            s = self.state
+            c = s.cities.get(cid)
+            if c is None:
+                b = _EMPTY
+            else:
+                tc, building = s.tile_city, s.building
+                b = {building[i] for i in self.board.within[2][c.pos] if tc[i] == cid}
+            self._city_b[cid] = b
+        return b
 
     # ---------------------------------------------------------------- units
     @lazy
@@ -431,7 +436,7 @@ class TribesContext(ScriptContext):
         n = 0
         for q in nbrs:
             if owner[q] == me and not building[q] and terrain[q] == K.PLAIN \
-                    and producer not in cb.get(tc[q], ()):
+                    and producer not in cb(tc[q]):
                 n += 1
                 if n == 2:
                     break
@@ -448,7 +453,7 @@ class TribesContext(ScriptContext):
         s = self.state
         if s.terrain[p] != K.PLAIN or s.building[p]:
             return 0.0
-        have = self.city_buildings.get(s.tile_city[p], ())
+        have = self.city_buildings(s.tile_city[p])
         c = self.site_counts(p)
         best = 0.0
         for prod in SUPPORT:
@@ -676,7 +681,7 @@ script(GAME, "BuildTemple", "BUILD")(_temple)
 # ------------------------------------------------------------------------------ forests
 def _clear_for(producer: int):
     def fn(ctx, actor, actions):
-        if producer in ctx.city_buildings.get(actor, ()):
+        if producer in ctx.city_buildings(actor):
             return None
         a, v = pick_max(ctx, actions, [ctx.producer_site(a[2], producer) for a in actions])
         if v <= 0:
@@ -851,7 +856,8 @@ def _towards(targets_name: str, field_name: str, water: bool | None, doc: str):
         d = min(ds)
         if d > d_cur:
             return None
-        return _pick(ctx, actions, ds, d), 0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last)
+        return (_pick(ctx, actions, ds, d),
+                0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last))
     fn.__doc__ = doc + _TOWARDS_VALUE
     return fn
 
@@ -942,6 +948,7 @@ PAPER_GENOME = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "Research
 register_layout(GAME, "paper", PAPER_GENOME)
 REFERENCE_EXCLUDED = ("Destroy", "Disband")
 """The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""
+register_layout(GAME, "reference-excluded", REFERENCE_EXCLUDED)
 
 
 def clear_caches() -> None:

@@ -22,7 +22,7 @@ from games.tribes import constants as K
 from games.tribes.combat import attack_outcome
 from games.tribes.level_sets import PAPER_SEEDS
 
-from tests.tribes.builders import (act, board, capital, clear, game, give_tech, idx, place,
+from tests.tribes.builders import (act, capital, clear, game, give_tech, idx, place,
                                    set_building, set_city, set_stars, xy)
 
 SCRIPTS = scripts_of("tribes")
@@ -158,6 +158,28 @@ def test_same_seed_same_assignments(states):
     r1, r2 = np.random.default_rng(9), np.random.default_rng(9)
     assert [produce_assignments(s, p, r1) for s in sample] == \
            [produce_assignments(s, p, r2) for s in sample]
+
+
+def test_caches_do_not_change_results_and_scripts_do_not_touch_the_state(states):
+    from agents.portfolio.tribes_scripts import clear_caches
+
+    def snapshot(s):
+        return (tuple(s.terrain), tuple(s.resource), tuple(s.building), tuple(s.unit_at),
+                tuple(s.tile_city), tuple(s.road),
+                tuple((u.id, u.pos, u.hp, u.status) for u in s.units.values()),
+                tuple((t.stars, t.techs) for t in s.tribes))
+
+    p = portfolio()
+    sample = states[::5]
+    before = [snapshot(s) for s in sample]
+    warm = [produce_assignments(s, p, np.random.default_rng(1)) for s in sample]
+    clear_caches()
+    cold = []
+    for s in sample:
+        clear_caches()
+        cold.append(produce_assignments(s, p, np.random.default_rng(1)))
+    assert warm == cold
+    assert [snapshot(s) for s in sample] == before
 
 
 # ------------------------------------------------------------------------------ attack
