@@ -10,7 +10,8 @@ Values are always from the searching player's point of view. At a node, the chil
 values are normalised by the smallest and largest value ever backed up through that node, so
 the exploitation term is in [0, 1]; at nodes where an opponent moves it is replaced by
 1 - normalised value (the whole UCB value is maximised, the exploration term is never negated).
-The answer is the most visited root child (ties: the better mean, then random).
+The answer is the most visited root child (ties: the better mean, then random). Node
+statistics, selection and the final choice are shared with Portfolio MCTS (`agents.tree`).
 """
 
 from __future__ import annotations
@@ -18,30 +19,23 @@ from __future__ import annotations
 import math
 from typing import Any
 
-
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, Budget, BudgetExhausted, DEFAULT_BUDGET, as_bool, resolve_budget, search_copy)
+from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, resolve_budget,
+                           search_copy)
+from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
 
 
-class _Node:
-    __slots__ = ("state", "parent", "action", "depth", "children", "untried", "n", "total",
-                 "lo", "hi", "opponent")
+class _Node(TreeNode):
+    __slots__ = ("action", "children", "untried")
 
     def __init__(self, state: GameState, parent: "_Node | None", action: Action | None,
                  depth: int, me: int) -> None:
-        self.state = state
-        self.parent = parent
+        TreeNode.__init__(self, state, parent, depth, me)
         self.action = action
-        self.depth = depth
         self.children: list[_Node] = []
         self.untried: list[Action] | None = None  # filled when first expanded
-        self.n = 0
-        self.total = 0.0
-        self.lo = math.inf
-        self.hi = -math.inf
-        self.opponent = (not state.is_terminal()) and state.current_player != me
 
 
 class MCTSAgent(SearchAgent):
@@ -83,18 +77,7 @@ class MCTSAgent(SearchAgent):
         root_state = state.copy()
         root = _Node(root_state, None, None, 0, me)
         root.untried = self._shuffled(acts)
-        free = 0  # iterations that spent nothing (tree exhausted down to terminal/horizon)
-        while not b.exhausted():
-            spent = b.used
-            try:
-                self._iterate(root, root_state, me, b)
-            except BudgetExhausted:
-                break
-            self.last_iterations += 1
-            if b.used == spent:
-                free += 1
-                if free > max(100, b.total):
-                    break
+        self.last_iterations = run_iterations(b, lambda: self._iterate(root, root_state, me, b))
         return self._final(root, acts)
 
     def _shuffled(self, acts) -> list[Action]:
@@ -133,46 +116,16 @@ class MCTSAgent(SearchAgent):
                     break
                 acts = leaf.legal_actions()
                 b.apply(leaf, acts[int(rng.integers(len(acts)))])
-        value = self.evaluate(root_state, leaf, me)
-        while node is not None:
-            node.n += 1
-            node.total += value
-            if value < node.lo:
-                node.lo = value
-            if value > node.hi:
-                node.hi = value
-            node = node.parent
+        backup(node, self.evaluate(root_state, leaf, me))
 
     def _select(self, node: _Node) -> _Node:
         """The child maximising normalised value (flipped at opponent nodes) + C·sqrt(ln N / n)."""
-        lo, hi = node.lo, node.hi
-        span = hi - lo
-        log_n = math.log(node.n)
-        c = self.c
-        flip = node.opponent
-        best_u = -math.inf
-        best: list[_Node] = []
-        for ch in node.children:
-            q = (ch.total / ch.n - lo) / span if span > 0 else 0.5
-            if flip:
-                q = 1.0 - q
-            u = q + c * math.sqrt(log_n / ch.n)
-            if u > best_u + 1e-12:
-                best_u, best = u, [ch]
-            elif u >= best_u - 1e-12:
-                best.append(ch)
-        return best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
+        return select_uct(node, node.children, self.c, self.rng)
 
     def _final(self, root: _Node, acts: list[Action]) -> Action:
         if not root.children:
             return acts[int(self.rng.integers(len(acts)))]
-        top = max(ch.n for ch in root.children)
-        best = [ch for ch in root.children if ch.n == top]
-        if len(best) > 1:
-            top_q = max(ch.total / ch.n for ch in best)
-            best = [ch for ch in best if ch.total / ch.n == top_q]
-        ch = best[0] if len(best) == 1 else best[int(self.rng.integers(len(best)))]
-        return ch.action
+        return most_visited(root.children, self.rng).action
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,

@@ -84,3 +84,14 @@ register("rhea", RHEAAgent)
 from agents.rule_based import RuleBasedAgent  # noqa: E402
 
 register("rule_based", RuleBasedAgent)
+
+# Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
+# bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
+# the names rebuilds any configuration exactly.
+from functools import partial  # noqa: E402
+
+from agents.portfolio.pmcts import PMCTSAgent  # noqa: E402
+
+register("pmcts", partial(PMCTSAgent, bias=False, pruning=False))
+register("pmcts_b", partial(PMCTSAgent, bias=True, pruning=False))
+register("pmcts_pu", partial(PMCTSAgent, bias=True, pruning=True))

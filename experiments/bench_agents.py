@@ -1,19 +1,23 @@
-"""Time per decision of the search agents, printed as JSON, against the reference's Java figure.
+"""Time per decision of the search agents, printed as JSON, against the reference's Java figures.
 
-MCTS and RHEA (2000 forward-model calls per decision, paper settings) play each other on the
-first `--levels` paper levels, once in each seat order, for at most `--rounds` rounds. Like the
-reference's measurement, every decision is timed, including the trivial ones where End Turn is
-the only legal action (the agents return it at once); the non-trivial ones are also reported
-alone. The reference's MCTS (2000 FM calls, no rollouts) took a median of 42 ms per decision
-over its game sides (pooled mean 47 ms) in whole MCTS-vs-MCTS games; the ratios printed here are
-to those figures, so they compare the agent's speed, not the same games.
+Two pairings, each played on the first `--levels` paper levels, once in each seat order, for at
+most `--rounds` rounds, every agent at `--budget` forward-model calls per decision (paper
+settings otherwise): MCTS vs RHEA, and P-MCTS PU vs MCTS (the reference's own P-MCTS
+measurement was P-MCTS PU vs MCTS). Like the reference's measurement, every decision is timed,
+including the trivial ones where End Turn is the only legal action (the agents return it at
+once); the non-trivial ones are also reported alone. Reference medians over game sides (pooled
+means in brackets), tribes-agents.md 13.2: MCTS without rollouts 42 ms (47) per decision in
+MCTS-vs-MCTS games; P-MCTS PU 241 ms (284) against MCTS. The ratios printed here are to those
+figures, so they compare the agents' speed, not the same games (the reference's games ran up to
+51 rounds; later rounds have more units and actions, so short games flatter the port).
 
     python experiments/bench_agents.py [--levels 2] [--rounds 10] [--budget 2000]
-        [--mcts mcts:charge_selection=true] [--rhea rhea:population=20]
+        [--pairings mcts-rhea,pmcts-mcts] [--mcts mcts:charge_selection=true]
+        [--rhea rhea:population=20] [--pmcts pmcts_pu:rollouts=random]
 
-`--mcts`/`--rhea` take agent specs (`name:key=value,...`) to time other settings; with
-`charge_selection=true` MCTS also spends one call per selection step, as the reference counts,
-and so does about as much work per decision as the reference's MCTS.
+`--mcts`/`--rhea`/`--pmcts` take agent specs (`name:key=value,...`) to time other settings; with
+`charge_selection=true` MCTS (or P-MCTS) also spends one call per selection step, as the
+reference counts, and so does about as much work per decision as the reference.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from games.tribes.level_sets import PAPER_SEEDS
 
 REFERENCE_MEDIAN_MS = 42.0
 REFERENCE_POOLED_MS = 47.0
+REFERENCE_PMCTS_MEDIAN_MS = 241.0
+REFERENCE_PMCTS_POOLED_MS = 284.0
+PAIRINGS = ("mcts-rhea", "pmcts-mcts")
 
 
 def play_timed(state, agents, budget: int) -> list[list[tuple[float, float, bool]]]:
@@ -67,55 +74,85 @@ def summary(samples: list[tuple[float, float, bool]], sides: list[list]) -> dict
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--levels", type=int, default=2, help="first N paper levels")
-    ap.add_argument("--rounds", type=int, default=10, help="round limit of each game")
-    ap.add_argument("--budget", type=int, default=2000, help="FM calls per decision")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--mcts", default="mcts", help="agent spec of the MCTS side")
-    ap.add_argument("--rhea", default="rhea", help="agent spec of the RHEA side")
-    args = ap.parse_args()
-    game = get_game("tribes")
-    per_agent: dict[str, list] = {"mcts": [], "rhea": []}
-    sides: dict[str, list] = {"mcts": [], "rhea": []}
+def play_pairing(first: str, second: str, specs: dict[str, str], game, levels, rounds: int,
+                 budget: int, seed0: int) -> tuple[dict, dict, list]:
+    """Both seat orders on every level; per agent its decision times and its game sides."""
+    per_agent: dict[str, list] = {first: [], second: []}
+    sides: dict[str, list] = {first: [], second: []}
     games = []
-    t_all = time.perf_counter()
-    for k, level in enumerate(PAPER_SEEDS[:args.levels]):
-        for order in (("mcts", "rhea"), ("rhea", "mcts")):
-            seed = args.seed + 2 * k + (order[0] == "rhea")
-            state = game.new_state(level, seed, max_rounds=args.rounds)
-            specs = {"mcts": args.mcts, "rhea": args.rhea}
+    for k, level in enumerate(levels):
+        for order in ((first, second), (second, first)):
+            seed = seed0 + 2 * k + (order[0] == second)
+            state = game.new_state(level, seed, max_rounds=rounds)
             agents = [parse_agent_spec(specs[name], seed=seed + 100 * i)
                       for i, name in enumerate(order)]
             t0 = time.perf_counter()
-            times = play_timed(state, agents, args.budget)
+            times = play_timed(state, agents, budget)
             for name, t in zip(order, times):
                 per_agent[name].extend(t)
                 sides[name].append(t)
             games.append({"level": level, "seats": list(order), "final_tick": state.tick,
                           "winner": order[state.winner()] if state.winner() is not None else None,
                           "seconds": round(time.perf_counter() - t0, 1)})
-    out = {
+    return per_agent, sides, games
+
+
+def ratios(out: dict, key: str, median_ms: float, pooled_ms: float) -> None:
+    m = out[key]
+    if m["median_ms"] is not None:
+        out[f"{key}_median_ratio_to_reference"] = round(m["median_ms"] / median_ms, 2)
+        out[f"{key}_side_median_ratio_to_reference"] = round(
+            m["median_of_side_means_ms"] / median_ms, 2)
+        out[f"{key}_pooled_ratio_to_reference"] = round(m["pooled_mean_ms"] / pooled_ms, 2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--levels", type=int, default=2, help="first N paper levels")
+    ap.add_argument("--rounds", type=int, default=10, help="round limit of each game")
+    ap.add_argument("--budget", type=int, default=2000, help="FM calls per decision")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pairings", default=",".join(PAIRINGS),
+                    help=f"comma-separated subset of {', '.join(PAIRINGS)}")
+    ap.add_argument("--mcts", default="mcts", help="agent spec of the MCTS side")
+    ap.add_argument("--rhea", default="rhea", help="agent spec of the RHEA side")
+    ap.add_argument("--pmcts", default="pmcts_pu", help="agent spec of the P-MCTS side")
+    args = ap.parse_args()
+    pairings = [p.strip() for p in args.pairings.split(",") if p.strip()]
+    bad = [p for p in pairings if p not in PAIRINGS]
+    if bad or not pairings:
+        ap.error(f"--pairings: unknown {bad}; choose from {', '.join(PAIRINGS)}")
+    game = get_game("tribes")
+    levels = PAPER_SEEDS[:args.levels]
+    specs = {"mcts": args.mcts, "rhea": args.rhea, "pmcts": args.pmcts}
+    t_all = time.perf_counter()
+    out: dict = {
         "python": platform.python_version(),
         "timing": "CPU time of this process per decision (wall-clock figures: wall_*)",
         "budget_fm_calls": args.budget,
-        "agents": {"mcts": args.mcts, "rhea": args.rhea},
+        "agents": {name: specs[name] for p in pairings for name in p.split("-")},
         "levels": args.levels,
         "max_rounds": args.rounds,
-        "games": games,
-        "mcts": summary(per_agent["mcts"], sides["mcts"]),
-        "rhea": summary(per_agent["rhea"], sides["rhea"]),
-        "reference_mcts_median_ms": REFERENCE_MEDIAN_MS,
-        "reference_mcts_pooled_ms": REFERENCE_POOLED_MS,
-        "total_seconds": round(time.perf_counter() - t_all, 1),
     }
-    m = out["mcts"]
-    if m["median_ms"] is not None:
-        out["mcts_median_ratio_to_reference"] = round(m["median_ms"] / REFERENCE_MEDIAN_MS, 2)
-        out["mcts_side_median_ratio_to_reference"] = round(
-            m["median_of_side_means_ms"] / REFERENCE_MEDIAN_MS, 2)
-        out["mcts_pooled_ratio_to_reference"] = round(m["pooled_mean_ms"] / REFERENCE_POOLED_MS, 2)
+    if "mcts-rhea" in pairings:
+        per_agent, sides, games = play_pairing("mcts", "rhea", specs, game, levels, args.rounds,
+                                               args.budget, args.seed)
+        out["games"] = games
+        out["mcts"] = summary(per_agent["mcts"], sides["mcts"])
+        out["rhea"] = summary(per_agent["rhea"], sides["rhea"])
+        out["reference_mcts_median_ms"] = REFERENCE_MEDIAN_MS
+        out["reference_mcts_pooled_ms"] = REFERENCE_POOLED_MS
+        ratios(out, "mcts", REFERENCE_MEDIAN_MS, REFERENCE_POOLED_MS)
+    if "pmcts-mcts" in pairings:
+        per_agent, sides, games = play_pairing("pmcts", "mcts", specs, game, levels, args.rounds,
+                                               args.budget, args.seed)
+        out["pmcts_games"] = games
+        out["pmcts"] = summary(per_agent["pmcts"], sides["pmcts"])
+        out["mcts_vs_pmcts"] = summary(per_agent["mcts"], sides["mcts"])
+        out["reference_pmcts_median_ms"] = REFERENCE_PMCTS_MEDIAN_MS
+        out["reference_pmcts_pooled_ms"] = REFERENCE_PMCTS_POOLED_MS
+        ratios(out, "pmcts", REFERENCE_PMCTS_MEDIAN_MS, REFERENCE_PMCTS_POOLED_MS)
+    out["total_seconds"] = round(time.perf_counter() - t_all, 1)
     print(json.dumps(out, indent=2))
 
 

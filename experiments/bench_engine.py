@@ -1,7 +1,7 @@
 """Forward-model speed of the Tribes engine, printed as JSON.
 
-Snapshots: random-agent games on the 25 `paper` levels, keeping every third decision state
-that offers more than one action. Then, per repetition (the first is a warm-up, the figures
+Snapshots: random-agent games (or `--player rule_based`, closer to the reference's snapshots)
+on the 25 `paper` levels, keeping every third decision state that offers more than one action. Then, per repetition (the first is a warm-up, the figures
 are medians over the others):
 * copies/s: `copy()` of every snapshot, repeated;
 * apply+list/s: random rollouts of up to 20 actions from a copy of every snapshot, timing
@@ -10,7 +10,7 @@ are medians over the others):
 * legal actions per state: the mean over the snapshots;
 * full games/s: whole random-vs-random games, one per level.
 
-    python experiments/bench_engine.py [--reps 6] [--levels 25] [--copies 200]
+    python experiments/bench_engine.py [--reps 6] [--levels 25] [--copies 200] [--player random]
 """
 
 from __future__ import annotations
@@ -23,17 +23,20 @@ import time
 
 import numpy as np
 
+from agents.registry import make_agent
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.levelgen import generate_level
 
 
-def snapshots(levels, seed: int) -> list:
+def snapshots(levels, seed: int, player: str = "random") -> list:
+    """Every third decision state with more than one action, from games between two copies
+    of `player` (a registered agent name)."""
     game = get_game("tribes")
-    rng = np.random.default_rng(seed)
     out = []
     for k, level in enumerate(levels):
         s = game.new_state(level, seed + k)
+        agents = [make_agent(player, seed=seed + 2 * k), make_agent(player, seed=seed + 2 * k + 1)]
         decision = 0
         while not s.is_terminal():
             acts = s.legal_actions()
@@ -41,7 +44,9 @@ def snapshots(levels, seed: int) -> list:
                 decision += 1
                 if decision % 3 == 0:
                     out.append(s.copy())
-            s.apply(acts[int(rng.integers(len(acts)))])
+                s.apply(agents[s.current_player].act(s))
+            else:
+                s.apply(acts[0])
     return out
 
 
@@ -92,9 +97,11 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=200)
     ap.add_argument("--rollouts", type=int, default=5)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--player", default="random",
+                    help="agent whose games give the snapshots (e.g. random, rule_based)")
     args = ap.parse_args()
     levels = [generate_level(s) for s in PAPER_SEEDS[:args.levels]]
-    snaps = snapshots(levels, args.seed)
+    snaps = snapshots(levels, args.seed, args.player)
     rng = np.random.default_rng(args.seed)
     copies, applies, games = [], [], []
     for rep in range(args.reps):
@@ -108,6 +115,7 @@ def main() -> None:
     print(json.dumps({
         "python": platform.python_version(),
         "levels": len(levels),
+        "snapshot_player": args.player,
         "snapshots": len(snaps),
         "repetitions_timed": len(copies),
         "copies_per_s": round(statistics.median(copies)),

@@ -86,6 +86,20 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evolve(args: argparse.Namespace) -> int:
+    from qd.run import RunError, evolve
+    try:
+        result = evolve(args.config, out=args.out, address=args.address, resume=args.resume,
+                        workers=args.workers, show_progress=not args.quiet)
+    except RunError as e:
+        raise ValueError(str(e)) from None
+    s = result.stats
+    print(f"{'finished' if result.complete else 'paused'}: {result.evaluations} evaluations, "
+          f"{result.games} games, {s.get('cells', 0)} elites, QD score {s.get('qd_score', 0):.2f}, "
+          f"best win rate {s.get('best_win_rate', 0):.2f}; results in {result.run_dir}/")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
@@ -126,6 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_tournament)
+
+    evo = sub.add_parser("evolve", help="breed play-styles with MAP-Elites (a run directory)")
+    evo.add_argument("config", help="run config YAML (see docs/qd.md)")
+    evo.add_argument("--out", help="run directory (default runs/<name>)")
+    evo.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    evo.add_argument("--resume", action="store_true", help="continue the run in the directory")
+    evo.add_argument("--workers", type=int, help="local worker processes (default: all cores; "
+                                                 "0: no Ray)")
+    evo.add_argument("--quiet", action="store_true", help="no progress bar")
+    evo.set_defaults(func=_evolve)
     return p
 
 

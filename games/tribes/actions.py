@@ -63,6 +63,27 @@ def reachable(s, uid: int) -> dict[int, float]:
     is_water = _IS_WATER
 
     start = u.pos
+    if mov == 1.0 and not naval and not (road[start] or terrain[start] == _CITY):
+        # the common case: every first step spends the whole turn, so the reachable tiles are
+        # the enterable neighbours (no road bonus can apply from a tile without a road)
+        out = {}
+        for b in nbrs[start]:
+            occ = unit_at[b]
+            if occ and units[occ].tribe != tid:
+                continue
+            tb = terrain[b]
+            if tb == _MOUNTAIN:
+                if not climbing:
+                    continue
+            elif tb == _SHALLOW or tb == _DEEP:
+                if building[b] != _PORT or not sailing:
+                    continue
+            elif mind_bender and tb == _CITY:
+                cb = tile_city[b]
+                if cb and cities[cb].tribe != tid:
+                    continue
+            out[b] = 1.0
+        return out
     best = {start: 0.0}
     heap = [(0.0, start)]
     while heap:
@@ -137,8 +158,9 @@ def list_actions(s) -> list[tuple]:
         if c.pop >= c.pop_need:  # level-up blocks everything else
             return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
     out: list[tuple] = []
+    candidates = tribe_buildings(tribe)
     for cid in tribe.cities:
-        city_actions(s, cid, out)
+        city_actions(s, cid, out, candidates)
     for uid in s.tribe_units(tid):
         if s.unit_at[s.units[uid].pos] == uid or s.options.reference_bugs:
             unit_actions(s, uid, out)
@@ -191,63 +213,78 @@ def city_tiles(s, cid: int) -> list[int]:
     return [i for i in s.radius(c.pos, 2 if c.level >= 4 or c.bound >= 2 else 1) if tc[i] == cid]
 
 
-def city_actions(s, cid: int, out: list) -> None:
+def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) -> None:
+    """A city's actions; `candidates` are the building types its tribe may build anywhere
+    (computed once per listing by `tribe_buildings`)."""
     c = s.cities[cid]
-    tid = c.tribe
-    tribe = s.tribes[tid]
+    tribe = s.tribes[c.tribe]
     stars = tribe.stars
-    terrain, resource, building = s.terrain, s.resource, s.building
+    techs = tribe.techs
+    terrain, resource, building, nbrs = s.terrain, s.resource, s.building, s._nbrs
     tiles = city_tiles(s, cid)
-    # spawn
     if len(c.units) < c.level + 1 and not s.unit_at[c.pos]:
         for ut in K.SPAWNABLE:
-            tech = K.UNIT_TECH[ut]
-            if (tech < 0 or tribe.has(tech)) and stars >= K.UNIT_COST[ut]:
+            tech = _UNIT_TECH[ut]
+            if (tech < 0 or techs >> tech & 1) and stars >= _UNIT_COST[ut]:
                 out.append((SPAWN, cid, ut, -1))
-    has_construction = tribe.has(K.CONSTRUCTION)
-    present = {building[i] for i in tiles}
-    buildable = _buildable(s, tribe, stars, present)
+    if candidates is None:
+        candidates = tribe_buildings(tribe)
+    if candidates:
+        present = {building[i] for i in tiles}
+        candidates = [b for b in candidates if b not in present or b not in _UNIQUE]
+    destroy = techs >> K.CONSTRUCTION & 1
+    forestry = techs >> K.FORESTRY & 1
+    burn = techs >> K.CHIVALRY & 1 and stars >= 5
+    grow = techs >> K.SPIRITUALISM & 1 and stars >= 5
     for i in tiles:
         ter, res, b = terrain[i], resource[i], building[i]
-        if res in GATHER_TECH and tribe.has(GATHER_TECH[res]) and stars >= GATHER_COST[res]:
-            out.append((RESOURCE_GATHERING, cid, i, -1))
-        if ter == K.FOREST:
-            if tribe.has(K.FORESTRY):
+        if res:
+            tech = _GATHER_TECH.get(res)
+            if tech is not None and techs >> tech & 1 and stars >= GATHER_COST[res]:
+                out.append((RESOURCE_GATHERING, cid, i, -1))
+        if ter == _FOREST:
+            if forestry:
                 out.append((CLEAR_FOREST, cid, i, -1))
-            if tribe.has(K.CHIVALRY) and stars >= 5:
+            if burn:
                 out.append((BURN_FOREST, cid, i, -1))
-        elif ter == K.PLAIN and tribe.has(K.SPIRITUALISM) and stars >= 5:
+        elif ter == _PLAIN and grow:
             out.append((GROW_FOREST, cid, i, -1))
         if b:
-            if has_construction:
+            if destroy:
                 out.append((DESTROY, cid, i, -1))
             continue
-        for bt in buildable:
-            if ter not in K.BUILDING_TERRAIN[bt]:
+        for bt in candidates:
+            if ter not in _B_TERRAIN[bt]:
                 continue
-            need = K.BUILDING_RESOURCE.get(bt)
+            need = _B_RESOURCE.get(bt)
             if need is not None and res != need:
                 continue
-            if bt in K.PRODUCER:
-                base = K.PRODUCER[bt][0]
-                if not any(building[j] == base for j in s._nbrs[i]):
-                    continue
+            base = _BASE_NEEDED.get(bt)
+            if base is not None and not any(building[j] == base for j in nbrs[i]):
+                continue
             out.append((BUILD, cid, i, bt))
 
 
-def _buildable(s, tribe, stars: int, present: set) -> list[int]:
-    """Building types this tribe can afford and is allowed to place in a city that already
-    holds the buildings in `present` (terrain and tile rules are checked per tile)."""
+_UNIT_TECH, _UNIT_COST = K.UNIT_TECH, K.UNIT_COST
+_GATHER_TECH = GATHER_TECH
+_UNIQUE = K.UNIQUE_PER_CITY
+_B_TERRAIN, _B_RESOURCE = K.BUILDING_TERRAIN, K.BUILDING_RESOURCE
+_BASE_NEEDED = {p: base for p, (base, _) in K.PRODUCER.items()}
+_PLAIN = K.PLAIN
+
+
+def tribe_buildings(tribe) -> list[int]:
+    """Building types a tribe can afford, knows the tech for and (monuments) has available;
+    terrain, tile and one-per-city rules are checked per city and tile."""
     out = []
+    stars, techs, monuments = tribe.stars, tribe.techs, tribe.monuments
     for bt in range(1, len(K.BUILDING_NAMES)):
         if stars < K.BUILDING_COST[bt]:
             continue
         tech = K.BUILDING_TECH[bt]
-        if tech >= 0 and not tribe.has(tech):
+        if tech >= 0 and not techs >> tech & 1:
             continue
-        if K.IS_MONUMENT[bt] and tribe.monuments[K.MONUMENTS.index(bt)] != K.AVAILABLE:
-            continue
-        if bt in K.UNIQUE_PER_CITY and bt in present:
+        if K.IS_MONUMENT[bt] and monuments[K.MONUMENTS.index(bt)] != K.AVAILABLE:
             continue
         out.append(bt)
     return out

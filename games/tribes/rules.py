@@ -581,7 +581,7 @@ def build_road(s, a) -> None:
     s.add_stars(me, -2)
     s.road[a[2]] = True
     s.event(me, "roads")
-    s.update_networks()
+    s.update_networks(new_road=a[2])
     _after_action(s)
 
 

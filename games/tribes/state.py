@@ -79,6 +79,7 @@ class Tribe:
 
 
 INCOMPLETE, WIN, LOSS = 0, 1, -1
+_CITY, _PORT = K.CITY, K.PORT
 
 
 class TribesState:
@@ -438,9 +439,11 @@ class TribesState:
         self.unit_at[dest] = uid
 
     # ---------------------------------------------------------------- trade network
-    def update_networks(self) -> None:
+    def update_networks(self, new_road: int | None = None) -> None:
+        """Recompute every tribe's trade network (a new road skips the tribes whose
+        connections it cannot change: the result is the same, only cheaper)."""
         for t in self.tribes:
-            if t.result != LOSS:
+            if t.result != LOSS and (new_road is None or self.road_may_connect(new_road, t.id)):
                 self._update_network(t.id)
 
     def _update_network(self, tid: int) -> None:
@@ -494,55 +497,68 @@ class TribesState:
             for c in added:
                 self.add_pop(c, 1, tid)
 
+    def _is_net(self, i: int, tid: int) -> bool:
+        """A network tile of `tid`: its city centres, its ports, roads on neutral or own land."""
+        c = self.tile_city[i]
+        o = self.cities[c].tribe if c else -1
+        if self.terrain[i] == _CITY or self.building[i] == _PORT:
+            return o == tid
+        return self.road[i] and (o == -1 or o == tid)
+
+    def road_may_connect(self, tile: int, tid: int) -> bool:
+        """Whether a new road on `tile` can change which of `tid`'s cities are connected:
+        a path through it enters and leaves by two network neighbours."""
+        if not self._is_net(tile, tid):
+            return False
+        n = 0
+        for j in self._nbrs[tile]:
+            if self._is_net(j, tid):
+                n += 1
+                if n == 2:
+                    return True
+        return False
+
     def _connected_cities(self, tid: int, start: int) -> set[int]:
-        terrain, building, road, tc, cities = self.terrain, self.building, self.road, self.tile_city, self.cities
-
-        def owner(i: int) -> int:
-            c = tc[i]
-            return cities[c].tribe if c else -1
-
-        def is_net(i: int) -> bool:
-            o = owner(i)
-            if terrain[i] == K.CITY:
-                return o == tid
-            if building[i] == K.PORT:
-                return o == tid
-            return road[i] and o in (-1, tid)
-
+        terrain, building, nbrs, tc = self.terrain, self.building, self._nbrs, self.tile_city
+        is_net = self._is_net
         seen = {start}
         stack = [start]
         found: set[int] = set()
         while stack:
             i = stack.pop()
-            if terrain[i] == K.CITY:
+            if terrain[i] == _CITY:
                 found.add(tc[i])
-            nxt = [j for j in self._nbrs[i] if j not in seen and is_net(j)]
-            if building[i] == K.PORT:
-                nxt.extend(p for p in self._ports_within(i, tid) if p not in seen)
-            for j in nxt:
-                if j not in seen:
+            for j in nbrs[i]:
+                if j not in seen and is_net(j, tid):
                     seen.add(j)
                     stack.append(j)
+            if building[i] == _PORT:
+                for j in self._ports_within(i, tid):
+                    if j not in seen:
+                        seen.add(j)
+                        stack.append(j)
         return found
 
     def _ports_within(self, start: int, tid: int, steps: int = 4) -> list[int]:
         """Own ports reachable from a port by a water path of at most `steps` steps over
         neutral or own water."""
-        terrain, building = self.terrain, self.building
+        terrain, building, nbrs, tc, cities = self.terrain, self.building, self._nbrs, self.tile_city, self.cities
+        is_water = K.IS_WATER
         frontier = [start]
         seen = {start}
         out = []
         for _ in range(steps):
             nxt = []
             for i in frontier:
-                for j in self._nbrs[i]:
-                    if j in seen or not K.IS_WATER[terrain[j]]:
+                for j in nbrs[i]:
+                    if j in seen or not is_water[terrain[j]]:
                         continue
-                    o = self.tile_tribe(j)
-                    if o not in (-1, tid):
+                    c = tc[j]
+                    o = cities[c].tribe if c else -1
+                    if o != -1 and o != tid:
                         continue
                     seen.add(j)
-                    if building[j] == K.PORT and o == tid:
+                    if o == tid and building[j] == _PORT:
                         out.append(j)
                     nxt.append(j)
             frontier = nxt

@@ -1,0 +1,367 @@
+"""Portfolio MCTS (P-MCTS): UCT over action assignments, with progressive bias and weighted
+progressive unpruning (Perez-Liebana et al., CoG 2021; reference notes sections 2, 5 and 6).
+
+The edges of the tree are action assignments (actor, script, action, v, w) produced by the
+portfolio for the player to move at the node, so the branching factor is the number of
+assignments, not of legal actions. Opponent nodes use the opponent's portfolio (the agent's
+own unless `opponent_weights` is given): the opponent is modelled by the same scripts.
+
+Budget and tree as in `agents.mcts`: every node keeps its own state, so an expansion costs one
+forward-model call and selection none (`charge_selection=True` charges one per step, as the
+reference counts); rollouts (on by default, as in the paper) play uniformly random portfolio
+assignments down to the horizon; the leaf is evaluated against the decision's state.
+Selection maximises, over the selectable children,
+    q + C·sqrt(ln N / n)  [+ v·w / (1 + n) with progressive bias]
+with q the child's normalised mean, 1 − q where an opponent moves (`agents.tree`). With
+pruning, `agents.portfolio.pruning` decides which children are selectable.
+
+Assignments are generated lazily, once per node (when the node is first expanded from, or for
+the first rollout step from it). A rollout step from a state without a node samples one
+assignment uniformly without running every script: an actor slot is drawn in proportion to an
+upper bound on the actor's assignment count, only that actor's scripts run, and the draw is
+rejected if the slot is empty, which gives exactly the uniform distribution over the state's
+assignments at about half the cost of generating them all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from bisect import bisect_right
+from typing import Any, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from games.api import Action, GameState
+
+from agents.evaluation import Evaluator
+from agents.portfolio.portfolio import (ACTION, DEFAULT_WEIGHT, VALUE, WEIGHT, Portfolio,
+                                        portfolio, produce_assignments)
+from agents.portfolio.pruning import Pruner, Schedule
+from agents.portfolio.script import make_context
+from agents.search import (Budget, DEFAULT_BUDGET, SearchAgent, as_bool, random_action,
+                           resolve_budget, search_copy)
+from agents.tree import TIE, TreeNode, backup, most_visited, run_iterations, select_uct
+
+ROLLOUT_POLICIES = ("portfolio", "random", "none")
+FINAL_CHOICES = ("visits", "mean")
+
+
+class _PNode(TreeNode):
+    """A node: the assignment that led here, its prior h = v·w (the mover's), and lazily the
+    node's own assignments, expanded children and pruning state."""
+
+    __slots__ = ("assignment", "h", "assignments", "unexpanded", "children", "pruner")
+
+    def __init__(self, state: GameState, parent: "_PNode | None", assignment: tuple | None,
+                 depth: int, me: int) -> None:
+        TreeNode.__init__(self, state, parent, depth, me)
+        self.assignment = assignment
+        self.h = assignment[VALUE] * assignment[WEIGHT] if assignment is not None else 0.0
+        self.assignments: list[tuple] | None = None
+        self.unexpanded: list[int] = []
+        self.children: list[_PNode] = []
+        self.pruner: Pruner | None = None
+
+
+class _OneActor:
+    """A view of a state's grouped actions restricted to one actor, so that the portfolio's
+    own generator runs only that actor's scripts (the scripts read the real state from the
+    context)."""
+
+    __slots__ = ("by_actor",)
+
+    def __init__(self, actor: Hashable, types: dict) -> None:
+        self.by_actor = {actor: types}
+
+    def actions_by_actor(self) -> dict:
+        return self.by_actor
+
+
+def script_counts(pf: Portfolio) -> dict[int, int]:
+    """Action kind -> number of scripts of that kind in the portfolio."""
+    return {kind: len(scripts) for kind, scripts in pf.compiled()[1].items()}
+
+
+def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int],
+                      rng: np.random.Generator) -> tuple | None:
+    """One assignment drawn uniformly from `produce_assignments(state, pf, rng)`, or None if
+    there is none, running the scripts of as few actors as possible.
+
+    An actor has at most sum over its action types of min(#scripts, #actions) assignments
+    (one proposal per script, duplicates dropped). Draw a slot uniformly among all actors'
+    bounds, generate that actor's assignments (once per call) and accept the slot if it holds
+    one: every assignment is equally likely. Once every actor has been generated the draw is
+    made directly among them."""
+    by_actor = state.actions_by_actor()
+    actors: list = []
+    ends: list[int] = []
+    total = 0
+    get = counts.get
+    for actor, types in by_actor.items():
+        bound = 0
+        for kind, acts in types.items():
+            m = get(kind)
+            if m:
+                k = len(acts)
+                bound += m if m < k else k
+        if bound:
+            total += bound
+            actors.append(actor)
+            ends.append(total)
+    if not total:
+        return None
+    ctx = make_context(pf.game, state, rng)
+    made: dict = {}
+    while True:
+        j = int(rng.integers(total))
+        i = bisect_right(ends, j)
+        actor = actors[i]
+        lst = made.get(actor)
+        if lst is None:
+            lst = made[actor] = produce_assignments(_OneActor(actor, by_actor[actor]), pf,
+                                                    rng, ctx)
+        off = j - ends[i - 1] if i else j
+        if off < len(lst):
+            return lst[off]
+        if len(made) == len(actors):
+            flat = [x for a in actors for x in made[a]]
+            return flat[int(rng.integers(len(flat)))] if flat else None
+
+
+def _weights_arg(value: Any, name: str) -> Mapping[str, float] | Sequence[float] | None:
+    """Weights as given: a dict (script -> weight), a list (genome values in layout order),
+    JSON text of either, or `Name:0.25;Other:1` text (agent specs on the command line)."""
+    if value is None or isinstance(value, (Mapping, list, tuple)):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+        out = {}
+        for item in filter(None, (x.strip() for x in text.split(";"))):
+            key, sep, v = item.partition(":")
+            if not sep:
+                raise ValueError(f"{name}: expected Script:weight;... or JSON, got {value!r}")
+            try:
+                out[key.strip()] = float(v)
+            except ValueError:
+                raise ValueError(f"{name}: weight of {key.strip()!r} is not a number: {v!r}")
+        return out
+    raise ValueError(f"{name}: expected a dict of script weights or a list of genome values, "
+                     f"got {value!r}")
+
+
+def _with_weights(base: Portfolio, weights: Any) -> Portfolio:
+    if weights is None:
+        return base
+    if isinstance(weights, Mapping):
+        return base.with_weights(weights)
+    return base.with_genome(list(weights))
+
+
+def _rollout_policy(value: Any) -> str:
+    if isinstance(value, str) and value.strip().lower() in ROLLOUT_POLICIES:
+        return value.strip().lower()
+    try:
+        return "portfolio" if as_bool(value, "rollouts") else "none"
+    except ValueError:
+        raise ValueError(f"rollouts: expected true (= portfolio), false (= none) or one of "
+                         f"{', '.join(ROLLOUT_POLICIES)}; got {value!r}") from None
+
+
+class PMCTSAgent(SearchAgent):
+    """P-MCTS. Registered as `pmcts` (plain UCT over assignments), `pmcts_b` (progressive
+    bias) and `pmcts_pu` (weighted progressive unpruning with progressive bias, the paper's
+    PU configuration); the three differ only in the defaults of `bias` and `pruning`."""
+
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
+                 horizon: int = 20, rollouts: bool | str = True, bias: bool = False,
+                 pruning: bool = False, weights: Any = None, opponent_weights: Any = None,
+                 genome: str | Sequence[str] | None = None, reference_portfolio: bool = False,
+                 alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
+                 base: float = 1.3, charge_selection: bool = False, final: str = "visits",
+                 game: str = "tribes", evaluator: str | Evaluator = "diff") -> None:
+        if horizon < 1:
+            raise ValueError(f"horizon: must be >= 1, got {horizon}")
+        if c < 0:
+            raise ValueError(f"c: must be >= 0, got {c}")
+        if final not in FINAL_CHOICES:
+            raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, got {final!r}")
+        super().__init__(seed, budget, game, evaluator)
+        self.c = float(c)
+        self.horizon = horizon
+        self.rollouts = _rollout_policy(rollouts)
+        self.bias = as_bool(bias, "bias")
+        self.pruning = as_bool(pruning, "pruning")
+        self.reference_portfolio = as_bool(reference_portfolio, "reference_portfolio")
+        self.charge_selection = as_bool(charge_selection, "charge_selection")
+        self.final = final
+        self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
+        self.genome = list(genome) if isinstance(genome, (list, tuple)) else genome
+        base_pf = portfolio(game, genome=self.genome, reference=self.reference_portfolio)
+        self.portfolio = _with_weights(base_pf, _weights_arg(weights, "weights"))
+        opp = _weights_arg(opponent_weights, "opponent_weights")
+        self.opponent_portfolio = _with_weights(base_pf, opp)
+        self._opponent_given = opp is not None
+        if not self._opponent_given:
+            self.opponent_portfolio = self.portfolio
+        self._counts = script_counts(self.portfolio)
+        self._opp_counts = script_counts(self.opponent_portfolio)
+        self.name = "pmcts_pu" if self.pruning else "pmcts_b" if self.bias else "pmcts"
+        self.last_iterations = 0
+        self.last_assignments = 0
+        self.last_root: _PNode | None = None
+
+    # ------------------------------------------------------------------ decision
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        self.last_iterations = 0
+        self.last_root = None
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last_assignments = 1
+            return legal[0]
+        me = state.current_player
+        root_state = state.copy()
+        root = _PNode(root_state, None, None, 0, me)
+        asg = self._assignments(root)
+        self.last_assignments = len(asg)
+        if not asg:  # no script proposes anything: fall back on a random legal action
+            return random_action(state, self.rng, self.hooks)
+        if len(asg) == 1:
+            return asg[0][ACTION]
+        self.last_iterations = run_iterations(b, lambda: self._iterate(root, root_state, me, b))
+        self.last_root = root
+        return self._final(root)
+
+    def _assignments(self, node: _PNode) -> list[tuple]:
+        """The node's assignments, generated on first use with the mover's portfolio; the
+        expansion order is drawn at the same time."""
+        asg = node.assignments
+        if asg is None:
+            pf = self.opponent_portfolio if node.opponent else self.portfolio
+            asg = node.assignments = produce_assignments(node.state, pf, self.rng)
+            if len(asg) > 1:
+                node.unexpanded = self.rng.permutation(len(asg)).tolist()
+            elif asg:
+                node.unexpanded = [0]
+        return asg
+
+    def _iterate(self, root: _PNode, root_state: GameState, me: int, b: Budget) -> None:
+        node = root
+        horizon = self.horizon
+        while True:
+            st = node.state
+            if node.depth >= horizon or st.is_terminal():
+                break
+            asg = node.assignments
+            if asg is None:
+                asg = self._assignments(node)
+            if node.unexpanded:
+                i = node.unexpanded[-1]
+                a = asg[i]
+                child_state = search_copy(st, self.rng)
+                b.apply(child_state, a[ACTION])
+                node.unexpanded.pop()
+                child = _PNode(child_state, node, a, node.depth + 1, me)
+                node.children.append(child)
+                node = child
+                break
+            if not node.children:
+                break  # no assignment in a non-terminal state: evaluate it as it is
+            if self.charge_selection:
+                b.charge(1)
+            node = self._select(node)
+        leaf = node.state
+        if (self.rollouts != "none" and node.depth < horizon and not leaf.is_terminal()
+                and not b.exhausted()):
+            leaf = self._rollout(node, me, b)
+        backup(node, self.evaluate(root_state, leaf, me))
+
+    def _select(self, node: _PNode) -> _PNode:
+        """UCB (with progressive bias if on) over the selectable children: all of them, or
+        with pruning those the schedule leaves unpruned at this visit count."""
+        children: Sequence[_PNode] = node.children
+        if self.pruning:
+            pr = node.pruner
+            if pr is None:
+                pr = node.pruner = Pruner(self.schedule, len(children))
+            children = pr.update(node.n, children, self.rng)
+        return select_uct(node, children, self.c, self.rng, self.bias)
+
+    def _rollout(self, node: _PNode, me: int, b: Budget) -> GameState:
+        """Play from the node's state down to the horizon: uniformly random portfolio
+        assignments of the player to move (or uniformly random legal actions)."""
+        rng = self.rng
+        portfolio_policy = self.rollouts == "portfolio"
+        # list the node's actions on the node itself: the copy shares the lists, and a later
+        # expansion of this node then does not list them again
+        if portfolio_policy:
+            node.state.actions_by_actor()
+        else:
+            node.state.legal_actions()
+        leaf = search_copy(node.state, rng)
+        first = node.assignments if portfolio_policy else None
+        for _ in range(self.horizon - node.depth):
+            if leaf.is_terminal() or b.exhausted():
+                break
+            a = None
+            if portfolio_policy:
+                if first:
+                    a = first[int(rng.integers(len(first)))][ACTION]
+                else:
+                    if leaf.current_player == me or not self._opponent_given:
+                        asg = sample_assignment(leaf, self.portfolio, self._counts, rng)
+                    else:
+                        asg = sample_assignment(leaf, self.opponent_portfolio,
+                                                self._opp_counts, rng)
+                    if asg is not None:
+                        a = asg[ACTION]
+                first = None
+            if a is None:
+                acts = leaf.legal_actions()
+                a = acts[int(rng.integers(len(acts)))]
+            b.apply(leaf, a)
+        return leaf
+
+    def _final(self, root: _PNode) -> Action:
+        """Most visited root child (default), or the best mean as the reference; with no
+        child expanded (a budget of 0), the assignment with the highest prior v·w."""
+        rng = self.rng
+        if not root.children:
+            asg = root.assignments
+            top = max(x[VALUE] * x[WEIGHT] for x in asg)
+            best = [x for x in asg if x[VALUE] * x[WEIGHT] >= top - TIE]
+            return best[int(rng.integers(len(best)))][ACTION]
+        if self.final == "visits":
+            return most_visited(root.children, rng).assignment[ACTION]
+        top_q = max(ch.total / ch.n for ch in root.children)
+        best = [ch for ch in root.children if ch.total / ch.n >= top_q - TIE]
+        return best[int(rng.integers(len(best)))].assignment[ACTION]
+
+    # ------------------------------------------------------------------ parameters
+    @staticmethod
+    def _weights_out(pf: Portfolio) -> dict[str, float]:
+        """The genome's weights and every other weight that is not the default: merged over
+        the defaults, this rebuilds the portfolio exactly."""
+        out = {n: pf.weights[n] for n in pf.genome}
+        out.update((n, w) for n, w in pf.weights.items() if w != DEFAULT_WEIGHT)
+        return out
+
+    def params(self) -> dict[str, Any]:
+        s = self.schedule
+        return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
+                "rollouts": self.rollouts, "bias": self.bias, "pruning": self.pruning,
+                "weights": self._weights_out(self.portfolio),
+                "opponent_weights": (self._weights_out(self.opponent_portfolio)
+                                     if self._opponent_given else None),
+                "genome": self.genome, "reference_portfolio": self.reference_portfolio,
+                "alpha_k": s.alpha_k, "alpha_t": s.alpha_t, "a_mult": s.a_mult, "base": s.base,
+                "charge_selection": self.charge_selection, "final": self.final,
+                "game": self.game, "evaluator": self.evaluator}

@@ -1,0 +1,108 @@
+"""What the tree searches (MCTS, Portfolio MCTS) share: node statistics, backup, UCB
+selection with min/max-normalised values, the robust final choice and the budgeted loop.
+
+Kept in one place so that every tree agent normalises, explores, minimises at opponent nodes
+and breaks ties in exactly the same way; the agents differ only in what their edges are and
+in which children selection may consider.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from games.api import GameState
+
+from agents.search import Budget, BudgetExhausted
+
+TIE = 1e-12
+"""Scores closer than this are ties (broken uniformly with the agent's generator)."""
+
+
+class TreeNode:
+    """A node that holds its own state (a search copy) and the statistics of the values
+    backed up through it: visits `n`, their sum `total` and their range [`lo`, `hi`].
+    `opponent` is true where a player other than the searcher moves."""
+
+    __slots__ = ("state", "parent", "depth", "n", "total", "lo", "hi", "opponent")
+
+    def __init__(self, state: GameState, parent: "TreeNode | None", depth: int, me: int) -> None:
+        self.state = state
+        self.parent = parent
+        self.depth = depth
+        self.n = 0
+        self.total = 0.0
+        self.lo = math.inf
+        self.hi = -math.inf
+        self.opponent = (not state.is_terminal()) and state.current_player != me
+
+
+def backup(node: TreeNode | None, value: float) -> None:
+    """Add one value (from the searcher's view) to the node and all its ancestors."""
+    while node is not None:
+        node.n += 1
+        node.total += value
+        if value < node.lo:
+            node.lo = value
+        if value > node.hi:
+            node.hi = value
+        node = node.parent
+
+
+def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
+               rng: np.random.Generator, bias: bool = False) -> TreeNode:
+    """The child maximising  q + C·sqrt(ln N / n)  [+ h / (1 + n) with `bias`].
+
+    q is the child's mean normalised by the parent's value range (0.5 when the range is
+    empty) and replaced by 1 − q where an opponent moves, so an opponent minimises the
+    searcher's value while exploration and progressive bias (the mover's own prior `h`, read
+    from the child) still reward it. Every child must have been visited."""
+    lo, hi = node.lo, node.hi
+    span = hi - lo
+    log_n = math.log(node.n)
+    flip = node.opponent
+    best_u = -math.inf
+    best: list[TreeNode] = []
+    for ch in children:
+        q = (ch.total / ch.n - lo) / span if span > 0 else 0.5
+        if flip:
+            q = 1.0 - q
+        u = q + c * math.sqrt(log_n / ch.n)
+        if bias:
+            u += ch.h / (1 + ch.n)
+        if u > best_u + TIE:
+            best_u, best = u, [ch]
+        elif u >= best_u - TIE:
+            best.append(ch)
+    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+
+
+def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> TreeNode:
+    """The most visited child; ties by the better mean, then uniformly at random."""
+    top = max(ch.n for ch in children)
+    best = [ch for ch in children if ch.n == top]
+    if len(best) > 1:
+        top_q = max(ch.total / ch.n for ch in best)
+        best = [ch for ch in best if ch.total / ch.n == top_q]
+    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+
+
+def run_iterations(b: Budget, iterate: Callable[[], None]) -> int:
+    """Call `iterate` until the budget is spent; returns the number of iterations. Stops
+    early when iterations keep spending nothing (the tree is exhausted down to terminal
+    states or the horizon), so a tiny game cannot loop forever."""
+    iterations = free = 0
+    while not b.exhausted():
+        spent = b.used
+        try:
+            iterate()
+        except BudgetExhausted:
+            break
+        iterations += 1
+        if b.used == spent:
+            free += 1
+            if free > max(100, b.total):
+                break
+    return iterations

@@ -1,0 +1,180 @@
+"""The MAP-Elites archive: a pyribs GridArchive over the chosen features, with the paper's rule.
+
+Solution = the genome (one weight per evolved script). Measures = the means of the chosen
+features. Quality is the paper's rule: a higher win rate is better, and at equal win rate a
+higher mean score. It is encoded in one number so that pyribs' ordinary comparison applies:
+
+    objective = (wins + band(mean score)) / games,   band(s) in (0, 1/2), strictly increasing
+
+With the same number of games per genome, two different win rates differ by at least one game,
+1/games, which the band (less than 1/(2 games)) can never bridge; at equal wins the band orders
+by score. pyribs replaces an elite only when the newcomer's objective is strictly greater, so a
+full tie keeps the incumbent (as the reference's file mode does).
+
+Each elite also carries: win rate, wins, games, mean score, the mean and spread of every
+registered feature (not only those on the grid), and when it was found (batch, evaluation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from ribs.archives import GridArchive
+
+from qd.features import FEATURES, Feature, mean_spread, measure, per_game, PlayerGame
+
+SCORE_SCALE = 1000.0  # the band reaches 3/8 at a mean score of 1000
+
+
+def band(mean_score: float) -> float:
+    """A strictly increasing map of any score into the open interval (0, 1/2)."""
+    s = float(mean_score)
+    return 0.25 + 0.25 * s / (abs(s) + SCORE_SCALE)
+
+
+def objective(wins: int, games: int, mean_score: float) -> float:
+    """Win rate with the mean score as tie-breaker, as one number (see the module text)."""
+    if games <= 0:
+        raise ValueError("objective: a genome must play at least one game")
+    return (wins + band(mean_score)) / games
+
+
+@dataclass
+class Evaluation:
+    """What the games of one genome gave: quality, features and the measures on the grid."""
+
+    genome: np.ndarray
+    wins: int
+    games: int
+    mean_score: float
+    feature_mean: dict[str, float]
+    feature_std: dict[str, float]
+    measures: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+    @property
+    def objective(self) -> float:
+        return objective(self.wins, self.games, self.mean_score)
+
+
+def evaluate_games(genome: np.ndarray, games: Sequence[PlayerGame],
+                   features: Sequence[Feature]) -> Evaluation:
+    """Quality and features of a genome from its games (each seen from the genome's side)."""
+    names = list(FEATURES)
+    values = per_game(games, names)
+    mean, std = {}, {}
+    for n in names:
+        mean[n], std[n] = mean_spread(values[n])
+    scores = [g.final("score") for g in games]
+    ev = Evaluation(genome=np.asarray(genome, dtype=float), wins=sum(g.won for g in games),
+                    games=len(games), mean_score=float(np.mean(scores)) if scores else 0.0,
+                    feature_mean=mean, feature_std=std)
+    ev.measures = np.array([measure(f, mean[f.name]) for f in features], dtype=float)
+    return ev
+
+
+class EliteArchive:
+    """A GridArchive plus what the run needs to read it: features, genome names, stats."""
+
+    def __init__(self, features: Sequence[Feature], genome_names: Sequence[str],
+                 seed: int | None = None) -> None:
+        self.features = list(features)
+        self.genome_names = list(genome_names)
+        self.stat_names = list(FEATURES)
+        extra = {"win_rate": ((), np.float64), "wins": ((), np.int64),
+                 "games": ((), np.int64), "mean_score": ((), np.float64),
+                 "batch": ((), np.int64), "evaluation": ((), np.int64)}
+        for n in self.stat_names:
+            extra[f"{n}_mean"] = ((), np.float64)
+            extra[f"{n}_std"] = ((), np.float64)
+        self.grid = GridArchive(
+            solution_dim=len(self.genome_names),
+            dims=[f.bins for f in self.features],
+            ranges=[(f.lo, f.grid_hi) for f in self.features],
+            seed=seed, extra_fields=extra)
+
+    @property
+    def cells(self) -> int:
+        return int(self.grid.cells)
+
+    def fields(self, evals: Sequence[Evaluation], batch: int,
+               first_evaluation: int) -> dict[str, np.ndarray]:
+        """The extra fields of a batch of evaluations, for `Scheduler.tell` / `GridArchive.add`."""
+        out: dict[str, np.ndarray] = {
+            "win_rate": np.array([e.win_rate for e in evals], float),
+            "wins": np.array([e.wins for e in evals], np.int64),
+            "games": np.array([e.games for e in evals], np.int64),
+            "mean_score": np.array([e.mean_score for e in evals], float),
+            "batch": np.full(len(evals), batch, np.int64),
+            "evaluation": np.arange(first_evaluation, first_evaluation + len(evals),
+                                    dtype=np.int64)}
+        for n in self.stat_names:
+            out[f"{n}_mean"] = np.array([e.feature_mean[n] for e in evals], float)
+            out[f"{n}_std"] = np.array([e.feature_std[n] for e in evals], float)
+        return out
+
+    def add(self, evals: Sequence[Evaluation], batch: int = 0, first_evaluation: int = 0):
+        """Insert evaluations directly (the run goes through the scheduler instead)."""
+        return self.grid.add(np.stack([e.genome for e in evals]),
+                             np.array([e.objective for e in evals]),
+                             np.stack([e.measures for e in evals]),
+                             **self.fields(evals, batch, first_evaluation))
+
+    def stats(self) -> dict[str, float]:
+        """Cells filled, coverage, QD score (sum of the elites' win rates), best win rate."""
+        n = len(self.grid)
+        if n == 0:
+            return {"cells": 0, "coverage": 0.0, "qd_score": 0.0, "best_win_rate": 0.0,
+                    "mean_win_rate": 0.0}
+        wr = self.grid.data("win_rate")
+        return {"cells": n, "coverage": n / self.cells, "qd_score": float(wr.sum()),
+                "best_win_rate": float(wr.max()), "mean_win_rate": float(wr.mean())}
+
+    def cell_label(self, grid_index: Sequence[int]) -> str:
+        """A cell named by the lower edges of its bins, as the paper does ("14:4")."""
+        parts = []
+        for f, i in zip(self.features, grid_index):
+            lo = f.lo + int(i) * f.width
+            parts.append(f"{lo:g}")
+        return ":".join(parts)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per elite, ordered by cell: cell, genome by script name, quality, features."""
+        if len(self.grid) == 0:
+            return pd.DataFrame()
+        d = self.grid.data()
+        order = np.argsort(d["index"], kind="stable")
+        grid_idx = self.grid.int_to_grid_index(d["index"][order])
+        rows: dict[str, list] = {
+            "cell": [self.cell_label(g) for g in grid_idx],
+            "grid_index": [",".join(str(int(i)) for i in g) for g in grid_idx],
+            "index": d["index"][order].tolist(),
+        }
+        for j, name in enumerate(self.genome_names):
+            rows[name] = d["solution"][order, j].tolist()
+        rows["win_rate"] = d["win_rate"][order].tolist()
+        rows["wins"] = d["wins"][order].tolist()
+        rows["games"] = d["games"][order].tolist()
+        rows["mean_score"] = d["mean_score"][order].tolist()
+        rows["objective"] = d["objective"][order].tolist()
+        for j, f in enumerate(self.features):
+            rows[f"measure_{f.name}"] = d["measures"][order, j].tolist()
+        for n in self.stat_names:
+            rows[f"{n}_mean"] = d[f"{n}_mean"][order].tolist()
+            rows[f"{n}_std"] = d[f"{n}_std"][order].tolist()
+        rows["batch"] = d["batch"][order].tolist()
+        rows["evaluation"] = d["evaluation"][order].tolist()
+        return pd.DataFrame(rows)
+
+
+def is_better(a: Evaluation, b: Evaluation) -> bool:
+    """The paper's rule stated directly (used by the tests to check the encoding)."""
+    if a.win_rate != b.win_rate:
+        return a.win_rate > b.win_rate
+    return a.mean_score > b.mean_score

@@ -1,0 +1,415 @@
+"""Run configurations: one YAML file describes an evolution run completely.
+
+Everything is validated before any game is played, and every error names the key it is about
+(`config.yaml: emitter.batch_sise: unknown key`). The resolved form (`RunConfig.to_dict`) fills
+in every default, the seed and the level seeds; it is what the run directory's config.yaml
+holds, and reading it back gives the same run.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.runner import AgentSpec
+from qd.emitters import COMMON_PARAMS, KIND_PARAMS, KINDS
+from qd.evaluation import GENOME_MAPPINGS, Plan
+from qd.features import FEATURES, Feature
+
+DEFAULT_AGENT = "pmcts_pu"
+DEFAULT_OPPONENT = "mcts"
+
+TOP_KEYS = ("name", "game", "options", "levels", "agent", "genome", "opponent", "repetitions",
+            "features", "emitter", "evaluations", "seed")
+LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
+AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
+OPPONENT_KEYS = ("name", "label", "budget", "params")
+FEATURE_KEYS = ("name", "range", "width", "bins")
+
+
+class ConfigError(ValueError):
+    """A config problem, naming the file and the key."""
+
+
+@dataclass
+class RunConfig:
+    name: str
+    game: str
+    options: dict[str, Any]
+    train_levels: list[int]
+    held_out_levels: list[int]
+    agent: dict[str, Any]  # name, label, budget, params, genome_mapping
+    genome: Any  # layout name or list of script names, as given
+    genome_names: tuple[str, ...]
+    opponent: dict[str, Any]  # name, label, budget, params
+    repetitions: int
+    features: list[Feature]
+    emitter: dict[str, Any]  # kind + every parameter
+    evaluations: int
+    seed: int
+    source: str = "config"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved config (every default filled in), as written to the run directory."""
+        return {
+            "name": self.name, "game": self.game, "options": dict(self.options),
+            "levels": {"train": list(self.train_levels), "held_out": list(self.held_out_levels)},
+            "agent": {k: self.agent[k] for k in AGENT_KEYS},
+            "genome": self.genome if isinstance(self.genome, str) else list(self.genome),
+            "opponent": {k: self.opponent[k] for k in OPPONENT_KEYS},
+            "repetitions": self.repetitions,
+            "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
+                         for f in self.features],
+            "emitter": dict(self.emitter),
+            "evaluations": self.evaluations, "seed": self.seed}
+
+    def plan(self) -> Plan:
+        return Plan(game=self.game, levels=tuple(self.train_levels),
+                    repetitions=self.repetitions, agent=_spec(self.agent),
+                    opponent=_spec(self.opponent), genome_names=self.genome_names,
+                    mapping=self.agent["genome_mapping"],
+                    options=tuple(sorted(self.options.items())), seed=self.seed)
+
+
+def _spec(a: dict[str, Any]) -> AgentSpec:
+    params = dict(a["params"])
+    if a["budget"] is not None:
+        params["budget"] = a["budget"]
+    return AgentSpec(a["name"], tuple(sorted(params.items())), a["label"] or a["name"])
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def _err(source: str, key: str, msg: str) -> ConfigError:
+    return ConfigError(f"{source}: {key}: {msg}")
+
+
+def _check_keys(data: dict, known: tuple[str, ...], source: str, prefix: str) -> None:
+    for k in data:
+        if k not in known:
+            where = f"{prefix}.{k}" if prefix else str(k)
+            raise _err(source, where, f"unknown key (known: {', '.join(known)})")
+
+
+def _mapping(value: Any, source: str, key: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _err(source, key, f"a mapping expected, got {value!r}")
+    return value
+
+
+def _int(value: Any, source: str, key: str, lo: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise _err(source, key, f"an integer expected, got {value!r}")
+    if lo is not None and value < lo:
+        raise _err(source, key, f"must be >= {lo}, got {value}")
+    return int(value)
+
+
+def _number(value: Any, source: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _err(source, key, f"a finite number expected, got {value!r}")
+    return float(value)
+
+
+def _seeds(value: Any, source: str, key: str) -> list[int]:
+    """A level set name or an explicit list of level seeds."""
+    from games.tribes.level_sets import level_set
+    if isinstance(value, str):
+        try:
+            return level_set(value)
+        except ValueError as e:
+            raise _err(source, key, str(e)) from None
+    if isinstance(value, list) and value:
+        seeds = [_int(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+        if len(set(seeds)) != len(seeds):
+            raise _err(source, key, "a level is listed twice")
+        return seeds
+    raise _err(source, key, f"a level set name or a non-empty list of level seeds expected, "
+                            f"got {value!r}")
+
+
+# ------------------------------------------------------------------------------ sections
+
+def _levels(data: Any, source: str) -> tuple[list[int], list[int]]:
+    """Either a pool split reproducibly (set, train count/fraction, split_seed), or explicit
+    train and held-out sets. The two never overlap (the reference validated on a training
+    level)."""
+    from games.tribes.level_sets import split
+    d = _mapping(data, source, "levels") if data is not None else {"set": "paper", "train": 5}
+    _check_keys(d, LEVEL_KEYS, source, "levels")
+    if "set" in d:
+        if "held_out" in d:
+            raise _err(source, "levels.held_out", "give either set (+ train count and "
+                                                  "split_seed) or explicit train and held_out")
+        pool = _seeds(d["set"], source, "levels.set")
+        train = d.get("train", 5)
+        if isinstance(train, bool) or not isinstance(train, (int, float)):
+            raise _err(source, "levels.train", "with levels.set, a count (int) or a fraction "
+                                               f"(float) of the set, got {train!r}")
+        if isinstance(train, int):
+            if not 1 <= train <= len(pool):
+                raise _err(source, "levels.train", f"must be in 1..{len(pool)}, got {train}")
+            held = len(pool) - train
+        else:
+            if not 0.0 < train <= 1.0:
+                raise _err(source, "levels.train", f"a fraction in (0, 1], got {train}")
+            held = 1.0 - float(train)
+        split_seed = _int(d.get("split_seed", 0), source, "levels.split_seed", 0)
+        tr, ho = split(pool, held, split_seed)
+        if not tr:
+            raise _err(source, "levels.train", "leaves no training level")
+        return tr, ho
+    if "split_seed" in d:
+        raise _err(source, "levels.split_seed", "only with levels.set")
+    if "train" not in d:
+        raise _err(source, "levels.train", "missing (or give levels.set)")
+    tr = _seeds(d["train"], source, "levels.train")
+    ho = _seeds(d["held_out"], source, "levels.held_out") if d.get("held_out") else []
+    both = sorted(set(tr) & set(ho))
+    if both:
+        raise _err(source, "levels.held_out", f"levels {both} are also training levels")
+    return tr, ho
+
+
+def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
+           default_name: str) -> dict[str, Any]:
+    from agents.registry import split_spec
+    if data is None:
+        data = {"name": default_name}
+    if isinstance(data, str):
+        try:
+            name, params = split_spec(data)
+        except ValueError as e:
+            raise _err(source, key, str(e)) from None
+        data = {"name": name, "budget": params.pop("budget", None), "params": params}
+    d = _mapping(data, source, key)
+    _check_keys(d, keys, source, key)
+    name = d.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        raise _err(source, f"{key}.name", f"an agent name expected, got {name!r}")
+    params = dict(_mapping(d.get("params"), source, f"{key}.params"))
+    for reserved in ("seed", "budget"):
+        if reserved in params:
+            raise _err(source, f"{key}.params.{reserved}",
+                       "set by the run" if reserved == "seed" else f"use {key}.budget")
+    budget = d.get("budget")
+    if budget is not None:
+        budget = _int(budget, source, f"{key}.budget", 1)
+    out = {"name": name, "label": str(d.get("label") or name), "budget": budget,
+           "params": params}
+    if "genome_mapping" in keys:
+        mapping = d.get("genome_mapping", "weights")
+        if mapping not in GENOME_MAPPINGS:
+            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {mapping!r} "
+                                                        f"(known: {', '.join(GENOME_MAPPINGS)})")
+        out["genome_mapping"] = mapping
+    return out
+
+
+def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str) -> None:
+    """Build the agent once so that an unknown name, parameter or bad value stops the run
+    before it starts."""
+    from agents.registry import make_agent
+    params = dict(a["params"])
+    if a["budget"] is not None:
+        params["budget"] = a["budget"]
+    params.update(extra)
+    try:
+        make_agent(a["name"], seed=0, **params)
+    except (ValueError, TypeError) as e:
+        raise _err(source, key, str(e)) from None
+
+
+def _accepts_budget(name: str) -> bool:
+    from agents.registry import check_agent
+    try:
+        check_agent(name, {"budget": 1})
+        return True
+    except ValueError:
+        return False
+
+
+def _features(data: Any, source: str) -> list[Feature]:
+    if not isinstance(data, list) or not data:
+        raise _err(source, "features", "a non-empty list of feature names (or mappings with "
+                                       f"name, range, width|bins) expected; known: "
+                                       f"{', '.join(FEATURES)}")
+    out: list[Feature] = []
+    for i, item in enumerate(data):
+        key = f"features[{i}]"
+        if isinstance(item, str):
+            item = {"name": item}
+        d = _mapping(item, source, key)
+        _check_keys(d, FEATURE_KEYS, source, key)
+        name = d.get("name")
+        if name not in FEATURES:
+            raise _err(source, f"{key}.name", f"unknown feature {name!r}; known: "
+                                              f"{', '.join(FEATURES)}")
+        f = FEATURES[name]
+        lo = hi = width = bins = None
+        if "range" in d:
+            r = d["range"]
+            if not (isinstance(r, list) and len(r) == 2):
+                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {r!r}")
+            lo, hi = (_number(v, source, f"{key}.range") for v in r)
+        if "width" in d and "bins" in d:
+            raise _err(source, f"{key}.bins", "give width or bins, not both")
+        if "width" in d:
+            width = _number(d["width"], source, f"{key}.width")
+        if "bins" in d:
+            bins = _int(d["bins"], source, f"{key}.bins", 1)
+        try:
+            f = f.with_range(lo, hi, width, bins)
+        except ValueError as e:
+            raise _err(source, key, str(e)) from None
+        if f.bins > 10_000:
+            raise _err(source, key, f"{f.bins} bins; widen the bins")
+        out.append(f)
+    names = [f.name for f in out]
+    if len(set(names)) != len(names):
+        raise _err(source, "features", f"a feature is listed twice: {names}")
+    cells = int(np.prod([f.bins for f in out]))
+    if cells > 1_000_000:
+        raise _err(source, "features", f"{cells} cells in the grid; at most 1000000")
+    return out
+
+
+def _emitter(data: Any, source: str) -> dict[str, Any]:
+    d = dict(_mapping(data, source, "emitter")) if data is not None else {}
+    kind = d.pop("kind", "paper")
+    if kind not in KINDS:
+        raise _err(source, "emitter.kind", f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
+    known = ("kind", *COMMON_PARAMS, *KIND_PARAMS[kind])
+    _check_keys(d, known, source, "emitter")
+    p = {**COMMON_PARAMS, **KIND_PARAMS[kind], **d}
+    p["batch_size"] = _int(p["batch_size"], source, "emitter.batch_size", 1)
+    p["initial_random"] = _int(p["initial_random"], source, "emitter.initial_random", 0)
+    if not isinstance(p["one_hot"], bool):
+        raise _err(source, "emitter.one_hot", f"true or false expected, got {p['one_hot']!r}")
+    vals = p["values"]
+    if not isinstance(vals, list) or len(vals) < 2:
+        raise _err(source, "emitter.values", "a list of at least two weights expected")
+    vals = [_number(v, source, "emitter.values") for v in vals]
+    if any(not 0.0 <= v <= 1.0 for v in vals) or len(set(vals)) != len(vals):
+        raise _err(source, "emitter.values", f"distinct weights in [0, 1] expected, got {vals}")
+    p["values"] = sorted(vals)
+    if not p["one_hot"] and p["initial_random"] == 0:
+        raise _err(source, "emitter.initial_random", "must be >= 1 when one_hot is false "
+                                                     "(the search needs initial elites)")
+    for k in ("iso_sigma", "line_sigma", "sigma0"):
+        if k in p:
+            p[k] = _number(p[k], source, f"emitter.{k}")
+            if p[k] <= 0:
+                raise _err(source, f"emitter.{k}", f"must be > 0, got {p[k]}")
+    if "ranker" in p and p["ranker"] not in ("2imp", "imp", "obj", "2obj", "rd", "2rd"):
+        raise _err(source, "emitter.ranker", f"unknown ranker {p['ranker']!r}")
+    if "restart_rule" in p and not (p["restart_rule"] in ("no_improvement", "basic") or (
+            isinstance(p["restart_rule"], int) and not isinstance(p["restart_rule"], bool))):
+        raise _err(source, "emitter.restart_rule", "no_improvement, basic or a number of "
+                                                   "iterations expected")
+    return {"kind": kind, **p}
+
+
+# ------------------------------------------------------------------------------ entry points
+
+def config_from_dict(data: Any, source: str = "config", name: str | None = None) -> RunConfig:
+    """Validate a config mapping and resolve its defaults; errors name the key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a mapping of keys expected")
+    _check_keys(data, TOP_KEYS, source, "")
+    run_name = data.get("name", name or "run")
+    if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
+            or run_name in (".", ".."):
+        raise _err(source, "name", f"a plain name (no path separators) expected, got {run_name!r}")
+
+    game = data.get("game", "tribes")
+    from games.registry import get_game
+    try:
+        g = get_game(game)
+    except ValueError as e:
+        raise _err(source, "game", str(e)) from None
+    options = dict(_mapping(data.get("options"), source, "options"))
+    known_opts = getattr(g, "option_names", None)
+    if known_opts is not None:
+        for k in options:
+            if k not in known_opts:
+                raise _err(source, f"options.{k}", f"unknown key (known: {', '.join(known_opts)})")
+
+    train, held_out = _levels(data.get("levels"), source)
+    try:
+        g.new_state(train[0], 0, **options)
+    except (ValueError, TypeError) as e:
+        raise _err(source, "options", str(e)) from None
+
+    genome = data.get("genome", "paper")
+    if not (isinstance(genome, str) or (isinstance(genome, list) and genome
+                                        and all(isinstance(n, str) for n in genome))):
+        raise _err(source, "genome", f"a layout name or a list of script names expected, "
+                                     f"got {genome!r}")
+    from agents.portfolio.portfolio import Portfolio
+    try:
+        genome_names = Portfolio(game, genome=genome).genome
+    except ValueError as e:
+        raise _err(source, "genome", str(e)) from None
+    if not genome_names:
+        raise _err(source, "genome", "names no script to evolve")
+
+    agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
+    from qd.evaluation import GENOME_MAPPINGS as maps
+    sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
+    _check_builds(agent, sample, source, "agent")
+
+    opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
+    if opponent["budget"] is None and agent["budget"] is not None \
+            and _accepts_budget(opponent["name"]):
+        opponent["budget"] = agent["budget"]  # "at the same budget"
+    _check_builds(opponent, {}, source, "opponent")
+    if opponent["label"] == agent["label"]:
+        opponent["label"] = opponent["label"] + "-opponent"
+
+    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1)
+    features = _features(data.get("features", ["attacks", "ranged_minus_melee"]), source)
+    emitter = _emitter(data.get("emitter"), source)
+    evaluations = _int(data.get("evaluations", len(genome_names)
+                                + emitter["initial_random"] + 500), source, "evaluations", 1)
+    seed = data.get("seed")
+    seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
+    return RunConfig(name=run_name, game=game, options=options, train_levels=train,
+                     held_out_levels=held_out, agent=agent, genome=genome,
+                     genome_names=tuple(genome_names), opponent=opponent,
+                     repetitions=repetitions, features=features, emitter=emitter,
+                     evaluations=evaluations, seed=seed, source=source)
+
+
+def read_yaml(path: str | Path) -> Any:
+    import yaml
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+
+
+def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
+    """Read and validate a YAML run config (the run's name defaults to the file's stem; a
+    config without a seed takes `seed` if given, else a fresh random one)."""
+    data = read_yaml(path)
+    if isinstance(data, dict) and data.get("seed") is None and seed is not None:
+        data = {**data, "seed": seed}
+    return config_from_dict(data, source=str(path), name=Path(path).stem)
+
+
+def dump_config(config: RunConfig) -> str:
+    import yaml
+    return yaml.safe_dump(config.to_dict(), sort_keys=False, default_flow_style=None)

@@ -1,0 +1,148 @@
+"""Evaluating genomes: which games an individual plays, and playing a whole batch at once.
+
+An individual (a genome) becomes an agent spec through a genome mapping (default: the evolved
+scripts' weights as the agent's `weights` parameter, a dict script name -> weight). It plays
+every training level `repetitions` times against the opponent, seats alternating from game to
+game. Seeds come from the run seed, the individual's index in the run and the game's index
+within the individual, so a game is the same whoever plays it, whenever, in whatever order.
+
+A batch of individuals is submitted as one list of games (one Ray task each, through
+`agents.parallel.run_games`) so that every core stays busy until the batch's last games;
+results are stored by index, never by arrival.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from agents.parallel import run_games
+from agents.runner import AgentSpec, GameRecord, GameSpec
+
+# ------------------------------------------------------------------ genome -> agent parameters
+
+GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
+
+GENOME_MAPPINGS: dict[str, GenomeMapping] = {}
+
+
+def register_mapping(name: str, fn: GenomeMapping) -> None:
+    GENOME_MAPPINGS[name] = fn
+
+
+def _weights(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
+    """Portfolio agents (pmcts_pu): the evolved scripts' weights by name."""
+    return {"weights": {n: float(v) for n, v in zip(names, genome)}}
+
+
+def _ignore(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
+    """No parameter depends on the genome: for testing the machinery with any agent."""
+    return {}
+
+
+register_mapping("weights", _weights)
+register_mapping("none", _ignore)
+
+
+# ------------------------------------------------------------------ the games of an individual
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything that decides which games an individual plays (from the run config)."""
+
+    game: str
+    levels: tuple[Any, ...]
+    repetitions: int
+    agent: AgentSpec  # the evolved agent without its genome parameters
+    opponent: AgentSpec
+    genome_names: tuple[str, ...]
+    mapping: str
+    options: tuple[tuple[str, Any], ...]
+    seed: int
+
+    @property
+    def games_per_individual(self) -> int:
+        return len(self.levels) * self.repetitions
+
+    def agent_for(self, genome: np.ndarray) -> AgentSpec:
+        params = dict(self.agent.params)
+        params.update(GENOME_MAPPINGS[self.mapping](self.genome_names, genome))
+        return AgentSpec(self.agent.name, tuple(sorted(params.items())), self.agent.label)
+
+    def games(self, genome: np.ndarray, individual: int) -> list[GameSpec]:
+        """The individual's games: level-major, seats alternating with the game index."""
+        me = self.agent_for(genome)
+        out = []
+        g = 0
+        for level in self.levels:
+            for _ in range(self.repetitions):
+                ss = np.random.SeedSequence(self.seed, spawn_key=(individual, g))
+                game_seed, s_me, s_opp = (int(x) for x in ss.generate_state(3, np.uint32))
+                seat = g % 2
+                agents = (me, self.opponent) if seat == 0 else (self.opponent, me)
+                seeds = (s_me, s_opp) if seat == 0 else (s_opp, s_me)
+                out.append(GameSpec(game=self.game, level=level, seed=game_seed,
+                                    agents=agents, agent_seeds=seeds, options=self.options,
+                                    tag=(individual, g, seat)))
+                g += 1
+        return out
+
+
+# ------------------------------------------------------------------ playing a batch
+
+@dataclass
+class BatchTiming:
+    wall: float = 0.0  # from the first submission to the last result
+    game_seconds: float = 0.0  # sum of the games' own durations (measured in the workers)
+    reused: int = 0  # games taken from a previous, interrupted attempt at this batch
+
+
+def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
+         address: str | None = None, workers: int | None = None,
+         on_result: Callable[[int, GameRecord], None] | None = None,
+         ) -> tuple[list[GameRecord], BatchTiming]:
+    """Play every spec not already in `done` (index -> record); records in spec order.
+
+    `on_result(index, record)` is called as each new game arrives (for the partial-batch file
+    and the progress bar). A game that arrives twice or never is an error, not a silent fix.
+    """
+    slots: list[GameRecord | None] = [None] * len(specs)
+    timing = BatchTiming()
+    for i, rec in (done or {}).items():
+        if 0 <= i < len(specs) and rec.spec == specs[i]:
+            slots[i] = rec
+            timing.reused += 1
+    todo = [i for i, s in enumerate(slots) if s is None]
+    t0 = time.perf_counter()
+    if todo:
+        for k, rec in run_games([specs[i] for i in todo], address=address, workers=workers):
+            i = todo[k]
+            if slots[i] is not None:
+                raise RuntimeError(f"game {i} of the batch was returned twice")
+            slots[i] = rec
+            timing.game_seconds += rec.seconds
+            if on_result is not None:
+                on_result(i, rec)
+    timing.wall = time.perf_counter() - t0
+    missing = [i for i, s in enumerate(slots) if s is None]
+    if missing:
+        raise RuntimeError(f"games {missing[:5]} of the batch never returned")
+    return slots, timing  # type: ignore[return-value]
+
+
+def genome_side(records: Iterable[GameRecord]) -> Iterator[tuple[GameRecord, int]]:
+    """Each record with the seat the evolved genome took (from the spec's tag)."""
+    for rec in records:
+        yield rec, int(rec.spec.tag[2])
+
+
+def worker_count(address: str | None, workers: int | None) -> int:
+    """CPUs that play games: 1 in-process, else what the Ray cluster offers."""
+    if workers == 0 and not address:
+        return 1
+    from agents.parallel import _ensure_ray  # the same start-up options as the games
+    ray = _ensure_ray(address, workers)
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -1,0 +1,121 @@
+"""Run configs: defaults, the resolved form, and errors that name the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from qd.config import ConfigError, config_from_dict, dump_config, load_config
+
+TINY = {"agent": {"name": "mcts", "budget": 10, "genome_mapping": "none"},
+        "levels": {"train": "seeds:1,2"}, "options": {"max_rounds": 3}, "seed": 1}
+
+
+def test_defaults_are_the_paper_setting():
+    c = config_from_dict({"seed": 3})
+    assert c.agent["name"] == "pmcts_pu" and c.agent["genome_mapping"] == "weights"
+    assert len(c.genome_names) == 11 and c.genome_names[0] == "ResearchFarms"
+    assert c.opponent["name"] == "mcts"
+    assert len(c.train_levels) == 5 and len(c.held_out_levels) == 20
+    assert not set(c.train_levels) & set(c.held_out_levels)
+    assert c.repetitions == 4 and c.plan().games_per_individual == 20
+    assert c.emitter["kind"] == "paper" and c.emitter["initial_random"] == 40
+    assert c.evaluations == 11 + 40 + 500
+    assert [f.name for f in c.features] == ["attacks", "ranged_minus_melee"]
+
+
+def test_opponent_gets_the_same_budget():
+    c = config_from_dict({"agent": {"budget": 123}, "seed": 0})
+    assert c.opponent["budget"] == 123
+    c = config_from_dict({"agent": {"budget": 123}, "opponent": "mcts:budget=7", "seed": 0})
+    assert c.opponent["budget"] == 7
+    c = config_from_dict({**TINY, "opponent": "random"})
+    assert c.opponent["budget"] is None  # random takes no budget
+
+
+def test_resolved_form_reads_back_identically(tmp_path):
+    data = {**TINY, "features": ["win_turn", {"name": "score", "range": [0, 1000], "bins": 4}],
+            "emitter": {"kind": "iso_line", "batch_size": 3}}
+    c = config_from_dict(data)
+    again = config_from_dict(c.to_dict())
+    assert again.to_dict() == c.to_dict()
+    p = tmp_path / "config.yaml"
+    p.write_text(dump_config(c))
+    assert load_config(p).to_dict() == c.to_dict()
+    assert c.to_dict()["emitter"]["iso_sigma"] > 0
+
+
+def test_missing_seed_is_drawn_and_recorded(tmp_path):
+    a = config_from_dict({k: v for k, v in TINY.items() if k != "seed"})
+    assert isinstance(a.seed, int) and a.to_dict()["seed"] == a.seed
+    p = tmp_path / "c.yaml"
+    p.write_text("agent: {name: mcts, budget: 5, genome_mapping: none}\n")
+    assert load_config(p, seed=42).seed == 42
+
+
+@pytest.mark.parametrize("patch,key", [
+    ({"emitter": {"batch_sise": 4}}, "emitter.batch_sise: unknown key"),
+    ({"seeds": 1}, "seeds: unknown key"),
+    ({"levels": {"train": "seeds:1", "hold_out": "seeds:2"}}, "levels.hold_out: unknown key"),
+    ({"agent": {"name": "mcts", "budgett": 3}}, "agent.budgett: unknown key"),
+    ({"opponent": {"name": "mcts", "parms": {}}}, "opponent.parms: unknown key"),
+    ({"features": [{"name": "attacks", "rnage": [0, 1]}]}, "features[0].rnage: unknown key"),
+    ({"options": {"max_round": 3}}, "options.max_round: unknown key"),
+    ({"emitter": {"kind": "iso_line", "sigma0": 0.3}}, "emitter.sigma0: unknown key"),
+])
+def test_unknown_keys_are_named(patch, key):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({**TINY, **patch})
+    assert str(e.value).startswith(f"config: {key}"), str(e.value)
+
+
+@pytest.mark.parametrize("patch,key", [
+    ({"repetitions": 0}, "repetitions"),
+    ({"repetitions": True}, "repetitions"),
+    ({"evaluations": "many"}, "evaluations"),
+    ({"seed": -1}, "seed"),
+    ({"emitter": {"kind": "cmaes"}}, "emitter.kind"),
+    ({"emitter": {"batch_size": 0}}, "emitter.batch_size"),
+    ({"emitter": {"values": [0, 2]}}, "emitter.values"),
+    ({"emitter": {"one_hot": False, "initial_random": 0}}, "emitter.initial_random"),
+    ({"features": []}, "features"),
+    ({"features": ["attack"]}, "features[0].name"),
+    ({"features": [{"name": "attacks", "range": [5, 1]}]}, "features[0]"),
+    ({"features": ["attacks", "attacks"]}, "features"),
+    ({"genome": ["ResearchFarms", "Nope"]}, "genome"),
+    ({"agent": {"name": "nobody"}}, "agent"),
+    ({"agent": {"name": "mcts", "params": {"depth": 3}, "genome_mapping": "none"}}, "agent"),
+    ({"agent": {"name": "mcts", "genome_mapping": "nope"}}, "agent.genome_mapping"),
+    ({"agent": {"name": "mcts", "params": {"seed": 3}}}, "agent.params.seed"),
+    ({"opponent": "nobody"}, "opponent"),
+    ({"levels": {"train": "seeds:1,2", "held_out": "seeds:2,3"}}, "levels.held_out"),
+    ({"levels": {"set": "paper", "train": 30}}, "levels.train"),
+    ({"levels": {"set": "nope"}}, "levels.set"),
+    ({"options": {"mode": "conquest"}}, "options"),
+    ({"name": "a/b"}, "name"),
+    ({"game": "chess"}, "game"),
+])
+def test_invalid_values_name_the_key(patch, key):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({**TINY, **patch})
+    assert str(e.value).startswith(f"config: {key}:"), str(e.value)
+
+
+def test_file_errors_name_the_file(tmp_path):
+    p = tmp_path / "run.yaml"
+    p.write_text("emitter:\n  batch_sise: 4\n")
+    with pytest.raises(ConfigError, match=r"run\.yaml: emitter\.batch_sise: unknown key"):
+        load_config(p)
+    p.write_text("emitter: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(p)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_level_split_is_reproducible():
+    a = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
+    b = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
+    c = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 2}, "seed": 0})
+    assert a.train_levels == b.train_levels != c.train_levels
+    d = config_from_dict({"levels": {"set": "paper", "train": 0.2}, "seed": 0})
+    assert len(d.train_levels) == 5
