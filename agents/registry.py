@@ -95,3 +95,12 @@ from agents.portfolio.pmcts import PMCTSAgent  # noqa: E402
 register("pmcts", partial(PMCTSAgent, bias=False, pruning=False))
 register("pmcts_b", partial(PMCTSAgent, bias=True, pruning=False))
 register("pmcts_pu", partial(PMCTSAgent, bias=True, pruning=True))
+
+
+def _human(seed: int = 0, game: str = "tribes"):
+    from agents.human import HumanAgent
+    from games.registry import get_game
+    return HumanAgent(seed, show=get_game(game).render)
+
+
+register("human", _human)

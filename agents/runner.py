@@ -68,12 +68,13 @@ class GameRecord:
 
 def play_game(state: GameState, agents: Sequence, budget: int | None = None,
               on_turn_end: Callable[[GameState], None] | None = None,
-              max_actions: int = 1_000_000, timing: list | None = None) -> GameState:
+              max_actions: int = 1_000_000, timing: list | None = None,
+              on_action: Callable[[object], None] | None = None) -> GameState:
     """Let `agents[p]` choose for player p until the game ends (the state is mutated).
 
     A turn whose only legal action is the end of the turn ends without asking the agent,
     as in the reference game loop. `timing`, if given, receives per player
-    [decisions, seconds spent deciding].
+    [decisions, seconds spent deciding]; `on_action` sees every action before it is applied.
     """
     n = 0
     clock = time.perf_counter
@@ -89,6 +90,8 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
                 timing[player][0] += 1
                 timing[player][1] += clock() - t0
         ends_turn = state.action_type_name(action) == "END_TURN"
+        if on_action is not None:
+            on_action(action)
         state.apply(action)
         n += 1
         if n >= max_actions:

@@ -25,33 +25,16 @@ def _level_arg(text: str | None):
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.registry import parse_agent_spec
-    from agents.runner import play_game
-    from games.registry import get_game
-    from games.tribes.render import render
+    from agents.watch import play_shown
+    options = {"mode": args.mode, "max_rounds": args.rounds, "tribes": args.tribes}
+    play_shown(_level_arg(args.level), args.seed, options, [args.p1, args.p2],
+               watch=args.watch, ascii_only=args.ascii, record=args.record)
+    return 0
 
-    game = get_game("tribes")
-    state = game.new_state(_level_arg(args.level), args.seed, mode=args.mode,
-                           max_rounds=args.rounds, tribes=args.tribes)
-    agents = [parse_agent_spec(args.p1, seed=args.seed * 2 + 1),
-              parse_agent_spec(args.p2, seed=args.seed * 2 + 2)]
-    if args.watch:
-        print(render(state, ascii_only=args.ascii))
-    last_round = [state.tick]
 
-    def show(s) -> None:
-        if args.watch and (s.tick != last_round[0] or s.is_terminal()):
-            last_round[0] = s.tick
-            print()
-            print(render(s, ascii_only=args.ascii))
-
-    play_game(state, agents, on_turn_end=show)
-    if not args.watch:
-        print(render(state, ascii_only=args.ascii))
-    ranking = state.ranking()
-    print()
-    print(f"winner: player {ranking[0]} ({args.p1 if ranking[0] == 0 else args.p2}) "
-          f"after {state.tick} rounds; scores {state.scores()}")
+def _replay(args: argparse.Namespace) -> int:
+    from agents.watch import replay_shown
+    replay_shown(args.record, every=args.every, ascii_only=args.ascii, images=args.images)
     return 0
 
 
@@ -114,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(func=_levels_show)
 
     play = sub.add_parser("play", help="play one game between two agents and show the board")
-    play.add_argument("--p1", default="random", help="agent of the first player: name[:k=v,...]")
+    play.add_argument("--p1", default="random",
+                      help="agent of the first player: name[:k=v,...], or human to play yourself")
     play.add_argument("--p2", default="random", help="agent of the second player")
     play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
     play.add_argument("--level", default=None,
@@ -125,7 +109,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rounds", type=int, default=None, help="round limit")
     play.add_argument("--watch", action="store_true", help="show the board after every round")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
+    play.add_argument("--record", help="write a replayable record of the game (JSON)")
     play.set_defaults(func=_play)
+
+    rep = sub.add_parser("replay", help="show a recorded game turn by turn, or as board images")
+    rep.add_argument("record", help="a record written by `playstyles play --record`")
+    rep.add_argument("--every", choices=["turn", "action"], default="turn",
+                     help="show the board after every turn (default) or every action")
+    rep.add_argument("--images", help="also write one PNG board per turn into this directory")
+    rep.add_argument("--ascii", action="store_true", help="ASCII symbols only")
+    rep.set_defaults(func=_replay)
 
     tour = sub.add_parser("tournament", help="agents against each other over a level set")
     tour.add_argument("config", nargs="?", help="tournament YAML file (agents, pairings, levels...)")

@@ -46,6 +46,20 @@ class TribesGame:
         return new_game(lv, seed, TribesOptions(mode=mode, max_rounds=max_rounds,
                                                 reference_bugs=reference_bugs))
 
+    def level_from_text(self, text: str, source: str = "<level>") -> Level:
+        return Level.from_csv(text, source=source)
+
+    def level_text(self, level: Level) -> str:
+        return level.to_csv()
+
+    def render(self, state, ascii_only: bool = False) -> str:
+        from games.tribes.render import render
+        return render(state, ascii_only=ascii_only)
+
+    def render_image(self, state, path, title: str | None = None) -> None:
+        from games.tribes.render_image import render_image
+        render_image(state, path, title)
+
     def action_types(self) -> tuple[str, ...]:
         return ACTION_NAMES
 
