@@ -123,7 +123,7 @@ def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
             if slots[i] is not None:
                 raise RuntimeError(f"game {i} of the batch was returned twice")
             slots[i] = rec
-            timing.game_seconds += rec.seconds
+            timing.game_seconds += game_seconds(rec)
             if on_result is not None:
                 on_result(i, rec)
     timing.wall = time.perf_counter() - t0
@@ -131,6 +131,13 @@ def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
     if missing:
         raise RuntimeError(f"games {missing[:5]} of the batch never returned")
     return slots, timing  # type: ignore[return-value]
+
+
+def game_seconds(rec: GameRecord) -> float:
+    """Time a worker spent on a game: its CPU time when the record carries one, else the
+    game's wall time measured in the worker (equal on a worker that has its core to itself)."""
+    cpu = getattr(rec, "cpu_seconds", None)
+    return float(cpu) if cpu is not None else float(rec.seconds)
 
 
 def genome_side(records: Iterable[GameRecord]) -> Iterator[tuple[GameRecord, int]]:

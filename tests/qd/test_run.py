@@ -145,6 +145,21 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
     assert_same_run(whole, d)
 
 
+@pytest.mark.parametrize("kind", ["iso_line", "cma_me"])
+def test_pyribs_emitters_run_and_resume(tmp_path, kind):
+    cfg = write(tmp_path, emitter={"kind": kind, "batch_size": 3, "initial_random": 2},
+                evaluations=13)
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    assert whole.evaluations == 14  # whole batches: 5 initial + 3 x 3
+    d = tmp_path / "parts"
+    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=3)
+    evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+    assert_same_run(whole.run_dir, d)
+    ind = pd.read_csv(d / "individuals.csv")
+    genomes = ind[["SpawnStrongest", "SpawnDefensive", "ResearchRoads"]].to_numpy()
+    assert np.isin(genomes, [0, 0.25, 0.5, 0.75, 1]).all()
+
+
 def test_run_directory_protection(tmp_path, capsys):
     cfg = write(tmp_path, evaluations=4)
     d = tmp_path / "run"

@@ -1,0 +1,180 @@
+"""Archive heatmaps in the style of the play-styles paper's Figure 1.
+
+Only the inhabited part of the grid is drawn (from the lowest to the highest occupied bin of
+each axis, empty cells inside it left blank), so a run that filled a corner of a large grid is
+still readable. Axes are named by their features and ticked at the bin edges; every filled
+cell is coloured by a field of its elite and annotated with the value, so the picture needs no
+legend to be read. With more than two features the first two are drawn and each cell shows
+the best elite (highest objective) over the other features.
+
+`heatmap_data` computes what is drawn, `draw_heatmap` draws it: tests check the data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from plots.rundir import Axis, RunFiles
+
+PERCENT_FIELDS = ("win_rate", "coverage", "win_rate_validated", "win_rate_evolved")
+
+FIELD_TITLES = {
+    "win_rate": "win rate of the cell's elite",
+    "mean_score": "mean final score of the cell's elite",
+    "objective": "objective (win rate + score tie-break)",
+    "evaluation": "evaluation at which the elite was found",
+    "batch": "batch in which the elite was found",
+    "games": "games played by the elite",
+}
+
+
+@dataclass
+class Heatmap:
+    """What one heatmap shows: values[row, col] (NaN = empty) over the inhabited bins."""
+
+    field: str
+    x: Axis
+    y: Axis | None  # None for a one-feature archive (a single row)
+    x_bins: list[int]  # grid indices shown along x
+    y_bins: list[int]  # grid indices shown along y ([0] without a y axis)
+    values: np.ndarray  # (len(y_bins), len(x_bins))
+    text: list[list[str]]  # annotation of each cell ("" when empty)
+    cells: list[list[str]]  # elites.csv `cell` label of each shown cell ("" when empty)
+    elites: int = 0
+    grid_cells: int = 0
+    note: str = ""
+    projected: list[str] = field(default_factory=list)  # features folded away (>2 features)
+
+    def value_at(self, cell: str) -> float:
+        """The shown value of a cell given by its elites.csv label."""
+        for r, row in enumerate(self.cells):
+            for c, label in enumerate(row):
+                if label == cell:
+                    return float(self.values[r, c])
+        raise KeyError(cell)
+
+    @property
+    def x_edges(self) -> np.ndarray:
+        return self.x.lo + self.x.width * np.arange(self.x_bins[0], self.x_bins[-1] + 2)
+
+    @property
+    def y_edges(self) -> np.ndarray:
+        if self.y is None:
+            return np.array([0.0, 1.0])
+        return self.y.lo + self.y.width * np.arange(self.y_bins[0], self.y_bins[-1] + 2)
+
+
+def format_value(fieldname: str, value: float) -> str:
+    """The annotation of one cell: percentages for rates, 3 significant digits otherwise."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if fieldname in PERCENT_FIELDS:
+        return f"{100 * value:.0f}%"
+    if float(value).is_integer() and abs(value) < 1e6:
+        return f"{int(value)}"
+    return f"{value:.3g}"
+
+
+def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
+                 frame: pd.DataFrame | None = None) -> Heatmap:
+    """The grid of `fieldname` over the inhabited cells of the run's archive.
+
+    `frame` defaults to elites.csv; any frame with `grid_index`, `cell` and the field works
+    (the report uses it for validated values)."""
+    frame = run.elites if frame is None else frame
+    axes = run.axes
+    if frame.empty:
+        raise ValueError(f"{run.dir}: the archive has no elite yet")
+    if fieldname not in frame.columns:
+        known = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+        raise ValueError(f"field {fieldname!r} is not stored for the elites; known: "
+                         f"{', '.join(known)}")
+    idx = run.grid_indices(frame)
+    x, y = axes[0], (axes[1] if len(axes) > 1 else None)
+    xs = idx[:, 0]
+    ys = idx[:, 1] if y is not None else np.zeros(len(frame), dtype=int)
+    x_bins = list(range(int(xs.min()), int(xs.max()) + 1))
+    y_bins = list(range(int(ys.min()), int(ys.max()) + 1))
+    values = np.full((len(y_bins), len(x_bins)), np.nan)
+    text = [["" for _ in x_bins] for _ in y_bins]
+    cells = [["" for _ in x_bins] for _ in y_bins]
+    rank = frame["objective"].to_numpy(float) if "objective" in frame else \
+        frame[fieldname].to_numpy(float)
+    best: dict[tuple[int, int], int] = {}
+    for k in range(len(frame)):
+        key = (int(ys[k]) - y_bins[0], int(xs[k]) - x_bins[0])
+        if key not in best or rank[k] > rank[best[key]]:
+            best[key] = k
+    col = frame[fieldname].to_numpy(float)
+    labels = frame["cell"].astype(str).tolist()
+    for (r, c), k in best.items():
+        values[r, c] = col[k]
+        text[r][c] = format_value(fieldname, col[k])
+        cells[r][c] = labels[k]
+    grid_cells = int(np.prod([a.bins for a in axes]))
+    projected = [a.name for a in axes[2:]]
+    note = (f"best elite over {', '.join(projected)} in each cell" if projected else "")
+    return Heatmap(fieldname, x, y, x_bins, y_bins, values, text, cells, len(frame),
+                   grid_cells, note, projected)
+
+
+def _text_colour(rgba) -> str:
+    r, g, b = rgba[:3]
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
+def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
+                 cmap: str = "viridis", vmin: float | None = None,
+                 vmax: float | None = None, colour_label: str | None = None) -> Path:
+    """Draw a heatmap to a PNG: feature units on both axes, ticks at the bin edges."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if hm.field in PERCENT_FIELDS and vmin is None and vmax is None:
+        vmin, vmax = 0.0, 1.0
+    nx, ny = len(hm.x_bins), len(hm.y_bins)
+    fig_w = min(16.0, 2.5 + 0.75 * nx)
+    fig_h = min(12.0, 2.0 + 0.6 * ny) if hm.y is not None else 2.8
+    fig, ax = plt.subplots(figsize=(max(5.0, fig_w), max(2.8, fig_h)), layout="constrained")
+    xe, ye = hm.x_edges, hm.y_edges
+    masked = np.ma.masked_invalid(hm.values)
+    mesh = ax.pcolormesh(xe, ye, masked, cmap=cmap, vmin=vmin, vmax=vmax,
+                         edgecolors="white", linewidth=1.0)
+    colours = mesh.cmap(mesh.norm(hm.values))
+    fontsize = 9 if nx <= 12 else 7
+    for r in range(ny):
+        for c in range(nx):
+            if hm.text[r][c]:
+                ax.text((xe[c] + xe[c + 1]) / 2, (ye[r] + ye[r + 1]) / 2, hm.text[r][c],
+                        ha="center", va="center", fontsize=fontsize,
+                        color=_text_colour(colours[r, c]))
+    ax.set_facecolor("#f2f2f2")
+    ax.set_xticks(xe)
+    ax.set_xticklabels([f"{v:.6g}" for v in xe], rotation=45 if nx > 8 else 0)
+    ax.set_xlabel(f"{hm.x.name} (bin edges)")
+    if hm.y is not None:
+        ax.set_yticks(ye)
+        ax.set_yticklabels([f"{v:.6g}" for v in ye])
+        ax.set_ylabel(f"{hm.y.name} (bin edges)")
+    else:
+        ax.set_yticks([])
+    default = FIELD_TITLES.get(hm.field, hm.field.replace("_", " "))
+    head = title or default
+    sub = f"{hm.elites} elites in {hm.grid_cells} cells; grey = no elite"
+    if hm.note:
+        sub += f"; {hm.note}"
+    ax.set_title(f"{head}\n{sub}", fontsize=10)
+    bar = fig.colorbar(mesh, ax=ax, shrink=0.9)
+    bar.set_label(colour_label or default)
+    if hm.field in PERCENT_FIELDS:
+        bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,113 @@
+"""Validation charts: where each elite sat in evolution and where held-out games put it.
+
+Left: the grid (first two features, in feature units, lines at the bin edges) with one arrow
+per validated elite from its evolved position to its validated one, coloured by how far it
+moved (same cell, a neighbouring cell, farther). With one feature the vertical axis is the
+win rate. Right: evolved against validated win rate, with the diagonal; points below it are
+elites whose evolved win rate was optimistic. Data from validation.csv.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from plots.rundir import RunFiles
+
+MOVE_COLOURS = {"same cell": "tab:green", "neighbour": "tab:orange", "farther": "tab:red"}
+
+
+@dataclass
+class Arrows:
+    x_name: str
+    y_name: str
+    start: np.ndarray  # (n, 2) evolved positions
+    end: np.ndarray  # (n, 2) validated positions
+    moves: list[str]  # per elite: "same cell", "neighbour" or "farther"
+    cells: list[str]
+    win_evolved: np.ndarray
+    win_validated: np.ndarray
+
+
+def arrow_data(run: RunFiles, frame: pd.DataFrame | None = None) -> Arrows:
+    v = run.validation if frame is None else frame
+    if v is None or v.empty:
+        raise ValueError(f"{run.dir}: no validation.csv (run `playstyles validate` first)")
+    axes = run.axes
+    fx = axes[0].name
+    xs = (v[f"measure_{fx}_evolved"].to_numpy(float), v[f"measure_{fx}_validated"].to_numpy(float))
+    if len(axes) > 1:
+        fy = axes[1].name
+        ys = (v[f"measure_{fy}_evolved"].to_numpy(float),
+              v[f"measure_{fy}_validated"].to_numpy(float))
+    else:
+        fy = "win rate"
+        ys = (v["win_rate_evolved"].to_numpy(float), v["win_rate_validated"].to_numpy(float))
+    moves = ["same cell" if s else "neighbour" if n else "farther"
+             for s, n in zip(v["same_cell"].astype(bool), v["neighbour"].astype(bool))]
+    return Arrows(fx, fy, np.column_stack([xs[0], ys[0]]), np.column_stack([xs[1], ys[1]]),
+                  moves, v["cell"].astype(str).tolist(), v["win_rate_evolved"].to_numpy(float),
+                  v["win_rate_validated"].to_numpy(float))
+
+
+def draw_validation(run: RunFiles, path: str | Path, frame: pd.DataFrame | None = None) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import PercentFormatter
+
+    a = arrow_data(run, frame)
+    axes = run.axes
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.2), layout="constrained",
+                                 gridspec_kw={"width_ratios": [1.5, 1]})
+    pts = np.vstack([a.start, a.end])
+    for i, axis in enumerate(axes[:2]):
+        lo, hi = pts[:, i].min(), pts[:, i].max()
+        edges = axis.edges
+        first = max(0, int(np.searchsorted(edges, lo, side="right")) - 1)
+        last = min(len(edges) - 1, int(np.searchsorted(edges, hi, side="left")))
+        shown = edges[first:max(last, first + 1) + 1]
+        (ax.set_xticks if i == 0 else ax.set_yticks)(shown)
+        (ax.set_xlim if i == 0 else ax.set_ylim)(shown[0], shown[-1])
+    if len(axes) < 2:
+        ax.set_ylim(0, 1.02)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.grid(True, color="#cccccc")
+    for (x0, y0), (x1, y1), move in zip(a.start, a.end, a.moves):
+        colour = MOVE_COLOURS[move]
+        ax.plot([x0], [y0], "o", color=colour, markersize=5, alpha=0.8)
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                    arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.4})
+    for (x0, y0), cell in zip(a.start, a.cells):
+        ax.annotate(cell, (x0, y0), textcoords="offset points", xytext=(4, 4), fontsize=7,
+                    color="#444444")
+    counts = {m: a.moves.count(m) for m in MOVE_COLOURS}
+    ax.set_xlabel(f"{a.x_name} (grid lines at bin edges)")
+    ax.set_ylabel(a.y_name if len(axes) < 2 else f"{a.y_name} (grid lines at bin edges)")
+    ax.set_title(f"dot = evolved position, arrow head = validated position ({len(a.cells)} "
+                 f"elites)\n{counts['same cell']} stayed in their cell, {counts['neighbour']} "
+                 f"moved to a neighbour, {counts['farther']} moved farther", fontsize=10)
+    ax.legend([Line2D([], [], color=c, marker="o") for c in MOVE_COLOURS.values()],
+              list(MOVE_COLOURS), fontsize=8, loc="best", frameon=True)
+
+    colours = [MOVE_COLOURS[m] for m in a.moves]
+    bx.plot([0, 1], [0, 1], color="#888888", linestyle="--", linewidth=1)
+    bx.scatter(a.win_evolved, a.win_validated, c=colours, s=28, alpha=0.85)
+    bx.set_xlim(-0.02, 1.02)
+    bx.set_ylim(-0.02, 1.02)
+    bx.xaxis.set_major_formatter(PercentFormatter(1.0))
+    bx.yaxis.set_major_formatter(PercentFormatter(1.0))
+    bx.set_xlabel("win rate in evolution (training levels)")
+    bx.set_ylabel("win rate in validation (held-out levels)")
+    below = int(np.sum(a.win_validated < a.win_evolved))
+    bx.set_title(f"win rate: evolved vs validated\n{below} of {len(a.cells)} below the "
+                 f"dashed diagonal (evolved rate optimistic)", fontsize=10)
+    bx.grid(alpha=0.3)
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
