@@ -17,7 +17,9 @@ from agents.runner import GameRecord, GameSpec, run_game
 TASK_RETRIES = 3
 
 
-def _ensure_ray(address: str | None, workers: int | None):
+def ensure_ray(address: str | None, workers: int | None):
+    """Start a local Ray with `workers` CPUs, or join the cluster at `address` / RAY_ADDRESS,
+    unless Ray is already running in this process."""
     import ray
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
@@ -46,7 +48,7 @@ def run_games(specs: Sequence[GameSpec], address: str | None = None, workers: in
         for i, spec in enumerate(specs):
             yield i, run_game(spec)
         return
-    ray = _ensure_ray(address, workers)
+    ray = ensure_ray(address, workers)
     remote = _remote_run(ray)
     pending = {remote.remote(spec): i for i, spec in enumerate(specs)}
     while pending:

@@ -61,6 +61,7 @@ class GameRecord:
     decisions: list[int] = field(default_factory=list)  # decisions asked of each player
     think_seconds: list[float] = field(default_factory=list)  # time spent in each agent
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of the process while it played the game
 
     def event_totals(self, player: int) -> dict[str, float]:
         return totals(self.events, player)
@@ -109,6 +110,7 @@ def new_state(spec: GameSpec) -> GameState:
 def run_game(spec: GameSpec) -> GameRecord:
     """Play one game from its spec (deterministic: same spec, same record)."""
     t0 = time.perf_counter()
+    c0 = time.process_time()
     state = new_state(spec)
     if len(spec.agents) != state.num_players:
         raise ValueError(f"agents: {len(spec.agents)} given for a {state.num_players}-player game")
@@ -121,4 +123,4 @@ def run_game(spec: GameSpec) -> GameRecord:
         rounds=state.tick, summaries=[state.summary(p) for p in players],
         sides=[state.player_name(p) for p in players], events=state.events(),
         decisions=[t[0] for t in timing], think_seconds=[t[1] for t in timing],
-        seconds=time.perf_counter() - t0)
+        seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0)

@@ -150,6 +150,6 @@ def worker_count(address: str | None, workers: int | None) -> int:
     """CPUs that play games: 1 in-process, else what the Ray cluster offers."""
     if workers == 0 and not address:
         return 1
-    from agents.parallel import _ensure_ray  # the same start-up options as the games
-    ray = _ensure_ray(address, workers)
+    from agents.parallel import ensure_ray
+    ray = ensure_ray(address, workers)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
