@@ -35,7 +35,13 @@ def make_agent(name: str, **params: Any):
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """`name` or `name:key=value,key=value` -> (name, params); values become int, float or text."""
+    """`name` or `name:key=value,key=value` -> (name, params); values become int, float or text.
+
+    `preset:FILE#NAME` -> the preset's agent and every parameter (`agents.presets`): every
+    place that reads agent specs goes through here, so all of them accept presets."""
+    if spec.strip().startswith("preset:"):
+        from agents.presets import resolve_spec
+        return resolve_spec(spec)
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):

@@ -194,7 +194,16 @@ def parse_agent(entry: Any, where: str) -> AgentSpec:
     params = entry.get("params") or {}
     if not isinstance(params, dict):
         raise ValueError(f"{where}.params: a mapping of parameter: value expected")
-    return _checked_agent(str(entry["name"]), str(entry.get("label") or entry["name"]), params, where)
+    name = str(entry["name"])
+    if name.startswith("preset:"):  # a preset, its parameters overridden by `params`
+        from agents.registry import split_spec
+        try:
+            base, preset_params = split_spec(name)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        return _checked_agent(base, str(entry.get("label") or name), {**preset_params, **params},
+                              where)
+    return _checked_agent(name, str(entry.get("label") or name), params, where)
 
 
 def _checked_agent(name: str, label: str, params: dict, where: str) -> AgentSpec:

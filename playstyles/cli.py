@@ -83,6 +83,45 @@ def _evolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from plots.report import write_report
+    report = write_report(args.run, fields=args.field or ())
+    print(f"report: {report.html} ({len(report.files)} files written in {report.run_dir}/)")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from qd.validation import validate
+    result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
+                      workers=args.workers, address=args.address, show_progress=not args.quiet)
+    print((result.run_dir / "validation.md").read_text(), end="")
+    print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
+          f"validation.png)")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from qd.export import export_presets
+    pf, path = export_presets(args.run, kind=args.kind, count=args.count, out=args.output,
+                              names=args.names)
+    for p in pf.presets:
+        print(f"{p.name}: {p.description}")
+    print(f"{len(pf.presets)} presets written to {path}; use one as preset:{path}#NAME")
+    return 0
+
+
+def _ladder(args: argparse.Namespace) -> int:
+    from agents.ladder import run_ladder
+    result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
+                        levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
+                        workers=args.workers, address=args.address,
+                        show_progress=not args.quiet)
+    print((result.out / "ladder.md").read_text(), end="")
+    print(f"results in {result.out}/ (ladder_matrix.csv, ladder_pairs.csv, ladder.json, "
+          f"ladder.png, games.csv)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
@@ -143,6 +182,47 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "0: no Ray)")
     evo.add_argument("--quiet", action="store_true", help="no progress bar")
     evo.set_defaults(func=_evolve)
+
+    rpt = sub.add_parser("report", help="heatmaps, progress curves and an HTML report of a run")
+    rpt.add_argument("run", help="run directory")
+    rpt.add_argument("--field", nargs="+", help="also draw the archive coloured by these stored "
+                                                "fields (e.g. mean_score attacks_mean)")
+    rpt.set_defaults(func=_report)
+
+    val = sub.add_parser("validate", help="replay a run's elites on held-out levels (Table II)")
+    val.add_argument("run", help="run directory")
+    val.add_argument("--levels", help="level set (default: the run's held-out levels)")
+    val.add_argument("--games", type=int, help="games per elite (default: 2 per level)")
+    val.add_argument("--cells", nargs="+", help="only these cells, named as in elites.csv "
+                                                "(e.g. 14:4 6:-1)")
+    val.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    val.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    val.add_argument("--quiet", action="store_true", help="no progress bar")
+    val.set_defaults(func=_validate)
+
+    exp = sub.add_parser("export", help="export elites as presets (difficulty levels or styles)")
+    exp.add_argument("run", help="run directory")
+    exp.add_argument("--kind", choices=["difficulty", "style"], default="difficulty",
+                     help="difficulty: spread over win rate; style: distinct feature regions")
+    exp.add_argument("--count", type=int, default=3, help="number of presets (default 3)")
+    exp.add_argument("-o", "--output", help="preset file (default <run>/presets_<kind>.json)")
+    exp.add_argument("--names", nargs="+", help="preset names instead of generated ones")
+    exp.set_defaults(func=_export)
+
+    lad = sub.add_parser("ladder", help="round robin between presets: win matrix and whether "
+                                        "the difficulty order holds")
+    lad.add_argument("presets", help="preset file (from `playstyles export`)")
+    lad.add_argument("--baselines", nargs="+", help="other agents in the round robin "
+                                                    "(name[:k=v,...] or preset:FILE#NAME)")
+    lad.add_argument("--games", type=int, help="games per pair (default: 2 per level)")
+    lad.add_argument("--levels", help="level set (default: the presets' validation levels)")
+    lad.add_argument("--rounds", type=int, help="round limit (default: the presets' options)")
+    lad.add_argument("--seed", type=int, default=0, help="seed of all games and agents")
+    lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the file)")
+    lad.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    lad.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+    lad.set_defaults(func=_ladder)
     return p
 
 

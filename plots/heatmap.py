@@ -30,6 +30,7 @@ FIELD_TITLES = {
     "evaluation": "evaluation at which the elite was found",
     "batch": "batch in which the elite was found",
     "games": "games played by the elite",
+    "win_rate_validated": "win rate on held-out levels",
 }
 
 
@@ -112,15 +113,20 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
             best[key] = k
     col = frame[fieldname].to_numpy(float)
     labels = frame["cell"].astype(str).tolist()
+    shown = 0
     for (r, c), k in best.items():
-        values[r, c] = col[k]
-        text[r][c] = format_value(fieldname, col[k])
         cells[r][c] = labels[k]
+        if np.isfinite(col[k]):  # an undefined value (never won, not validated) stays blank
+            values[r, c] = col[k]
+            text[r][c] = format_value(fieldname, col[k])
+            shown += 1
     grid_cells = int(np.prod([a.bins for a in axes]))
     projected = [a.name for a in axes[2:]]
-    note = (f"best elite over {', '.join(projected)} in each cell" if projected else "")
-    return Heatmap(fieldname, x, y, x_bins, y_bins, values, text, cells, len(frame),
-                   grid_cells, note, projected)
+    notes = [f"best elite over {', '.join(projected)} in each cell"] if projected else []
+    if shown < len(best):
+        notes.append(f"{len(best) - shown} elites without a value left blank")
+    return Heatmap(fieldname, x, y, x_bins, y_bins, values, text, cells, shown,
+                   grid_cells, "; ".join(notes), projected)
 
 
 def _text_colour(rgba) -> str:
@@ -166,7 +172,7 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
         ax.set_yticks([])
     default = FIELD_TITLES.get(hm.field, hm.field.replace("_", " "))
     head = title or default
-    sub = f"{hm.elites} elites in {hm.grid_cells} cells; grey = no elite"
+    sub = f"{hm.elites} elites shown, grid of {hm.grid_cells} cells; grey = no elite"
     if hm.note:
         sub += f"; {hm.note}"
     ax.set_title(f"{head}\n{sub}", fontsize=10)

@@ -24,8 +24,11 @@ class WinMatrix:
     games: np.ndarray
 
     def mean_rate(self) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return np.nanmean(np.where(np.isnan(self.rate), np.nan, self.rate), axis=1)
+        """Each row's mean win rate over the opponents it played (NaN if none)."""
+        played = np.isfinite(self.rate)
+        total = np.where(played, self.rate, 0.0).sum(axis=1)
+        count = played.sum(axis=1)
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 def matrix_data(ladder_dir: str | Path) -> WinMatrix:
@@ -44,7 +47,7 @@ def matrix_data(ladder_dir: str | Path) -> WinMatrix:
     return WinMatrix(labels, rate, low, high, games)
 
 
-def draw_matrix(w: WinMatrix, path: str | Path, title: str = "") -> Path:
+def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "") -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -53,7 +56,7 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "") -> Path:
     fig, ax = plt.subplots(figsize=(max(6.0, 2.5 + 1.3 * n), max(4.0, 1.6 + 0.8 * n)),
                            layout="constrained")
     masked = np.ma.masked_invalid(w.rate)
-    im = ax.imshow(masked, cmap="RdBu", vmin=0.0, vmax=1.0)
+    im = ax.imshow(masked, cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_facecolor("#dddddd")
     means = w.mean_rate()
     ax.set_yticks(range(n))
@@ -72,9 +75,9 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "") -> Path:
             ax.text(j, i, f"{100 * p:.0f}%\n[{100 * w.low[i, j]:.0f}-{100 * w.high[i, j]:.0f}]",
                     ha="center", va="center", fontsize=8, color=colour)
     games = w.games[w.games > 0]
-    sub = (f"row's win rate against the column, Wilson 95% interval in brackets; "
-           f"{int(games.min()) if games.size else 0}-{int(games.max()) if games.size else 0} "
-           f"games per pair")
+    lo, hi = (int(games.min()), int(games.max())) if games.size else (0, 0)
+    sub = ("row's win rate against the column, Wilson 95% interval in brackets\n"
+           f"{lo if lo == hi else f'{lo}-{hi}'} games per pair" + (f"; {note}" if note else ""))
     ax.set_title(f"{title}\n{sub}" if title else sub, fontsize=10)
     bar = fig.colorbar(im, ax=ax, shrink=0.85)
     bar.set_label("row's win rate against the column")
@@ -87,5 +90,12 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "") -> Path:
 
 def draw_ladder(ladder_dir: str | Path, title: str = "") -> Path:
     """Read a ladder directory's tables and write its win-matrix image (ladder.png)."""
+    import json
     d = Path(ladder_dir)
-    return draw_matrix(matrix_data(d), d / "ladder.png", title)
+    note = ""
+    info = d / "ladder.json"
+    if info.exists():
+        verdict = json.loads(info.read_text()).get("verdict") or {}
+        if verdict.get("status"):
+            note = f"difficulty order of the presets: {verdict['status']}"
+    return draw_matrix(matrix_data(d), d / "ladder.png", title, note)

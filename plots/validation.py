@@ -72,9 +72,12 @@ def draw_validation(run: RunFiles, path: str | Path, frame: pd.DataFrame | None 
         last = min(len(edges) - 1, int(np.searchsorted(edges, hi, side="left")))
         shown = edges[first:max(last, first + 1) + 1]
         (ax.set_xticks if i == 0 else ax.set_yticks)(shown)
-        (ax.set_xlim if i == 0 else ax.set_ylim)(shown[0], shown[-1])
+        # values outside the grid (clipped into the end cells by the archive) stay visible
+        lo_lim, hi_lim = min(shown[0], lo), max(shown[-1], hi)
+        pad = 0.03 * (hi_lim - lo_lim)
+        (ax.set_xlim if i == 0 else ax.set_ylim)(lo_lim - pad, hi_lim + pad)
     if len(axes) < 2:
-        ax.set_ylim(0, 1.02)
+        ax.set_ylim(-0.02, 1.02)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.grid(True, color="#cccccc")
     for (x0, y0), (x1, y1), move in zip(a.start, a.end, a.moves):

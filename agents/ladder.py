@@ -1,0 +1,324 @@
+"""Difficulty ladders: presets (and optional baselines) in a round robin, and whether the
+difficulty order holds.
+
+Prismata's difficulty levels were checked with a round robin between them; this does the same
+for a preset file. Every pair of agents plays `games` games over a level set, the seat
+alternating from level to level and from pass to pass over the levels. The result is a win
+matrix (row's win rate against the column, a draw counting half) with Wilson 95% intervals,
+and a verdict on the presets' order in the file (easiest first): it *holds* when every harder
+preset beats every easier one more than half the time with the whole interval above 1/2, it is
+*violated* when some easier preset beats a harder one with the interval wholly below 1/2, and
+otherwise it is *not significant* (more games would tell). Baselines take part in the matrix,
+not in the verdict.
+
+Files in the output directory: games.csv, summary.csv and summary.md (as a tournament),
+ladder_matrix.csv, ladder_pairs.csv, ladder.json (the verdict), ladder.md and ladder.png.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from agents.runner import AgentSpec, GameSpec
+
+Z95 = 1.959963984540054
+HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (95% by default); (0, 1) without data.
+    Better than the normal interval for few games and rates near 0 or 1."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def alternating_games(games: int, levels: Sequence[Any]) -> list[tuple[Any, int]]:
+    """(level, seat of the first agent) for each game between two agents: the levels in turn,
+    the seat alternating from level to level and from one pass over the levels to the next,
+    so every level is played from both seats once it is played twice."""
+    n = len(levels)
+    if n == 0:
+        raise ValueError("levels: no level given")
+    return [(levels[g % n], (g % n + g // n) % 2) for g in range(games)]
+
+
+# ------------------------------------------------------------------------------ the verdict
+
+@dataclass
+class PairVerdict:
+    harder: str
+    easier: str
+    games: int
+    score: float  # wins of the harder one, draws counting half
+    rate: float
+    low: float
+    high: float
+    status: str
+
+
+@dataclass
+class Verdict:
+    order: list[str]  # easiest first
+    pairs: list[PairVerdict]
+    status: str  # holds / violated / not significant
+    point_order_holds: bool  # every harder one above 1/2 on the point estimate
+
+    def text(self) -> str:
+        if len(self.order) < 2:
+            return "a ladder needs at least two presets"
+        head = {HOLDS: "the difficulty order holds",
+                VIOLATED: "the difficulty order is violated",
+                NOT_SIGNIFICANT: "the difficulty order is not significant"}[self.status]
+        lines = [f"{head}: {' < '.join(self.order)} (Wilson 95% intervals)."]
+        if self.status == NOT_SIGNIFICANT:
+            lines.append("Point estimates " + ("agree with the order" if self.point_order_holds
+                                                else "disagree with the order")
+                         + "; more games per pair would decide.")
+        for p in self.pairs:
+            lines.append(f"  {p.harder} vs {p.easier}: {100 * p.rate:.1f}% "
+                         f"[{100 * p.low:.1f}-{100 * p.high:.1f}] over {p.games} games: "
+                         f"{p.status}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": self.order, "status": self.status,
+                "point_order_holds": self.point_order_holds, "text": self.text(),
+                "pairs": [vars(p) for p in self.pairs]}
+
+
+def order_verdict(labels: Sequence[str], score: np.ndarray, games: np.ndarray) -> Verdict:
+    """Does the order of `labels` (easiest first) hold? `score[i, j]` = what i scored against
+    j (wins plus half the draws), `games[i, j]` = games between them."""
+    score = np.asarray(score, dtype=float)
+    games = np.asarray(games)
+    pairs = []
+    for e in range(len(labels)):
+        for h in range(e + 1, len(labels)):
+            n = int(games[h, e])
+            s = float(score[h, e])
+            rate = s / n if n else float("nan")
+            low, high = wilson_interval(s, n)
+            status = HOLDS if low > 0.5 else VIOLATED if high < 0.5 else NOT_SIGNIFICANT
+            pairs.append(PairVerdict(labels[h], labels[e], n, s, rate, low, high, status))
+    if any(p.status == VIOLATED for p in pairs):
+        status = VIOLATED
+    elif pairs and all(p.status == HOLDS for p in pairs):
+        status = HOLDS
+    else:
+        status = NOT_SIGNIFICANT
+    point = bool(pairs) and all(p.games > 0 and p.rate > 0.5 for p in pairs)
+    return Verdict(list(labels), pairs, status, point)
+
+
+# ------------------------------------------------------------------------------ playing
+
+@dataclass
+class LadderResult:
+    out: Path
+    labels: list[str]
+    pairs: pd.DataFrame
+    matrix: pd.DataFrame
+    verdict: Verdict
+    files: list[Path] = field(default_factory=list)
+
+
+def plan_ladder(agents: Sequence[AgentSpec], game: str, levels: Sequence[Any], games: int,
+                options: dict[str, Any], seed: int) -> list[GameSpec]:
+    """Every game of the round robin; seeds from (seed, i, j, game) so that adding a baseline
+    does not change the games between presets."""
+    specs = []
+    order = alternating_games(games, levels)
+    opts = tuple(sorted(options.items()))
+    pi = 0
+    for i in range(len(agents)):
+        for j in range(i + 1, len(agents)):
+            for g, (level, seat) in enumerate(order):
+                ss = np.random.SeedSequence(seed, spawn_key=(i, j, g))
+                game_seed, s_i, s_j = (int(x) for x in ss.generate_state(3, np.uint32))
+                pair = (agents[i], agents[j]) if seat == 0 else (agents[j], agents[i])
+                seeds = (s_i, s_j) if seat == 0 else (s_j, s_i)
+                specs.append(GameSpec(game=game, level=level, seed=game_seed, agents=pair,
+                                      agent_seeds=seeds, options=opts,
+                                      tag={"pairing": pi, "agent": i, "opponent": j, "rep": g,
+                                           "agent_seat": seat}))
+            pi += 1
+    return specs
+
+
+def pair_table(games: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
+    """Both directions of every pair: games, wins, draws, win rate (draws half), Wilson CI."""
+    rows = []
+    for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
+        seat = g["agent_seat"].to_numpy()
+        winner = g["winner"].to_numpy()
+        n = len(g)
+        wins_a = int(np.sum(winner == seat))
+        wins_b = int(np.sum(winner == 1 - seat))
+        draws = n - wins_a - wins_b
+        for x, y, w, l in ((a, b, wins_a, wins_b), (b, a, wins_b, wins_a)):
+            s = w + 0.5 * draws
+            low, high = wilson_interval(s, n)
+            rows.append({"agent": x, "opponent": y, "games": n, "wins": w, "losses": l,
+                         "draws": draws, "win_rate": s / n, "ci_low": low, "ci_high": high})
+    order = {lab: k for k, lab in enumerate(labels)}
+    out = pd.DataFrame(rows)
+    out = out.assign(_a=out["agent"].map(order), _b=out["opponent"].map(order))
+    return out.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)
+
+
+def matrices(pairs: pd.DataFrame, labels: Sequence[str]
+             ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """(score, games) arrays indexed like `labels`, and the win-rate matrix as a table."""
+    pos = {lab: k for k, lab in enumerate(labels)}
+    n = len(labels)
+    score, games = np.zeros((n, n)), np.zeros((n, n), dtype=int)
+    rate = np.full((n, n), np.nan)
+    for r in pairs.itertuples(index=False):
+        i, j = pos[r.agent], pos[r.opponent]
+        score[i, j] = r.wins + 0.5 * r.draws
+        games[i, j] = r.games
+        rate[i, j] = r.win_rate
+    table = pd.DataFrame(rate, columns=list(labels))
+    table.insert(0, "agent", list(labels))
+    return score, games, table
+
+
+def _baseline_specs(baselines: Sequence[str], presets) -> list[AgentSpec]:
+    """Baselines by spec; one that takes a budget and sets none plays at the presets' budget
+    (when those with a budget share one), so that the ladder compares like with like."""
+    from agents.registry import check_agent
+    from agents.tournament import parse_agent
+    budgets = {p.params["budget"] for p in presets if p.params.get("budget") is not None}
+    shared = budgets.pop() if len(budgets) == 1 else None
+    out = []
+    for i, b in enumerate(baselines):
+        spec = parse_agent(b, f"baselines[{i}]")
+        params = dict(spec.params)
+        if shared is not None and "budget" not in params:
+            try:
+                check_agent(spec.name, {"budget": shared})
+                params["budget"] = shared
+            except ValueError:
+                pass
+        out.append(AgentSpec(spec.name, tuple(sorted(params.items())), spec.label))
+    return out
+
+
+def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: int | None = None,
+               levels: str | Sequence[int] | None = None, out: str | Path | None = None,
+               seed: int = 0, rounds: int | None = None, workers: int | None = None,
+               address: str | None = None, show_progress: bool = True) -> LadderResult:
+    """Play the round robin of a preset file's presets (file order = easiest first) and the
+    baselines, write the win matrix and the verdict. Levels default to the levels the
+    presets were validated on (else their run's held-out levels, else `paper`); games per
+    pair default to two per level; the game options are the file's (`rounds` overrides the
+    round limit)."""
+    from agents.parallel import progress, run_games, shutdown
+    from agents.presets import load_presets
+    from agents.tournament import games_frame, summarise, to_markdown
+    from games.tribes.level_sets import level_set
+
+    pf = load_presets(presets_path)
+    if len(pf.presets) < 2 and not baselines:
+        raise ValueError(f"{presets_path}: a ladder needs at least two agents")
+    agents = [p.spec() for p in pf.presets] + _baseline_specs(baselines, pf.presets)
+    labels = [a.display() for a in agents]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"agents: labels must be distinct, got {labels} (give a baseline "
+                         f"another label with name:label=...)")
+    if levels is None:
+        src = pf.source or {}
+        level_list = list(src.get("validation_levels") or src.get("held_out_levels") or []) \
+            or level_set("paper")
+    elif isinstance(levels, str):
+        level_list = level_set(levels)
+    else:
+        level_list = [int(x) for x in levels]
+    n_games = 2 * len(level_list) if games is None else int(games)
+    if n_games < 1:
+        raise ValueError(f"games: at least one game per pair, got {n_games}")
+    options = dict(pf.options)
+    if rounds is not None:
+        options["max_rounds"] = rounds
+    specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed)
+    ray_before = _ray_running()
+    try:
+        records = list(progress(run_games(specs, address=address, workers=workers),
+                                total=len(specs), desc="ladder", enabled=show_progress))
+    finally:
+        if not ray_before and _ray_running():
+            shutdown()
+    frame = games_frame(records, agents)
+    pairs = pair_table(frame, labels)
+    score, n, matrix = matrices(pairs, labels)
+    k = len(pf.presets)
+    verdict = order_verdict(labels[:k], score[:k, :k], n[:k, :k])
+
+    out = Path(out) if out is not None else \
+        Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarise(frame)
+    info = {"presets": str(Path(presets_path).name), "kind": pf.kind, "game": pf.game,
+            "options": options, "levels": level_list, "games_per_pair": n_games, "seed": seed,
+            "agents": [{"label": a.display(), "name": a.name, "params": dict(a.params)}
+                       for a in agents],
+            "verdict": verdict.to_dict()}
+    files = []
+    for name, text in (("games.csv", frame.to_csv(index=False)),
+                       ("summary.csv", summary.to_csv(index=False, float_format="%.4f")),
+                       ("summary.md", to_markdown(summary)),
+                       ("ladder_pairs.csv", pairs.to_csv(index=False)),
+                       ("ladder_matrix.csv", matrix.to_csv(index=False)),
+                       ("ladder.json", json.dumps(info, indent=2, default=_json_default) + "\n"),
+                       ("ladder.md", _markdown(matrix, verdict, pf.kind))):
+        files.append(_atomic_write(out / name, text))
+    from plots.matrix import draw_ladder
+    files.append(draw_ladder(out, title=f"{Path(presets_path).name}: round robin"))
+    return LadderResult(out, labels, pairs, matrix, verdict, files)
+
+
+def _markdown(matrix: pd.DataFrame, verdict: Verdict, kind: str) -> str:
+    labels = list(matrix["agent"])
+    lines = ["| agent \\ opponent | " + " | ".join(labels) + " |",
+             "|---|" + "---|" * len(labels)]
+    for r in matrix.itertuples(index=False):
+        cells = ["-" if a == r[0] or not np.isfinite(v) else f"{100 * v:.1f}%"
+                 for a, v in zip(labels, r[1:])]
+        lines.append(f"| {r[0]} | " + " | ".join(cells) + " |")
+    note = "" if kind == "difficulty" else \
+        f"\n(The presets are of kind {kind!r}; the order checked is the file's order.)\n"
+    return "\n".join(lines) + "\n\n" + verdict.text() + "\n" + note
+
+
+def _json_default(x: Any) -> Any:
+    if hasattr(x, "item"):
+        return x.item()
+    raise TypeError(f"not JSON serialisable: {x!r}")
+
+
+def _ray_running() -> bool:
+    try:
+        import ray
+    except ImportError:
+        return False
+    return ray.is_initialized()
+
+
+def _atomic_write(path: Path, text: str) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,370 @@
+"""Presets: agents a game can ship, as a versioned JSON file (load, check, build).
+
+A preset is an agent written down completely: the registered agent name and every parameter
+except the seed (for Portfolio MCTS: budget, search constants, and the weights by script name),
+plus the evidence it was chosen on (the archive cell, its features, the evolved and validated
+win rates and how many games they rest on). Presets are exported from a run directory by
+`qd.export`; this module owns the file format, so that a game (or the command line) can use a
+preset without knowing anything about runs or archives.
+
+    {"format": "playstyles-presets", "version": 1, "kind": "difficulty",
+     "game": "tribes", "options": {"max_rounds": 15}, "source": {...},
+     "presets": [{"name": "level 1 (easiest)", "agent": "pmcts_pu",
+                  "params": {"budget": 100, "weights": {"ResearchFarms": 0.25, ...}, ...},
+                  "description": "...", "evidence": {"cell": "0.4:0.2", ...}}, ...]}
+
+Loading checks the whole file and names the first bad field
+(`presets.json: presets[1].params.weights.SpawnRange: a weight in [0, 1] expected, got 2`).
+Every place that takes an agent spec also takes `preset:FILE#NAME` (see `resolve_spec`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+FORMAT = "playstyles-presets"
+VERSION = 1
+PREFIX = "preset:"
+
+TOP_KEYS = ("format", "version", "kind", "game", "options", "source", "presets")
+PRESET_KEYS = ("name", "agent", "params", "description", "evidence")
+EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
+                 "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
+                 "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent")
+
+
+class PresetError(ValueError):
+    """A malformed preset file; the message names the file and the field."""
+
+
+@dataclass
+class Preset:
+    name: str
+    agent: str
+    params: dict[str, Any]  # every parameter except the seed
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)  # game options it was made for
+    description: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def spec(self, label: str | None = None):
+        """The preset as an `AgentSpec` (for tournaments, ladders and Ray tasks)."""
+        from agents.runner import AgentSpec
+        return AgentSpec.of(self.agent, label=label or self.name, **self.params)
+
+    def build(self, seed: int = 0):
+        """The exact agent, seeded."""
+        from agents.registry import make_agent
+        return make_agent(self.agent, seed=seed, **self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "agent": self.agent,
+                               "params": _plain(self.params)}
+        if self.description:
+            out["description"] = self.description
+        if self.evidence:
+            out["evidence"] = _plain(self.evidence)
+        return out
+
+
+@dataclass
+class PresetFile:
+    game: str
+    presets: list[Preset]
+    kind: str = "custom"
+    options: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.presets]
+
+    def get(self, key: str | int | None = None) -> Preset:
+        """A preset by name (exact, then ignoring case, then its slug: `level-1-easiest`), or
+        by 1-based position; without a key, the file's only preset."""
+        where = str(self.path) if self.path else "presets"
+        if key is None or key == "":
+            if len(self.presets) == 1:
+                return self.presets[0]
+            raise PresetError(f"{where}: holds {len(self.presets)} presets, name one "
+                              f"(#NAME): {', '.join(self.names)}")
+        text = str(key).strip()
+        for test in (lambda p: p.name == text,
+                     lambda p: p.name.lower() == text.lower(),
+                     lambda p: slug(p.name) == slug(text)):
+            hits = [p for p in self.presets if test(p)]
+            if len(hits) == 1:
+                return hits[0]
+        if text.isdigit() and 1 <= int(text) <= len(self.presets):
+            return self.presets[int(text) - 1]
+        raise PresetError(f"{where}: no preset {text!r}; presets: {', '.join(self.names)} "
+                          f"(or a position 1..{len(self.presets)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "kind": self.kind, "game": self.game,
+                "options": _plain(self.options), "source": _plain(self.source),
+                "presets": [p.to_dict() for p in self.presets]}
+
+
+def slug(name: str) -> str:
+    """A name as lower-case words joined by dashes ("Level 1 (easiest)" -> "level-1-easiest")."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+# ------------------------------------------------------------------------------ checking
+
+def _fail(where: str, key: str, msg: str) -> PresetError:
+    return PresetError(f"{where}: {key}: {msg}")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _rate(v: Any, where: str, key: str, optional: bool = True) -> None:
+    if v is None and optional:
+        return
+    if not _is_number(v) or not 0.0 <= v <= 1.0:
+        raise _fail(where, key, f"a rate in [0, 1]{' or null' if optional else ''} "
+                                f"expected, got {v!r}")
+
+
+def _count(v: Any, where: str, key: str, optional: bool = True) -> None:
+    if v is None and optional:
+        return
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise _fail(where, key, f"a count (integer >= 0) expected, got {v!r}")
+
+
+def _check_evidence(ev: Any, where: str, key: str) -> None:
+    if not isinstance(ev, dict):
+        raise _fail(where, key, f"a mapping expected, got {ev!r}")
+    for k in ev:
+        if k not in EVIDENCE_KEYS:
+            raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(EVIDENCE_KEYS)})")
+    for k in ("run", "cell", "opponent"):
+        if k in ev and ev[k] is not None and not isinstance(ev[k], str):
+            raise _fail(where, f"{key}.{k}", f"text expected, got {ev[k]!r}")
+    if "grid_index" in ev and not (isinstance(ev["grid_index"], list) and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in ev["grid_index"])):
+        raise _fail(where, f"{key}.grid_index", f"a list of integers expected, "
+                                                f"got {ev['grid_index']!r}")
+    for k in ("features", "features_validated"):
+        f = ev.get(k)
+        if f is None:
+            continue
+        if not isinstance(f, dict):
+            raise _fail(where, f"{key}.{k}", f"a mapping feature: value expected, got {f!r}")
+        for n, v in f.items():
+            if v is not None and not _is_number(v):
+                raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {v!r}")
+    for k in ("win_rate_evolved", "win_rate_validated"):
+        _rate(ev.get(k), where, f"{key}.{k}")
+    for k in ("games_evolved", "games_validated"):
+        _count(ev.get(k), where, f"{key}.{k}")
+    ci = ev.get("win_rate_validated_ci")
+    if ci is not None:
+        if not (isinstance(ci, list) and len(ci) == 2):
+            raise _fail(where, f"{key}.win_rate_validated_ci", f"[low, high] expected, got {ci!r}")
+        for v in ci:
+            _rate(v, where, f"{key}.win_rate_validated_ci", optional=False)
+    lv = ev.get("validation_levels")
+    if lv is not None and not (isinstance(lv, list) and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in lv)):
+        raise _fail(where, f"{key}.validation_levels",
+                    f"a list of level seeds expected, got {lv!r}")
+    src = ev.get("win_rate_source")
+    if src is not None and src not in ("evolved", "validated"):
+        raise _fail(where, f"{key}.win_rate_source", f"'evolved' or 'validated' expected, "
+                                                     f"got {src!r}")
+
+
+def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> None:
+    from agents.registry import check_agent, make_agent
+    if not isinstance(params, dict):
+        raise _fail(where, key, f"a mapping parameter: value expected, got {params!r}")
+    for k in params:
+        if not isinstance(k, str):
+            raise _fail(where, f"{key}.{k!r}", "parameter names are text")
+    if "seed" in params:
+        raise _fail(where, f"{key}.seed", "not part of a preset (the seed is given when the "
+                                          "agent is built)")
+    for k in params:
+        try:
+            check_agent(agent, {k: params[k]})
+        except ValueError as e:
+            raise _fail(where, f"{key}.{k}", str(e)) from None
+    w = params.get("weights")
+    if w is not None:
+        if not isinstance(w, dict):
+            raise _fail(where, f"{key}.weights", f"a mapping script name: weight expected, "
+                                                 f"got {w!r}")
+        for n, v in w.items():
+            if not _is_number(v) or not 0.0 <= v <= 1.0:
+                raise _fail(where, f"{key}.weights.{n}", f"a weight in [0, 1] expected, got {v!r}")
+    if "game" in params and params["game"] != game:
+        raise _fail(where, f"{key}.game", f"{params['game']!r} differs from the file's game "
+                                          f"{game!r}")
+    try:
+        make_agent(agent, seed=0, **params)
+    except (ValueError, TypeError, KeyError) as e:
+        raise _fail(where, key, f"the agent cannot be built: {e}") from None
+
+
+def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
+    """Check a preset file's content completely and return it; errors name the field."""
+    from agents.registry import agent_names
+    if not isinstance(data, dict):
+        raise PresetError(f"{where}: a JSON object expected")
+    for k in data:
+        if k not in TOP_KEYS:
+            raise _fail(where, str(k), f"unknown key (known: {', '.join(TOP_KEYS)})")
+    if data.get("format") != FORMAT:
+        raise _fail(where, "format", f"{FORMAT!r} expected, got {data.get('format')!r}")
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise _fail(where, "version", f"an integer expected, got {version!r}")
+    if version != VERSION:
+        raise _fail(where, "version", f"version {version} is not supported (this playstyles "
+                                      f"reads version {VERSION})")
+    game = data.get("game")
+    if not isinstance(game, str) or not game:
+        raise _fail(where, "game", f"a game name expected, got {game!r}")
+    from games.registry import get_game
+    try:
+        get_game(game)
+    except ValueError as e:
+        raise _fail(where, "game", str(e)) from None
+    kind = data.get("kind", "custom")
+    if not isinstance(kind, str) or not kind:
+        raise _fail(where, "kind", f"text expected, got {kind!r}")
+    for k in ("options", "source"):
+        if data.get(k) is not None and not isinstance(data[k], dict):
+            raise _fail(where, k, f"a mapping expected, got {data[k]!r}")
+    items = data.get("presets")
+    if not isinstance(items, list) or not items:
+        raise _fail(where, "presets", "a non-empty list of presets expected")
+    presets, seen = [], set()
+    known_agents = agent_names()
+    for i, p in enumerate(items):
+        key = f"presets[{i}]"
+        if not isinstance(p, dict):
+            raise _fail(where, key, f"a mapping expected, got {p!r}")
+        for k in p:
+            if k not in PRESET_KEYS:
+                raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(PRESET_KEYS)})")
+        for k in ("name", "agent", "params"):
+            if k not in p:
+                raise _fail(where, f"{key}.{k}", "missing")
+        name = p["name"]
+        if not isinstance(name, str) or not name.strip():
+            raise _fail(where, f"{key}.name", f"a non-empty text expected, got {name!r}")
+        if name in seen:
+            raise _fail(where, f"{key}.name", f"{name!r} is used twice")
+        seen.add(name)
+        agent = p["agent"]
+        if agent not in known_agents:
+            raise _fail(where, f"{key}.agent", f"unknown agent {agent!r}; known: "
+                                               f"{', '.join(known_agents)}")
+        _check_params(agent, p["params"], game, where, f"{key}.params")
+        desc = p.get("description", "")
+        if not isinstance(desc, str):
+            raise _fail(where, f"{key}.description", f"text expected, got {desc!r}")
+        ev = p.get("evidence", {})
+        _check_evidence(ev, where, f"{key}.evidence")
+        presets.append(Preset(name, agent, dict(p["params"]), game,
+                              dict(data.get("options") or {}), desc, dict(ev)))
+    return PresetFile(game, presets, kind, dict(data.get("options") or {}),
+                      dict(data.get("source") or {}))
+
+
+def load_presets(path: str | Path) -> PresetFile:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise PresetError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PresetError(f"{path}: not valid JSON: {e}") from None
+    pf = presets_from_dict(data, str(path))
+    pf.path = p
+    return pf
+
+
+def dump_presets(pf: PresetFile, path: str | Path) -> Path:
+    """Write a preset file (checked by reading it back before it replaces anything)."""
+    try:
+        text = _dumps(pf.to_dict()) + "\n"
+    except (TypeError, ValueError) as e:
+        raise PresetError(f"{path}: a value cannot be written as JSON ({e})") from None
+    presets_from_dict(json.loads(text), str(path))
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, p)
+    return p
+
+
+# ------------------------------------------------------------------------------ using presets
+
+def full_params(agent: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter of the agent `agent` built with `params` (its own `params()`), without
+    the seed; checked to rebuild the same agent, so a preset never depends on defaults."""
+    from agents.registry import make_agent
+    built = make_agent(agent, seed=0, **dict(params))
+    if not hasattr(built, "params"):
+        return {k: v for k, v in params.items() if k != "seed"}
+    out = {k: v for k, v in built.params().items() if k != "seed"}
+    again = {k: v for k, v in make_agent(agent, seed=0, **out).params().items() if k != "seed"}
+    if _plain(again) != _plain(out):
+        raise ValueError(f"agent {agent}: its parameters do not rebuild the same agent")
+    return _plain(out)
+
+
+def build_agent(path: str | Path, name: str | int | None = None, seed: int = 0):
+    """The exact agent of preset `name` in the file at `path`, in one call."""
+    return load_presets(path).get(name).build(seed)
+
+
+def resolve_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """`preset:FILE#NAME` (or `preset:FILE` for a file of one preset) -> (agent name, every
+    parameter). NAME is the preset's name, its slug or its 1-based position."""
+    body = spec.strip()[len(PREFIX):]
+    path, _, name = body.partition("#")
+    if not path:
+        raise PresetError(f"agent {spec!r}: expected preset:FILE#NAME")
+    p = load_presets(path.strip()).get(name.strip() or None)
+    return p.agent, dict(p.params)
+
+
+def _dumps(x: Any, depth: int = 0) -> str:
+    """JSON with one key per line, but lists of plain values on one line (level seeds)."""
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(x, dict) and x:
+        items = [f"{inner}{json.dumps(str(k))}: {_dumps(v, depth + 1)}" for k, v in x.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(x, list) and any(isinstance(v, (dict, list)) for v in x):
+        return "[\n" + ",\n".join(inner + _dumps(v, depth + 1) for v in x) + "\n" + pad + "]"
+    return json.dumps(x, allow_nan=False)
+
+
+def _plain(x: Any) -> Any:
+    """JSON-ready copy: tuples become lists, numpy scalars plain numbers, NaN becomes null."""
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x

@@ -1,0 +1,319 @@
+"""The run report: every picture and table of a run directory, and one HTML page with all of it.
+
+`write_report(run_dir)` writes into the run directory:
+
+    heatmap_win_rate.png        the archive (Figure 1 of the paper): the elites' win rates
+    heatmap_<field>.png         the same grid coloured by another stored field (`fields`)
+    progress.png                cells filled, QD score, best win rate against evaluations
+    validation.png              evolved vs validated positions (when validation.csv exists)
+    elites_table.csv            one row per elite: quality, grid features, weights by script
+    report.html                 all of the above in one self-contained page (images inlined)
+
+It reads files only (config.yaml, elites.csv, metrics.csv, validation.csv and
+validation_summary.json), so any run directory can be re-reported, also one copied from a
+cluster to a laptop without the code's Python objects.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from plots.curves import draw_progress, progress_data
+from plots.heatmap import Heatmap, draw_heatmap, format_value, heatmap_data
+from plots.rundir import RunFiles
+
+VALIDATED_FIELDS = ("win_rate_validated", "games_validated", "mean_score_validated")
+
+
+@dataclass
+class Report:
+    run_dir: Path
+    html: Path
+    files: list[Path] = field(default_factory=list)
+    heatmaps: dict[str, Heatmap] = field(default_factory=dict)
+    table: pd.DataFrame | None = None
+
+
+def elites_with_validation(run: RunFiles) -> pd.DataFrame:
+    """elites.csv with the validated columns of validation.csv joined on the elite's index."""
+    elites = run.elites
+    v = run.validation
+    if elites.empty or v is None or v.empty:
+        return elites
+    keep = ["index"] + [c for c in v.columns if c.endswith("_validated")
+                        and not c.startswith("measure_")]
+    return elites.merge(v[keep], on="index", how="left")
+
+
+def elites_table(run: RunFiles) -> pd.DataFrame:
+    """The elites for people: best first, quality, grid features (mean and spread over the
+    elite's games), validated win rate if any, then the weights by script name."""
+    frame = elites_with_validation(run)
+    if frame.empty:
+        return pd.DataFrame()
+    cols = ["cell", "win_rate", "wins", "games", "mean_score"]
+    for a in run.axes:
+        cols += [f"{a.name}_mean", f"{a.name}_std"]
+    cols += [c for c in VALIDATED_FIELDS if c in frame]
+    cols += run.weight_columns()
+    cols += [c for c in ("evaluation", "batch") if c in frame]
+    out = frame[[c for c in cols if c in frame]].copy()
+    return out.sort_values(["win_rate", "mean_score"], ascending=False, kind="stable") \
+        .reset_index(drop=True)
+
+
+def write_report(run_dir: str | Path, fields: Sequence[str] = (),
+                 title: str | None = None) -> Report:
+    """Write every figure, the elites table and report.html into the run directory."""
+    run = RunFiles(run_dir)
+    d = run.dir
+    report = Report(d, d / "report.html")
+    merged = elites_with_validation(run)
+    images: list[tuple[str, Path, str]] = []  # (heading, file, caption)
+    if not merged.empty:
+        wanted = ["win_rate"]
+        if "win_rate_validated" in merged and merged["win_rate_validated"].notna().any():
+            wanted.append("win_rate_validated")
+        wanted += [f for f in fields if f not in wanted]
+        for f in wanted:
+            hm = heatmap_data(run, f, merged)
+            titled = {"win_rate": "win rate of each cell's elite in evolution (training levels)",
+                      "win_rate_validated": "win rate of each elite on held-out levels "
+                                            "(at its evolved cell; blank = not validated)"}
+            path = draw_heatmap(hm, d / f"heatmap_{f}.png", title=titled.get(f))
+            report.heatmaps[f] = hm
+            report.files.append(path)
+            images.append((f"Archive: {f.replace('_', ' ')}", path,
+                           "Each cell's elite; numbers are the coloured values."))
+    if run.metrics is not None and not run.metrics.empty:
+        path = draw_progress(progress_data(run), d / "progress.png", title=run.name)
+        report.files.append(path)
+        images.append(("Progress", path, "Per batch, against genomes evaluated."))
+    has_validation = run.validation is not None and not run.validation.empty
+    if has_validation:
+        from plots.validation import draw_validation
+        path = draw_validation(run, d / "validation.png")
+        report.files.append(path)
+    table = elites_table(run)
+    report.table = table
+    if not table.empty:
+        p = d / "elites_table.csv"
+        _atomic_write(p, table.to_csv(index=False))
+        report.files.append(p)
+    page = _html(run, images, table, has_validation, title)
+    _atomic_write(report.html, page)
+    report.files.append(report.html)
+    return report
+
+
+# ------------------------------------------------------------------------------ HTML
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em;
+max-width:1400px;color:#222}
+h1{margin-bottom:0.2em} h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:0.2em}
+table{border-collapse:collapse;font-size:0.85em;margin:0.6em 0}
+th,td{border:1px solid #ddd;padding:0.25em 0.5em;text-align:right}
+th{background:#f4f4f4;position:sticky;top:0}
+td.l,th.l{text-align:left}
+.small{color:#666;font-size:0.9em}
+img{max-width:100%;border:1px solid #eee}
+.wrap{overflow-x:auto}
+"""
+
+
+def _esc(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return _esc(x)
+    if not math.isfinite(v):
+        return "n/a"
+    return f"{v:.{digits}g}"
+
+
+def _pct(x: Any) -> str:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return "n/a"
+    return f"{100 * v:.1f}%" if math.isfinite(v) else "n/a"
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{_esc(path.name)}" src="data:image/png;base64,{data}">'
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
+    """An HTML table from formatted (escaped) cells; the first `left` columns left-aligned."""
+    h = "".join(f'<th class="{"l" if i < left else ""}">{c}</th>' for i, c in enumerate(headers))
+    h = f"<tr>{h}</tr>" if any(headers) else ""
+    body = []
+    for r in rows:
+        body.append("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
+                                     for i, c in enumerate(r)) + "</tr>")
+    return f'<div class="wrap"><table>{h}{"".join(body)}</table></div>'
+
+
+def _summary(run: RunFiles) -> str:
+    c = run.config
+    m = run.metrics
+    last = m.iloc[-1] if m is not None and not m.empty else None
+    axes = run.axes
+    levels = c.get("levels") or {}
+    agent = c.get("agent") or {}
+    opp = c.get("opponent") or {}
+    rows = [
+        ("run", run.name), ("game", f"{c.get('game', '?')} {c.get('options') or {}}"),
+        ("evolved agent", f"{agent.get('name')} (budget {agent.get('budget')})"),
+        ("opponent", f"{opp.get('name')} (budget {opp.get('budget')})"),
+        ("features", "; ".join(f"{a.name} in [{a.lo:g}, {a.hi:g}] step {a.width:g} "
+                               f"({a.bins} bins)" for a in axes)),
+        ("training levels", f"{len(levels.get('train') or [])} "
+                            f"x {c.get('repetitions')} games per genome"),
+        ("held-out levels", str(len(levels.get("held_out") or []))),
+        ("emitter", str((c.get("emitter") or {}).get("kind"))),
+        ("seed", str(c.get("seed"))),
+    ]
+    if last is not None:
+        rows += [("evaluations", f"{int(last['evaluations'])} of {c.get('evaluations')}"),
+                 ("games", str(int(last.get("games", 0)))),
+                 ("elites", f"{int(last['cells'])} of {int(np.prod([a.bins for a in axes]))} "
+                            f"cells"),
+                 ("QD score", _num(last["qd_score"], 4)),
+                 ("best win rate", _pct(last["best_win_rate"]))]
+        if "elapsed_seconds" in last:
+            rows.append(("run time", f"{float(last['elapsed_seconds']) / 60:.1f} min"))
+    return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2)
+
+
+def _validation_html(run: RunFiles) -> str:
+    v = run.validation
+    s = run.validation_summary or {}
+    parts = ["<h2>Validation on held-out levels</h2>"]
+    if s:
+        parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
+                     f'{s.get("games_per_elite", "?")} games each on '
+                     f'{len(s.get("levels") or [])} levels against {_esc(s.get("opponent", "?"))}'
+                     f'; seeds from the run seed {_esc(s.get("seed", "?"))}.</p>')
+        rows = []
+        for name, rho in (s.get("spearman") or {}).items():
+            rows.append([_esc(name), _num(rho, 3)])
+        share = [["validated features in the elite's own cell", _pct(s.get("same_cell_share"))],
+                 ["... in its own cell or a neighbour", _pct(s.get("neighbour_share"))],
+                 ["mean win rate, evolved", _pct(s.get("mean_win_rate_evolved"))],
+                 ["mean win rate, validated", _pct(s.get("mean_win_rate_validated"))]]
+        parts.append("<p>Rank correlation (Spearman) between evolved and validated values over "
+                     "all validated elites:</p>")
+        parts.append(_table(["value", "Spearman rho"], rows))
+        parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
+    path = run.dir / "validation.png"
+    if path.exists():
+        parts.append(_img(path))
+    parts.append("<p>Table II of the paper for these elites (evolved / validated):</p>")
+    parts.append(table_two_html(run))
+    return "\n".join(parts)
+
+
+def table_two_html(run: RunFiles) -> str:
+    v = run.validation
+    axes = run.axes
+    headers = ["cell", "win rate", *[_esc(a.name) for a in axes], "validated cell", "games"]
+    rows = []
+    for r in v.sort_values("win_rate_validated", ascending=False, kind="stable").itertuples():
+        d = r._asdict()
+        row = [_esc(d["cell"]),
+               f"{_pct(d['win_rate_evolved'])} / {_pct(d['win_rate_validated'])} "
+               f"<span class=small>[{_pct(d.get('win_rate_ci_low'))}-"
+               f"{_pct(d.get('win_rate_ci_high'))}]</span>"]
+        for a in axes:
+            row.append(f"{_num(d.get(f'{a.name}_evolved'))} / {_num(d.get(f'{a.name}_validated'))}")
+        row.append(_esc(d.get("validated_cell", "")))
+        row.append(f"{_num(d.get('games_evolved'))} / {_num(d.get('games_validated'))}")
+        rows.append(row)
+    return _table(headers, rows)
+
+
+def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
+    if table.empty:
+        return "<p>No elite yet.</p>"
+    axes = run.axes
+    weights = run.weight_columns()
+    validated = "win_rate_validated" in table
+    headers = ["cell", "win rate", "wins / games", "mean score"]
+    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd</span>" for a in axes]
+    if validated:
+        headers.append("validated<br>win rate")
+    headers += [f'<span title="{_esc(w)}">{_esc(w)}</span>' for w in weights]
+    rows = []
+    for r in table.to_dict("records"):
+        row = [_esc(r["cell"]), _pct(r["win_rate"]), f"{int(r['wins'])} / {int(r['games'])}",
+               _num(r["mean_score"], 4)]
+        for a in axes:
+            mean, sd = r.get(f"{a.name}_mean"), r.get(f"{a.name}_std")
+            row.append(f"{_num(mean)} &plusmn; {_num(sd, 2)}")
+        if validated:
+            row.append(_pct(r.get("win_rate_validated")))
+        for w in weights:
+            val = float(r[w])
+            row.append(f'<span style="display:inline-block;min-width:2.5em;'
+                       f'background:rgba(31,119,180,{0.08 + 0.6 * val:.2f})">{val:g}</span>')
+        rows.append(row)
+    out = [f"<p>{len(table)} elites, best first. Weights are the evolved scripts' weights "
+           f"(the portfolio's other scripts keep 0.5); features are means over the elite's "
+           f"evolution games.</p>", _table(headers, rows)]
+    feats = run.feature_columns()
+    merged = run.elites
+    if feats and not merged.empty:
+        order = {c: i for i, c in enumerate(table["cell"])}
+        m = merged.assign(_o=merged["cell"].map(order)).sort_values("_o")
+        rows = [[_esc(r["cell"])] + [_num(r.get(f"{f}_mean")) for f in feats]
+                for r in m.to_dict("records")]
+        out.append("<details><summary>every behaviour feature of every elite (means over its "
+                   "games)</summary>" + _table(["cell", *[_esc(f) for f in feats]], rows)
+                   + "</details>")
+    return "\n".join(out)
+
+
+def _html(run: RunFiles, images: list[tuple[str, Path, str]], table: pd.DataFrame,
+          has_validation: bool, title: str | None) -> str:
+    head = title or f"playstyles run report: {run.name}"
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(head)}</title>"
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>{_esc(head)}</h1>",
+             f"<p class=small>written {time.strftime('%Y-%m-%d %H:%M')} from the files of the "
+             f"run directory {_esc(run.dir.name)}</p>",
+             "<h2>Run</h2>", _summary(run)]
+    for heading, path, caption in images:
+        parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>", _img(path)]
+    if has_validation:
+        parts.append(_validation_html(run))
+    parts += ["<h2>Elites</h2>", _elites_html(run, table), "</body></html>"]
+    return "\n".join(parts)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+__all__ = ["Report", "write_report", "elites_table", "elites_with_validation", "format_value"]

@@ -1,0 +1,266 @@
+"""Exporting elites as presets a game can ship (`playstyles export`).
+
+Two kinds of selection:
+
+* `difficulty`: K elites spread over win rate, as levels "level 1 (easiest)" .. "level K
+  (hardest)". The win rate is the validated one when validation covered at least K elites
+  (the evolved rate is optimistic: the archive keeps lucky evaluations), else the evolved one;
+  each preset's evidence says which. Targets are K evenly spaced win rates from the lowest to
+  the highest; each takes the nearest elite not taken yet.
+* `style`: K elites from distinct regions of the feature space: first the corners of the
+  inhabited region (each corner followed by the opposite one), then the elite farthest from
+  those already taken. Each is named by where it sits on every feature of the grid, relative
+  to the inhabited range ("many attacks, ranged support"); the numbers are in the evidence.
+  Positions and names use the validated features under the same rule as the win rate.
+
+A preset holds the agent's every parameter (the agent is built once and asked for its
+`params()`, checked to rebuild the same agent), so it does not depend on defaults that may
+change; the file format belongs to `agents.presets`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from agents.presets import Preset, PresetFile, dump_presets, full_params
+
+KINDS = ("difficulty", "style")
+
+#: per feature: words for a low, middle and high value (relative to the inhabited range)
+STYLE_WORDS: dict[str, tuple[str, str, str]] = {
+    "attacks": ("few attacks", "some attacks", "many attacks"),
+    "ranged_minus_melee": ("melee army", "mixed army", "ranged support"),
+    "defender_spawns": ("few defenders", "some defenders", "many defenders"),
+    "win_turn": ("wins fast", "wins mid-game", "wins late"),
+    "research_slope": ("slow research", "steady research", "fast research"),
+    "tile_slope": ("slow expansion", "steady expansion", "fast expansion"),
+    "production": ("low production", "medium production", "high production"),
+    "cities": ("few cities", "some cities", "many cities"),
+    "kills": ("few kills", "some kills", "many kills"),
+    "captures": ("few captures", "some captures", "many captures"),
+    "buildings": ("few buildings", "some buildings", "many buildings"),
+    "score": ("low score", "medium score", "high score"),
+}
+
+
+def style_words(feature: str) -> tuple[str, str, str]:
+    return STYLE_WORDS.get(feature, (f"low {feature}", f"medium {feature}", f"high {feature}"))
+
+
+# ------------------------------------------------------------------------------ selection
+
+def pick_difficulty(strength: Sequence[float], count: int) -> list[int]:
+    """Positions of `count` entries spread over `strength`, weakest first: evenly spaced
+    targets from the lowest to the highest value, each taking the nearest unused entry
+    (ties: the earlier entry)."""
+    s = np.asarray(strength, dtype=float)
+    if count > len(s):
+        raise ValueError(f"count: {count} presets asked, only {len(s)} elites to choose from")
+    if count < 1:
+        raise ValueError(f"count: at least 1, got {count}")
+    lo, hi = float(s.min()), float(s.max())
+    targets = [hi] if count == 1 else list(np.linspace(lo, hi, count))  # one: the strongest
+    used: list[int] = []
+    for t in targets:
+        free = [i for i in range(len(s)) if i not in used]
+        used.append(min(free, key=lambda i: (abs(s[i] - t), i)))
+    return sorted(used, key=lambda i: (s[i], i))
+
+
+def corner_order(dims: int) -> list[np.ndarray]:
+    """Corners of the unit cube, each followed by its opposite: (0,0), (1,1), (0,1), (1,0)."""
+    out, seen = [], set()
+    for c in range(2 ** dims):
+        for k in (c, (2 ** dims - 1) ^ c):
+            if k not in seen:
+                seen.add(k)
+                out.append(np.array([(k >> (dims - 1 - d)) & 1 for d in range(dims)], float))
+    return out
+
+
+def pick_styles(points: np.ndarray, quality: Sequence[float], count: int) -> list[int]:
+    """Positions of `count` points from distinct regions: nearest to each corner of the
+    points' bounding box in turn, then farthest-point; ties go to the higher quality."""
+    pts = np.asarray(points, dtype=float)
+    q = np.asarray(quality, dtype=float)
+    n = len(pts)
+    if count > n:
+        raise ValueError(f"count: {count} presets asked, only {n} elites to choose from")
+    if count < 1:
+        raise ValueError(f"count: at least 1, got {count}")
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    unit = (pts - lo) / span
+    chosen: list[int] = []
+    for corner in corner_order(pts.shape[1]):
+        if len(chosen) == count:
+            break
+        free = [i for i in range(n) if i not in chosen]
+        d = np.linalg.norm(unit[free] - corner, axis=1)
+        k = min(range(len(free)), key=lambda k: (round(float(d[k]), 9), -q[free[k]], free[k]))
+        chosen.append(free[k])
+    while len(chosen) < count:
+        free = [i for i in range(n) if i not in chosen]
+        gap = [min(np.linalg.norm(unit[i] - unit[j]) for j in chosen) for i in free]
+        k = min(range(len(free)), key=lambda k: (-round(gap[k], 9), -q[free[k]], free[k]))
+        chosen.append(free[k])
+    return chosen
+
+
+def style_name(values: dict[str, float], ranges: dict[str, tuple[float, float]]) -> str:
+    """Words for where an elite sits on each feature, relative to the inhabited range."""
+    words = []
+    for f, v in values.items():
+        lo, hi = ranges[f]
+        low, mid, high = style_words(f)
+        if v is None or not math.isfinite(v):
+            words.append(f"no {f}")
+            continue
+        t = 0.5 if hi <= lo else (v - lo) / (hi - lo)
+        words.append(low if t < 1 / 3 else high if t > 2 / 3 else mid)
+    return ", ".join(words)
+
+
+# ------------------------------------------------------------------------------ export
+
+def _spec_text(a: dict[str, Any]) -> str:
+    params = dict(a.get("params") or {})
+    if a.get("budget") is not None:
+        params["budget"] = a["budget"]
+    return a["name"] + (":" + ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+                        if params else "")
+
+
+def _num(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
+                   out: str | Path | None = None, names: Sequence[str] | None = None
+                   ) -> tuple[PresetFile, Path]:
+    """Choose `count` elites of the run as presets of `kind` and write the preset file
+    (default: <run>/presets_<kind>.json). `names` overrides the generated names."""
+    from qd.config import load_config
+
+    if kind not in KINDS:
+        raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.yaml").exists():
+        raise ValueError(f"{run_dir}: not a run directory (no config.yaml)")
+    config = load_config(run_dir / "config.yaml")
+    path = run_dir / "elites.csv"
+    elites = pd.read_csv(path) if path.exists() and path.stat().st_size else pd.DataFrame()
+    if elites.empty:
+        raise ValueError(f"{run_dir}: the archive has no elite to export")
+    vpath = run_dir / "validation.csv"
+    validation = pd.read_csv(vpath) if vpath.exists() and vpath.stat().st_size else None
+    vsummary = {}
+    if validation is not None:
+        import json
+        sp = run_dir / "validation_summary.json"
+        vsummary = json.loads(sp.read_text()) if sp.exists() else {}
+        keep = [c for c in validation.columns if c.endswith("_validated")] + \
+            ["win_rate_ci_low", "win_rate_ci_high"]
+        elites = elites.merge(validation[["index"] + keep], on="index", how="left")
+    if names is not None and len(names) != count:
+        raise ValueError(f"names: {len(names)} given for {count} presets")
+
+    feats = [f.name for f in config.features]
+    validated = "win_rate_validated" in elites and \
+        int(elites["win_rate_validated"].notna().sum()) >= count
+    if kind == "difficulty":
+        pool = elites[elites["win_rate_validated"].notna()] if validated else elites
+        pool = pool.reset_index(drop=True)
+        col = "win_rate_validated" if validated else "win_rate"
+        picked = pick_difficulty(pool[col].to_numpy(float), count)
+        rows = pool.iloc[picked]
+        labels = [f"level {i + 1}" for i in range(count)]
+        if count > 1:
+            labels[0] += " (easiest)"
+            labels[-1] += " (hardest)"
+    else:
+        # validated positions when validation covered enough elites (more games, unseen
+        # levels: the better estimate of how the preset will play), else the evolved ones
+        pool = (elites[elites["win_rate_validated"].notna()] if validated else elites) \
+            .reset_index(drop=True)
+        pos_col, val_col = (("measure_{}_validated", "{}_validated") if validated
+                            else ("measure_{}", "{}_mean"))
+        pts = pool[[pos_col.format(f) for f in feats]].to_numpy(float)
+        quality = pool["win_rate_validated" if validated else "win_rate"].to_numpy(float)
+        picked = pick_styles(pts, quality, count)
+        rows = pool.iloc[picked]
+        cols = {f: pool[val_col.format(f)] for f in feats}
+        ranges = {f: (float(np.nanmin(c)), float(np.nanmax(c))) if c.notna().any()
+                  else (0.0, 0.0) for f, c in cols.items()}
+        labels = [style_name({f: _num(r[val_col.format(f)]) for f in feats}, ranges)
+                  for r in rows.to_dict("records")]
+        counts: dict[str, int] = {}
+        for lab in labels:
+            counts[lab] = counts.get(lab, 0) + 1
+        labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
+                  for lab, r in zip(labels, rows.to_dict("records"))]
+    if names is not None:
+        labels = [str(n) for n in names]
+
+    plan = config.plan()
+    opponent = _spec_text(config.opponent)
+    presets = []
+    for label, r in zip(labels, rows.to_dict("records")):
+        genome = np.array([float(r[n]) for n in config.genome_names])
+        spec = plan.agent_for(genome)
+        params = full_params(spec.name, dict(spec.params))
+        has_val = _num(r.get("win_rate_validated")) is not None
+        ev: dict[str, Any] = {
+            "run": config.name, "cell": str(r["cell"]),
+            "grid_index": [int(i) for i in str(r["grid_index"]).split(",")],
+            "features": {f: _num(r[f"{f}_mean"]) for f in feats},
+            "win_rate_evolved": float(r["win_rate"]), "games_evolved": int(r["games"]),
+            "win_rate_validated": _num(r.get("win_rate_validated")) if has_val else None,
+            "games_validated": int(r["games_validated"]) if has_val else None,
+            "win_rate_source": "validated" if has_val and validated else "evolved",
+            "opponent": opponent}
+        if has_val:
+            ev["features_validated"] = {f: _num(r.get(f"{f}_validated")) for f in feats}
+            ev["win_rate_validated_ci"] = [float(r["win_rate_ci_low"]),
+                                           float(r["win_rate_ci_high"])]
+            ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
+        rate = ev["win_rate_validated"] if ev["win_rate_source"] == "validated" \
+            else ev["win_rate_evolved"]
+        games = ev["games_validated"] if ev["win_rate_source"] == "validated" \
+            else ev["games_evolved"]
+        where = "held-out" if ev["win_rate_source"] == "validated" else "training"
+        shown = ev.get("features_validated") if where == "held-out" else ev["features"]
+        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where} levels; "
+                + ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
+                + f" (cell {r['cell']} of run {config.name})")
+        presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
+                              desc, ev))
+    source = {"run": config.name, "run_seed": config.seed,
+              "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
+                           for f in config.features],
+              "genome": list(config.genome_names), "opponent": opponent,
+              "train_levels": list(config.train_levels),
+              "held_out_levels": list(config.held_out_levels),
+              "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
+              "selection": ("difficulty: spread over the validated win rate" if validated
+                            else "difficulty: spread over the evolved win rate")
+              if kind == "difficulty" else "style: corners of the feature space ("
+              + ("validated" if validated else "evolved") + " features), then farthest-point"}
+    pf = PresetFile(config.game, presets, kind, dict(config.options), source)
+    target = Path(out) if out is not None else run_dir / f"presets_{kind}.json"
+    dump_presets(pf, target)
+    pf.path = target
+    return pf, target
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3g}"

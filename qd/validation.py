@@ -1,0 +1,294 @@
+"""Validating elites on held-out levels: the paper's Table II for a run directory.
+
+An elite's evolved win rate and features come from a few games on the training levels, and
+the archive keeps the luckiest of many noisy evaluations, so both are optimistic. Validation
+replays each chosen elite against the run's opponent on levels it never saw (by default the
+run's held-out set) and reports, per elite, evolved against validated win rate and features
+(Table II), and over all validated elites, per feature, the rank correlation (Spearman)
+between evolved and validated values and the share of elites whose validated features still
+fall in their own cell or a neighbouring one.
+
+Games: game g of an elite plays level g mod L; over successive passes through the levels the
+elite's seat alternates, and within a pass it alternates from level to level, so each level is
+played from both seats. Seeds come from the run seed, the elite's cell index and g (a spawn key
+that evolution never uses), so the result does not depend on the number of workers, on which
+other cells are validated, or on the order games finish.
+
+Files written into the run directory (the last validation replaces the previous one):
+
+    validation.csv           one row per validated elite (Table II and the cell it lands in)
+    validation_summary.json  settings, Spearman per feature, shares in own / neighbouring cell
+    validation_games.csv     one row per game
+    validation.md            Table II as Markdown
+    validation.png           evolved vs validated positions (arrows on the grid)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from agents.ladder import alternating_games, wilson_interval
+from agents.runner import AgentSpec, GameRecord, GameSpec
+
+SUMMARY_VERSION = 1
+VALIDATION_KEY = 0x56414C  # first spawn-key entry of validation games ("VAL")
+
+
+@dataclass
+class ValidationResult:
+    run_dir: Path
+    table: pd.DataFrame
+    summary: dict[str, Any]
+    files: list[Path] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------ statistics
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Spearman's rank correlation over the pairs where both values are defined (average
+    ranks for ties); None when fewer than two pairs remain or either side is constant."""
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if len(x) < 2:
+        return None
+    rx = pd.Series(x).rank(method="average").to_numpy()
+    ry = pd.Series(y).rank(method="average").to_numpy()
+    dx, dy = rx - rx.mean(), ry - ry.mean()
+    den = math.sqrt(float(dx @ dx) * float(dy @ dy))
+    if den == 0.0:
+        return None
+    return float(dx @ dy) / den
+
+
+# ------------------------------------------------------------------------------ the run
+
+def _chosen(elites: pd.DataFrame, cells: Sequence[str] | None) -> pd.DataFrame:
+    if not cells:
+        return elites
+    known = elites["cell"].astype(str).tolist()
+    missing = [c for c in cells if str(c) not in known]
+    if missing:
+        raise ValueError(f"cells: {', '.join(map(str, missing))} hold no elite; elites are in "
+                         f"{', '.join(known)}")
+    wanted = list(dict.fromkeys(str(c) for c in cells))
+    return elites.set_index(elites["cell"].astype(str)).loc[wanted].reset_index(drop=True)
+
+
+def _levels(levels: str | Sequence[int] | None, held_out: list[int]) -> list[int]:
+    if levels is None:
+        if not held_out:
+            raise ValueError("the run config holds no held-out levels; give a level set "
+                             "(--levels paper, seeds:1,2,3 or range:a-b)")
+        return list(held_out)
+    if isinstance(levels, str):
+        from games.tribes.level_sets import level_set
+        return level_set(levels)
+    out = [int(x) for x in levels]
+    if not out:
+        raise ValueError("levels: no level given")
+    return out
+
+
+def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: Sequence[int],
+               games: int, seed: int) -> list[GameSpec]:
+    """Every validation game, elite-major, each with seeds from (run seed, cell index, game)."""
+    specs = []
+    order = alternating_games(games, levels)
+    for k, row in enumerate(elites.to_dict("records")):
+        genome = np.array([float(row[n]) for n in genome_names])
+        me: AgentSpec = plan.agent_for(genome)
+        for g, (level, seat) in enumerate(order):
+            ss = np.random.SeedSequence(seed, spawn_key=(VALIDATION_KEY, int(row["index"]), g))
+            game_seed, s_me, s_opp = (int(x) for x in ss.generate_state(3, np.uint32))
+            agents = (me, plan.opponent) if seat == 0 else (plan.opponent, me)
+            seeds = (s_me, s_opp) if seat == 0 else (s_opp, s_me)
+            specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
+                                  agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
+    return specs
+
+
+def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
+             games: int | None = None, cells: Sequence[str] | None = None,
+             workers: int | None = None, address: str | None = None,
+             show_progress: bool = True, chart: bool = True) -> ValidationResult:
+    """Replay the run's elites (all, or those in `cells`, named as in elites.csv) on held-out
+    levels and write Table II, its summary and the chart into the run directory.
+
+    `levels`: a level set name or seeds (default: the run's held-out levels). `games`: games
+    per elite (default: two per level, one from each seat). `workers=0` plays in-process;
+    otherwise on Ray (`address` joins a cluster)."""
+    from qd.archive import EliteArchive, evaluate_games
+    from qd.config import load_config
+    from qd.evaluation import genome_side, play
+    from qd.features import PlayerGame
+
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.yaml").exists():
+        raise ValueError(f"{run_dir}: not a run directory (no config.yaml)")
+    config = load_config(run_dir / "config.yaml")
+    elites_path = run_dir / "elites.csv"
+    if not elites_path.exists() or elites_path.stat().st_size == 0:
+        raise ValueError(f"{run_dir}: no elites.csv yet (no batch finished)")
+    try:
+        elites = pd.read_csv(elites_path)
+    except pd.errors.EmptyDataError:
+        elites = pd.DataFrame()
+    if elites.empty:
+        raise ValueError(f"{run_dir}: the archive has no elite to validate")
+    names = list(config.genome_names)
+    absent = [n for n in names if n not in elites.columns]
+    if absent:
+        raise ValueError(f"{elites_path}: no weight column for {', '.join(absent)}")
+    chosen = _chosen(elites, cells)
+    level_list = _levels(levels, config.held_out_levels)
+    n_games = 2 * len(level_list) if games is None else int(games)
+    if n_games < 1:
+        raise ValueError(f"games: at least one game per elite, got {n_games}")
+    plan = config.plan()
+    specs = plan_games(chosen, names, plan, level_list, n_games, config.seed)
+
+    bar = None
+    if show_progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(specs), unit="game", desc="validate", dynamic_ncols=True)
+    ray_before = _ray_running()
+    try:
+        records, _ = play(specs, address=address, workers=workers,
+                          on_result=(lambda i, r: bar.update(1)) if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+        if not ray_before and _ray_running():
+            from agents.parallel import shutdown
+            shutdown()
+
+    archive = EliteArchive(config.features, names)
+    feats = config.features
+    rows, game_rows = [], []
+    for k, row in enumerate(chosen.to_dict("records")):
+        mine = records[k * n_games:(k + 1) * n_games]
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+        genome = np.array([float(row[n]) for n in names])
+        ev = evaluate_games(genome, pg, feats)
+        v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
+        v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
+        e_grid = [int(i) for i in str(row["grid_index"]).split(",")]
+        dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
+        low, high = wilson_interval(ev.wins, ev.games)
+        out: dict[str, Any] = {
+            "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
+            "games_evolved": int(row["games"]), "win_rate_evolved": float(row["win_rate"]),
+            "games_validated": ev.games, "wins_validated": ev.wins,
+            "win_rate_validated": ev.win_rate, "win_rate_ci_low": low, "win_rate_ci_high": high,
+            "mean_score_evolved": float(row["mean_score"]),
+            "mean_score_validated": ev.mean_score}
+        for j, f in enumerate(feats):
+            out[f"{f.name}_evolved"] = float(row[f"{f.name}_mean"])
+            out[f"{f.name}_validated"] = ev.feature_mean[f.name]
+            out[f"{f.name}_std_validated"] = ev.feature_std[f.name]
+            out[f"measure_{f.name}_evolved"] = float(row[f"measure_{f.name}"])
+            out[f"measure_{f.name}_validated"] = float(ev.measures[j])
+        out.update({"validated_cell": archive.cell_label(v_grid),
+                    "validated_grid_index": ",".join(map(str, v_grid)),
+                    "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
+        rows.append(out)
+        for (rec, seat), g in zip(genome_side(mine), range(n_games)):
+            game_rows.append(_game_row(row, g, rec, seat))
+    table = pd.DataFrame(rows)
+
+    spear: dict[str, float | None] = {
+        "win_rate": spearman(table["win_rate_evolved"], table["win_rate_validated"])}
+    for f in feats:
+        spear[f.name] = spearman(table[f"{f.name}_evolved"], table[f"{f.name}_validated"])
+    overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
+    summary = {
+        "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
+        "levels": level_list[:n_games], "levels_overlap_training": overlap,
+        "games_per_elite": n_games, "elites": len(table),
+        "cells": table["cell"].astype(str).tolist(),
+        "opponent": plan.opponent.display(), "features": [f.name for f in feats],
+        "spearman": spear,
+        "same_cell_share": float(table["same_cell"].mean()),
+        "neighbour_share": float(table["neighbour"].mean()),
+        "mean_win_rate_evolved": float(table["win_rate_evolved"].mean()),
+        "mean_win_rate_validated": float(table["win_rate_validated"].mean()),
+    }
+    files = [run_dir / "validation.csv", run_dir / "validation_games.csv",
+             run_dir / "validation_summary.json", run_dir / "validation.md"]
+    _atomic_write(files[0], table.to_csv(index=False))
+    _atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
+    _atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
+    _atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
+    if chart:
+        from plots.rundir import RunFiles
+        from plots.validation import draw_validation
+        files.append(draw_validation(RunFiles(run_dir), run_dir / "validation.png"))
+    return ValidationResult(run_dir, table, summary, files)
+
+
+def _game_row(elite: dict, g: int, rec: GameRecord, seat: int) -> dict[str, Any]:
+    s = rec.spec
+    me, opp = rec.summaries[seat], rec.summaries[1 - seat]
+    return {"cell": elite["cell"], "index": int(elite["index"]), "game": g, "level": s.level,
+            "game_seed": s.seed, "elite_seat": seat, "elite_seed": s.agent_seeds[seat],
+            "opponent_seed": s.agent_seeds[1 - seat], "rounds": rec.rounds,
+            "winner": rec.winner, "elite_won": int(rec.winner == seat),
+            "elite_score": me.get("score"), "opponent_score": opp.get("score"),
+            "seconds": round(rec.seconds, 4)}
+
+
+def _fmt(x: Any, pct: bool = False) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
+
+
+def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
+                       summary: dict[str, Any]) -> str:
+    """Table II of the paper (evolved / validated) plus the summary lines."""
+    head = ["Cell", "Win rate evolved / validated (95% CI)",
+            *[f"{f} evolved / validated" for f in features], "Validated cell"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in table.to_dict("records"):
+        cells = [f"[{r['cell']}]",
+                 f"{_fmt(r['win_rate_evolved'], True)} / {_fmt(r['win_rate_validated'], True)} "
+                 f"({_fmt(r['win_rate_ci_low'], True)}-{_fmt(r['win_rate_ci_high'], True)})"]
+        cells += [f"{_fmt(r[f + '_evolved'])} / {_fmt(r[f + '_validated'])}" for f in features]
+        cells.append(f"[{r['validated_cell']}]")
+        lines.append("| " + " | ".join(cells) + " |")
+    sp = summary["spearman"]
+    lines += ["", f"{summary['elites']} elites, {summary['games_per_elite']} games each on "
+                  f"{len(summary['levels'])} levels against {summary['opponent']}.",
+              "Spearman (evolved vs validated): " + ", ".join(
+                  f"{k} {_fmt(v)}" for k, v in sp.items()) + ".",
+              f"Validated features in the elite's own cell: "
+              f"{_fmt(summary['same_cell_share'], True)}; in its cell or a neighbour: "
+              f"{_fmt(summary['neighbour_share'], True)}."]
+    return "\n".join(lines) + "\n"
+
+
+def _ray_running() -> bool:
+    try:
+        import ray
+    except ImportError:
+        return False
+    return ray.is_initialized()
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

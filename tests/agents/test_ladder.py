@@ -1,0 +1,141 @@
+"""Ladders: the Wilson interval, the ordering verdict on hand-made win matrices (holding,
+violated, not significant), the seat plan, and a small real round robin."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.ladder import (HOLDS, NOT_SIGNIFICANT, VIOLATED, alternating_games, order_verdict,
+                           pair_table, run_ladder, wilson_interval)
+from agents.presets import Preset, PresetFile, dump_presets, full_params
+from playstyles.cli import main
+
+
+def test_wilson_interval():
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert wilson_interval(45, 50) == pytest.approx((0.78640, 0.95653), abs=1e-5)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo, hi = wilson_interval(3, 7)
+    assert (1 - hi, 1 - lo) == pytest.approx(wilson_interval(4, 7))
+
+
+def matrix(rates: dict[tuple[int, int], float], n: int, games: int):
+    """score[i, j] for i beating j `rates[(i, j)]` of the time over `games` games."""
+    score = np.zeros((n, n))
+    count = np.zeros((n, n), dtype=int)
+    for (i, j), p in rates.items():
+        score[i, j], score[j, i] = p * games, (1 - p) * games
+        count[i, j] = count[j, i] = games
+    return score, count
+
+
+LABELS = ["easy", "medium", "hard"]
+
+
+def test_a_holding_order():
+    score, n = matrix({(1, 0): 0.8, (2, 0): 0.9, (2, 1): 0.7}, 3, 100)
+    v = order_verdict(LABELS, score, n)
+    assert v.status == HOLDS and v.point_order_holds
+    assert [(p.harder, p.easier, p.status) for p in v.pairs] == [
+        ("medium", "easy", HOLDS), ("hard", "easy", HOLDS), ("hard", "medium", HOLDS)]
+    assert v.pairs[2].rate == pytest.approx(0.7) and v.pairs[2].low > 0.5
+    assert "the difficulty order holds: easy < medium < hard" in v.text()
+
+
+def test_a_violated_order():
+    score, n = matrix({(1, 0): 0.8, (2, 0): 0.9, (2, 1): 0.2}, 3, 100)
+    v = order_verdict(LABELS, score, n)
+    assert v.status == VIOLATED and not v.point_order_holds
+    assert v.pairs[2].status == VIOLATED and v.pairs[2].high < 0.5
+    assert "violated" in v.text()
+
+
+def test_an_order_that_is_not_significant():
+    # right direction everywhere, too few games to tell
+    score, n = matrix({(1, 0): 0.6, (2, 0): 0.7, (2, 1): 0.6}, 3, 10)
+    v = order_verdict(LABELS, score, n)
+    assert v.status == NOT_SIGNIFICANT and v.point_order_holds
+    assert all(p.low < 0.5 < p.high for p in v.pairs if p.status == NOT_SIGNIFICANT)
+    assert "agree with the order" in v.text()
+    # one pair reversed on the point estimate, but not significantly
+    score, n = matrix({(1, 0): 0.9, (2, 0): 0.9, (2, 1): 0.4}, 3, 50)
+    v = order_verdict(LABELS, score, n)
+    assert v.status == NOT_SIGNIFICANT and not v.point_order_holds
+    assert [p.status for p in v.pairs] == [HOLDS, HOLDS, NOT_SIGNIFICANT]
+
+
+def test_draws_count_half_in_pairs():
+    games = pd.DataFrame({"agent": ["A"] * 4, "opponent": ["B"] * 4,
+                          "agent_seat": [0, 1, 0, 1], "winner": [0, 1, 1, None]})
+    t = pair_table(games, ["A", "B"])
+    a = t[t["agent"] == "A"].iloc[0]
+    b = t[t["agent"] == "B"].iloc[0]
+    assert (a["wins"], a["losses"], a["draws"], a["games"]) == (2, 1, 1, 4)
+    assert a["win_rate"] == 0.625 and b["win_rate"] == 0.375
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx(wilson_interval(2.5, 4))
+
+
+def test_seats_alternate_over_levels_and_passes():
+    assert alternating_games(4, ["a", "b"]) == [("a", 0), ("b", 1), ("a", 1), ("b", 0)]
+    plan = alternating_games(6, [1, 2, 3])
+    for level in (1, 2, 3):
+        assert sorted(s for lv, s in plan if lv == level) == [0, 1]
+    assert [lv for lv, _ in alternating_games(5, [7, 8])] == [7, 8, 7, 8, 7]
+
+
+def presets(tmp_path):
+    ps = [Preset("level 1 (easiest)", "random", {}, "tribes"),
+          Preset("level 2 (hardest)", "mcts", full_params("mcts", {"budget": 6}), "tribes")]
+    pf = PresetFile("tribes", ps, "difficulty", {"max_rounds": 3},
+                    {"held_out_levels": [11, 12]})
+    return dump_presets(pf, tmp_path / "ladder.json")
+
+
+def test_a_small_round_robin(tmp_path):
+    path = presets(tmp_path)
+    r = run_ladder(path, baselines=["mcts:label=baseline"], games=4, workers=0,
+                   show_progress=False)
+    assert r.out == tmp_path / "ladder-ladder"
+    for name in ("games.csv", "summary.csv", "summary.md", "ladder_matrix.csv",
+                 "ladder_pairs.csv", "ladder.json", "ladder.md", "ladder.png"):
+        assert (r.out / name).stat().st_size > 0, name
+    assert r.labels == ["level 1 (easiest)", "level 2 (hardest)", "baseline"]
+    games = pd.read_csv(r.out / "games.csv")
+    assert len(games) == 3 * 4 and set(games["level"]) == {11, 12}
+    assert (games["rounds"] <= 4).all()
+    m = pd.read_csv(r.out / "ladder_matrix.csv").set_index("agent")
+    pairs = pd.read_csv(r.out / "ladder_pairs.csv")
+    for row in pairs.itertuples():
+        assert m.loc[row.agent, row.opponent] == row.win_rate
+        back = pairs[(pairs.agent == row.opponent) & (pairs.opponent == row.agent)].iloc[0]
+        assert row.win_rate + back.win_rate == pytest.approx(1.0)
+    # the baseline plays at the budget of the presets (those that have one)
+    info = json.loads((r.out / "ladder.json").read_text())
+    assert info["agents"][2] == {"label": "baseline", "name": "mcts", "params": {"budget": 6}}
+    assert info["verdict"]["order"] == ["level 1 (easiest)", "level 2 (hardest)"]
+    assert len(info["verdict"]["pairs"]) == 1
+    p = info["verdict"]["pairs"][0]
+    assert p["games"] == 4 and p["rate"] == m.loc["level 2 (hardest)", "level 1 (easiest)"]
+    # same seed, same games
+    again = run_ladder(path, baselines=["mcts:label=baseline"], games=4, workers=0,
+                       show_progress=False, out=tmp_path / "again")
+    b = pd.read_csv(again.out / "games.csv")
+    cols = [c for c in games.columns if not c.endswith(("seconds", "think_s"))]
+    pd.testing.assert_frame_equal(games[cols], b[cols])
+
+
+def test_ladder_from_the_command_line(tmp_path, capsys):
+    path = presets(tmp_path)
+    assert main(["ladder", str(path), "--games", "2", "--levels", "seeds:11", "--rounds", "2",
+                 "--workers", "0", "--quiet", "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "difficulty order" in out and "ladder_matrix.csv" in out
+    assert set(pd.read_csv(tmp_path / "out" / "games.csv")["level"]) == {11}
+    assert main(["ladder", str(path), "--baselines", "random", "random", "--workers", "0",
+                 "--quiet"]) == 2  # two baselines with the same label

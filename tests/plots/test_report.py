@@ -1,0 +1,219 @@
+"""The run report: heatmap data equal to the archive, progress curves equal to metrics.csv,
+every file written and non-empty, the HTML self-contained, and plots reading files only."""
+
+from __future__ import annotations
+
+import base64
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from plots.curves import progress_data
+from plots.heatmap import format_value, heatmap_data
+from plots.matrix import draw_ladder, matrix_data
+from plots.report import elites_table, write_report
+from plots.rundir import RunFiles
+from plots.validation import arrow_data
+from playstyles.cli import main
+from tests.plots.tiny_run import copy_run, tiny_run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def fake_run(d: Path, features=(("attacks", 0, 20, 2), ("ranged_minus_melee", -5, 5, 1)),
+             cells=((7, 9, 0.6), (3, 4, 0.75), (4, 4, 0.25), (7, 4, 1.0))) -> Path:
+    """A hand-made run directory: `cells` = (grid index..., win rate)."""
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = {"name": "fake", "game": "tribes", "options": {"max_rounds": 5},
+           "levels": {"train": [1, 2], "held_out": [3, 4]},
+           "agent": {"name": "pmcts_pu", "budget": 10}, "opponent": {"name": "mcts"},
+           "repetitions": 2, "seed": 1, "evaluations": 40, "emitter": {"kind": "paper"},
+           "features": [{"name": n, "range": [lo, hi], "width": w} for n, lo, hi, w in features]}
+    (d / "config.yaml").write_text(yaml.safe_dump(cfg))
+    rows = []
+    dims = [int(np.ceil((hi - lo) / w)) for _, lo, hi, w in features]
+    for k, c in enumerate(cells):
+        idx, wr = c[:-1], c[-1]
+        row = {"cell": ":".join(f"{lo + i * w:g}" for (_, lo, _, w), i in zip(features, idx)),
+               "grid_index": ",".join(str(i) for i in idx),
+               "index": int(np.ravel_multi_index(idx, dims)),
+               "SpawnRange": 0.25 * (k % 5), "ResearchRoads": 1.0 - 0.25 * (k % 5),
+               "win_rate": wr, "wins": int(wr * 4), "games": 4, "mean_score": 500.0 + k,
+               "objective": wr + 0.01 * k}
+        for (n, lo, _, w), i in zip(features, idx):
+            row[f"measure_{n}"] = lo + (i + 0.5) * w
+        for (n, lo, _, w), i in zip(features, idx):
+            row[f"{n}_mean"] = lo + (i + 0.5) * w
+            row[f"{n}_std"] = 0.1
+        row["batch"], row["evaluation"] = 0, k
+        rows.append(row)
+    pd.DataFrame(rows).to_csv(d / "elites.csv", index=False)
+    pd.DataFrame({"batch": [0, 1], "evaluations": [8, 16], "games": [32, 64],
+                  "cells": [2, len(cells)], "coverage": [0.02, 0.04], "qd_score": [1.2, 2.6],
+                  "best_win_rate": [0.75, 1.0], "mean_win_rate": [0.6, 0.65],
+                  "elapsed_seconds": [10.0, 20.0]}).to_csv(d / "metrics.csv", index=False)
+    return d
+
+
+def test_heatmap_shows_the_inhabited_part_with_the_archive_win_rates(tmp_path):
+    run = RunFiles(fake_run(tmp_path / "r"))
+    hm = heatmap_data(run)
+    assert hm.x_bins == [3, 4, 5, 6, 7] and hm.y_bins == [4, 5, 6, 7, 8, 9]
+    assert hm.values.shape == (6, 5)
+    elites = pd.read_csv(tmp_path / "r" / "elites.csv")
+    for r in elites.itertuples():
+        assert hm.value_at(r.cell) == r.win_rate
+    assert np.isnan(hm.values).sum() == 30 - len(elites)
+    # annotation of cell (3, 4) and the axes' bin edges
+    assert hm.text[0][0] == "75%" and hm.cells[0][0] == "6:-1"
+    assert list(hm.x_edges) == [6, 8, 10, 12, 14, 16] and list(hm.y_edges) == [-1, 0, 1, 2, 3, 4, 5]
+    assert hm.x.name == "attacks" and hm.y.name == "ranged_minus_melee"
+
+
+def test_heatmap_of_another_field_and_an_unknown_one(tmp_path):
+    run = RunFiles(fake_run(tmp_path / "r"))
+    hm = heatmap_data(run, "mean_score")
+    assert hm.value_at("14:4") == 500.0 and hm.text[-1][-1] == "500"
+    with pytest.raises(ValueError, match="field 'nope'.*known: .*mean_score"):
+        heatmap_data(run, "nope")
+
+
+def test_one_and_three_feature_archives(tmp_path):
+    one = RunFiles(fake_run(tmp_path / "one", features=(("attacks", 0, 20, 2),),
+                            cells=((1, 0.5), (4, 0.25))))
+    hm = heatmap_data(one)
+    assert hm.y is None and hm.values.shape == (1, 4)
+    assert hm.value_at("2") == 0.5 and hm.value_at("8") == 0.25
+    three = RunFiles(fake_run(tmp_path / "three",
+                              features=(("attacks", 0, 20, 2), ("cities", 0, 10, 1),
+                                        ("kills", 0, 20, 2)),
+                              cells=((1, 1, 0, 0.25), (1, 1, 5, 0.5), (2, 1, 0, 1.0))))
+    hm = heatmap_data(three)
+    assert hm.projected == ["kills"] and "best elite over kills" in hm.note
+    assert hm.values.tolist() == [[0.5, 1.0]]  # the higher objective wins the (1, 1) cell
+
+
+def test_progress_curves_are_metrics_csv(tmp_path):
+    p = progress_data(RunFiles(fake_run(tmp_path / "r")))
+    assert p.evaluations.tolist() == [0, 8, 16]
+    assert p.cells.tolist() == [0, 2, 4] and p.qd_score.tolist() == [0, 1.2, 2.6]
+    assert p.best_win_rate.tolist() == [0, 0.75, 1.0] and p.grid_cells == 100
+
+
+def fake_validation(d: Path) -> None:
+    e = pd.read_csv(d / "elites.csv")
+    v = pd.DataFrame({
+        "cell": e["cell"], "grid_index": e["grid_index"], "index": e["index"],
+        "games_evolved": e["games"], "win_rate_evolved": e["win_rate"],
+        "games_validated": 10, "wins_validated": [5, 6, 2, 7],
+        "win_rate_validated": [0.5, 0.6, 0.2, 0.7], "win_rate_ci_low": 0.1,
+        "win_rate_ci_high": 0.9, "mean_score_evolved": e["mean_score"],
+        "mean_score_validated": 400.0})
+    for f in ("attacks", "ranged_minus_melee"):
+        v[f"{f}_evolved"] = e[f"{f}_mean"]
+        v[f"{f}_validated"] = e[f"{f}_mean"] + 1.0
+        v[f"measure_{f}_evolved"] = e[f"measure_{f}"]
+        v[f"measure_{f}_validated"] = e[f"measure_{f}"] + 1.0
+    v["validated_cell"] = e["cell"]
+    v["cell_distance"] = [0, 1, 1, 3]
+    v["same_cell"] = v["cell_distance"] == 0
+    v["neighbour"] = v["cell_distance"] <= 1
+    v.to_csv(d / "validation.csv", index=False)
+    (d / "validation_summary.json").write_text(
+        '{"elites": 4, "games_per_elite": 10, "levels": [3, 4], "opponent": "mcts", '
+        '"spearman": {"win_rate": 0.4, "attacks": 1.0}, "same_cell_share": 0.25, '
+        '"neighbour_share": 0.75}')
+
+
+def test_report_writes_every_file_with_the_archive_numbers(tmp_path):
+    d = fake_run(tmp_path / "r")
+    fake_validation(d)
+    rep = write_report(d, fields=["mean_score"])
+    names = {p.name for p in rep.files}
+    assert names == {"heatmap_win_rate.png", "heatmap_win_rate_validated.png",
+                     "heatmap_mean_score.png", "progress.png", "validation.png",
+                     "elites_table.csv", "report.html"}
+    for p in rep.files:
+        assert p.exists() and p.stat().st_size > 0, p
+        if p.suffix == ".png":
+            assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    elites = pd.read_csv(d / "elites.csv")
+    table = pd.read_csv(d / "elites_table.csv")
+    assert table["win_rate"].tolist() == sorted(elites["win_rate"], reverse=True)
+    merged = table.set_index("cell").loc[elites["cell"]]
+    assert merged["SpawnRange"].tolist() == elites["SpawnRange"].tolist()
+    assert merged["win_rate_validated"].tolist() == [0.5, 0.6, 0.2, 0.7]
+    assert rep.heatmaps["win_rate_validated"].value_at("6:-1") == 0.6
+    page = (d / "report.html").read_text()
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 5  # 3 heatmaps, progress, validation
+    assert all(base64.b64decode(i)[:4] == b"\x89PNG" for i in images)
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
+    assert "http" not in text and "src=\"/" not in text  # nothing fetched from elsewhere
+    for cell in elites["cell"]:
+        assert f">{cell}<" in page
+    assert "SpawnRange" in page and "ResearchRoads" in page and "Spearman" in page
+    arrows = arrow_data(RunFiles(d))
+    assert arrows.moves == ["same cell", "neighbour", "neighbour", "farther"]
+    assert np.allclose(arrows.end - arrows.start, 1.0)
+
+
+def test_report_of_a_real_run(tmp_path_factory, tmp_path):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    assert main(["report", str(d), "--field", "score_mean"]) == 0
+    for name in ("heatmap_win_rate.png", "heatmap_score_mean.png", "progress.png",
+                 "elites_table.csv", "report.html"):
+        assert (d / name).stat().st_size > 0, name
+    elites = pd.read_csv(d / "elites.csv")
+    run = RunFiles(d)
+    hm = heatmap_data(run)
+    for r in elites.itertuples():
+        assert hm.value_at(r.cell) == r.win_rate
+        assert format_value("win_rate", r.win_rate) in sum(hm.text, [])
+    assert run.weight_columns() == ["ResearchFarms", "ResearchNaval", "ResearchMountains",
+                                    "ResearchRange", "ResearchRoads", "SpawnStrongest",
+                                    "SpawnDefensive", "SpawnCheapest", "SpawnFastest",
+                                    "SpawnMaxHP", "SpawnRange"]
+    assert len(elites_table(run)) == len(elites)
+    p = progress_data(run)
+    assert p.cells[-1] == len(elites)
+
+
+def test_plots_read_files_only(tmp_path):
+    """plots never imports qd or agents (a report needs only the run directory's files)."""
+    d = fake_run(tmp_path / "r")
+    fake_validation(d)
+    code = ("import sys; from plots.report import write_report; "
+            f"write_report({str(d)!r}); "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('qd', 'agents', 'games'));"
+            "print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_ladder_matrix_image_from_its_tables(tmp_path):
+    labels = ["easy", "hard", "mcts"]
+    rates = {("easy", "hard"): 0.25, ("easy", "mcts"): 0.5, ("hard", "mcts"): 0.75}
+    rows = []
+    for (a, b), p in rates.items():
+        rows += [{"agent": a, "opponent": b, "games": 8, "win_rate": p, "ci_low": p - 0.2,
+                  "ci_high": p + 0.2},
+                 {"agent": b, "opponent": a, "games": 8, "win_rate": 1 - p,
+                  "ci_low": 0.8 - p, "ci_high": 1.2 - p}]
+    pd.DataFrame(rows).to_csv(tmp_path / "ladder_pairs.csv", index=False)
+    m = pd.DataFrame({"agent": labels})
+    m.to_csv(tmp_path / "ladder_matrix.csv", index=False)
+    w = matrix_data(tmp_path)
+    assert w.rate[0, 1] == 0.25 and w.rate[1, 0] == 0.75 and np.isnan(w.rate[2, 2])
+    assert np.allclose(w.mean_rate(), [0.375, 0.75, 0.375])
+    assert draw_ladder(tmp_path).stat().st_size > 0
+
+
+def test_report_of_a_directory_that_is_not_a_run(tmp_path):
+    assert main(["report", str(tmp_path)]) == 2

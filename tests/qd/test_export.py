@@ -1,0 +1,150 @@
+"""Exporting elites as presets: the selection rules on hand-made numbers, the files a tiny run
+gives, the validated win rate taking precedence, and the elite's exact agent in the preset."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.presets import load_presets
+from agents.runner import AgentSpec, GameSpec, run_game
+from playstyles.cli import main
+from qd.config import load_config
+from qd.export import (STYLE_WORDS, corner_order, export_presets, pick_difficulty,
+                       pick_styles, style_name)
+from qd.validation import validate
+from tests.plots.tiny_run import copy_run, tiny_run
+
+
+def test_pick_difficulty_spreads_over_win_rate():
+    s = [0.1, 0.9, 0.5, 0.52, 0.3, 0.45]
+    assert pick_difficulty(s, 3) == [0, 2, 1]  # targets 0.1, 0.5, 0.9
+    assert pick_difficulty(s, 5) == [0, 4, 2, 3, 1]  # targets 0.1, 0.3, 0.5, 0.7, 0.9
+    assert pick_difficulty(s, 1) == [1]  # one preset: the strongest
+    assert pick_difficulty([0.5, 0.5, 0.5], 2) == [0, 1]  # ties still give distinct elites
+    with pytest.raises(ValueError, match="count: 7 presets asked, only 6 elites"):
+        pick_difficulty(s, 7)
+
+
+def test_pick_styles_takes_corners_then_far_points():
+    assert [c.tolist() for c in corner_order(2)] == [[0, 0], [1, 1], [0, 1], [1, 0]]
+    pts = np.array([[5, 5], [0, 0], [10, 10], [0, 10], [10, 0], [1, 1]], float)
+    q = [0.5] * 6
+    assert pick_styles(pts, q, 2) == [1, 2]
+    assert pick_styles(pts, q, 5) == [1, 2, 3, 4, 0]
+    # two elites equally near a corner: the better one
+    pts = np.array([[0, 1], [1, 0], [4, 4]], float)
+    assert pick_styles(pts, [0.2, 0.9, 0.5], 1) == [1]
+
+
+def test_style_names_by_position_in_the_inhabited_range():
+    ranges = {"attacks": (0.0, 12.0), "ranged_minus_melee": (-3.0, 3.0)}
+    assert style_name({"attacks": 11.0, "ranged_minus_melee": 2.5}, ranges) == \
+        "many attacks, ranged support"
+    assert style_name({"attacks": 1.0, "ranged_minus_melee": 0.0}, ranges) == \
+        "few attacks, mixed army"
+    assert style_name({"attacks": 6.0, "ranged_minus_melee": -3.0}, ranges) == \
+        "some attacks, melee army"
+    assert style_name({"kills_per_turn": 1.0}, {"kills_per_turn": (0, 2)}) == \
+        "medium kills_per_turn"
+    assert all(len(w) == 3 for w in STYLE_WORDS.values())
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return tiny_run(tmp_path_factory)
+
+
+def test_difficulty_presets_from_a_run(run_dir, tmp_path):
+    pf, path = export_presets(run_dir, "difficulty", 3, out=tmp_path / "p.json")
+    assert path.exists() and load_presets(path).names == pf.names
+    assert pf.names == ["level 1 (easiest)", "level 2", "level 3 (hardest)"]
+    elites = pd.read_csv(run_dir / "elites.csv").set_index("cell")
+    rates = [p.evidence["win_rate_evolved"] for p in pf.presets]
+    assert rates == sorted(rates)
+    assert rates[0] == elites["win_rate"].min() and rates[-1] == elites["win_rate"].max()
+    cfg = load_config(run_dir / "config.yaml")
+    for p in pf.presets:
+        row = elites.loc[p.evidence["cell"]]
+        assert p.agent == "pmcts_pu" and p.game == "tribes" and p.options == {"max_rounds": 4}
+        assert p.params["budget"] == 8 and "seed" not in p.params
+        assert {n: p.params["weights"][n] for n in cfg.genome_names} == \
+            {n: float(row[n]) for n in cfg.genome_names}
+        assert p.evidence["games_evolved"] == row["games"]
+        assert p.evidence["features"]["research_slope"] == pytest.approx(row["research_slope_mean"])
+        assert p.evidence["win_rate_source"] == "evolved"
+        assert p.evidence["win_rate_validated"] is None
+    data = json.loads(path.read_text())
+    assert data["format"] == "playstyles-presets" and data["version"] == 1
+    assert data["source"]["held_out_levels"] == [13, 14, 15]
+
+
+def test_preset_agent_makes_the_elites_decisions(run_dir, tmp_path):
+    """The preset rebuilds the agent evolution played: same game, same moves."""
+    pf, path = export_presets(run_dir, "difficulty", 2, out=tmp_path / "p.json")
+    cfg = load_config(run_dir / "config.yaml")
+    plan = cfg.plan()
+    elites = pd.read_csv(run_dir / "elites.csv").set_index("cell")
+    preset = load_presets(path).presets[-1]
+    genome = np.array([elites.loc[preset.evidence["cell"], n] for n in cfg.genome_names])
+    elite = plan.agent_for(genome)
+    opp = AgentSpec.of("mcts", budget=8)
+    base = dict(game="tribes", level=13, seed=21, agent_seeds=(5, 6), options=plan.options)
+    a = run_game(GameSpec(agents=(elite, opp), **base))
+    b = run_game(GameSpec(agents=(preset.spec(), opp), **base))
+    assert a.events == b.events and a.decisions == b.decisions
+    assert elite.build(5).params() == preset.build(5).params()
+
+
+def test_validated_win_rates_take_precedence(run_dir, tmp_path):
+    d = copy_run(run_dir, tmp_path / "run")
+    v = validate(d, games=2, workers=0, show_progress=False, chart=False).table
+    pf, _ = export_presets(d, "difficulty", 2)
+    assert (d / "presets_difficulty.json").exists()
+    rates = [p.evidence["win_rate_validated"] for p in pf.presets]
+    assert rates[0] == v["win_rate_validated"].min() and rates[-1] == v["win_rate_validated"].max()
+    for p in pf.presets:
+        row = v.set_index("cell").loc[p.evidence["cell"]]
+        assert p.evidence["win_rate_source"] == "validated"
+        assert p.evidence["games_validated"] == 2
+        assert p.evidence["win_rate_validated_ci"] == [row["win_rate_ci_low"],
+                                                       row["win_rate_ci_high"]]
+        assert p.evidence["validation_levels"] == [13, 14]
+        assert "held-out levels" in p.description
+    # styles are placed and named by their validated features too
+    styles, _ = export_presets(d, "style", 2)
+    for p in styles.presets:
+        row = v.set_index("cell").loc[p.evidence["cell"]]
+        assert p.evidence["win_rate_source"] == "validated"
+        assert p.evidence["features_validated"]["tile_slope"] == pytest.approx(
+            row["tile_slope_validated"])
+        assert f"tile_slope {row['tile_slope_validated']:.3g}" in p.description
+
+
+def test_style_presets_from_a_run(run_dir, tmp_path):
+    pf, _ = export_presets(run_dir, "style", 2, out=tmp_path / "s.json")
+    assert pf.kind == "style" and len(set(pf.names)) == 2
+    words = {w for ws in STYLE_WORDS.values() for w in ws}
+    for name in pf.names:
+        parts = name.split(" (")[0].split(", ")
+        assert len(parts) == 2 and set(parts) <= words
+    cells = [p.evidence["grid_index"] for p in pf.presets]
+    assert cells[0] != cells[1]
+
+
+def test_export_errors_and_cli(run_dir, tmp_path, capsys):
+    n = len(pd.read_csv(run_dir / "elites.csv"))
+    with pytest.raises(ValueError, match=f"only {n} elites"):
+        export_presets(run_dir, "difficulty", n + 1, out=tmp_path / "x.json")
+    with pytest.raises(ValueError, match="kind: 'colour' unknown"):
+        export_presets(run_dir, "colour", 1, out=tmp_path / "x.json")
+    with pytest.raises(ValueError, match="names: 1 given for 2 presets"):
+        export_presets(run_dir, "difficulty", 2, out=tmp_path / "x.json", names=["a"])
+    out = tmp_path / "named.json"
+    assert main(["export", str(run_dir), "--kind", "difficulty", "--count", "2", "-o", str(out),
+                 "--names", "rookie", "veteran"]) == 0
+    assert load_presets(out).names == ["rookie", "veteran"]
+    assert "2 presets written" in capsys.readouterr().out

@@ -1,0 +1,129 @@
+"""Validation on held-out levels: Table II for a tiny run, its summary statistics, seeds that
+do not depend on which cells are validated, errors, and one Ray run equal to in-process."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plots.rundir import RunFiles
+from playstyles.cli import main
+from qd.validation import spearman, validate
+from tests.plots.tiny_run import copy_run, tiny_run
+
+TIMING = ("seconds",)
+
+
+def test_spearman():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
+    # ties get average ranks: ranks (1.5, 1.5, 3) vs (1, 2, 3)
+    assert spearman([5, 5, 9], [1, 2, 3]) == pytest.approx(math.sqrt(3) / 2)
+    # undefined pairs are dropped; too few or constant values give None
+    assert spearman([1, float("nan"), 3, 4], [1, 9, 3, 4]) == pytest.approx(1.0)
+    assert spearman([1], [2]) is None
+    assert spearman([1, 1, 1], [1, 2, 3]) is None
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("val") / "run")
+    result = validate(d, games=4, workers=0, show_progress=False)
+    return d, result
+
+
+def test_validation_writes_table_two(validated):
+    d, result = validated
+    for name in ("validation.csv", "validation_summary.json", "validation_games.csv",
+                 "validation.md", "validation.png"):
+        assert (d / name).stat().st_size > 0, name
+    elites = pd.read_csv(d / "elites.csv")
+    v = pd.read_csv(d / "validation.csv")
+    assert v["cell"].tolist() == elites["cell"].tolist()
+    assert (v["win_rate_evolved"] == elites["win_rate"]).all()
+    assert (v["research_slope_evolved"] == elites["research_slope_mean"]).all()
+    assert (v["games_validated"] == 4).all()
+    assert np.allclose(v["win_rate_validated"], v["wins_validated"] / 4)
+    assert (v["win_rate_ci_low"] <= v["win_rate_validated"]).all()
+    assert (v["win_rate_validated"] <= v["win_rate_ci_high"]).all()
+    # the games behind each row
+    games = pd.read_csv(d / "validation_games.csv")
+    assert len(games) == 4 * len(v)
+    assert games.groupby("cell", sort=False)["elite_won"].sum().tolist() == \
+        v["wins_validated"].tolist()
+    assert set(games["level"]) == {13, 14, 15}  # the held-out levels, never a training one
+    # seats alternate: each elite plays 2 games from each seat
+    assert (games.groupby("cell")["elite_seat"].sum() == 2).all()
+    # the validated cell is where the validated features fall on the run's grid
+    axes = RunFiles(d).axes
+    for r in v.to_dict("records"):
+        cell = [a.index(r[f"measure_{a.name}_validated"]) for a in axes]
+        assert r["validated_grid_index"] == ",".join(map(str, cell))
+        evolved = [int(i) for i in r["grid_index"].split(",")]
+        dist = max(abs(a - b) for a, b in zip(cell, evolved))
+        assert r["cell_distance"] == dist
+        assert r["same_cell"] == (dist == 0) and r["neighbour"] == (dist <= 1)
+
+
+def test_validation_summary(validated):
+    d, result = validated
+    s = json.loads((d / "validation_summary.json").read_text())
+    v = pd.read_csv(d / "validation.csv")
+    assert s["elites"] == len(v) and s["games_per_elite"] == 4
+    assert s["levels"] == [13, 14, 15] and s["levels_overlap_training"] == []
+    assert s["same_cell_share"] == pytest.approx(v["same_cell"].mean())
+    assert s["neighbour_share"] == pytest.approx(v["neighbour"].mean())
+    for f in ("research_slope", "tile_slope"):
+        want = spearman(v[f"{f}_evolved"], v[f"{f}_validated"])
+        assert s["spearman"][f] == (pytest.approx(want) if want is not None else None)
+    md = (d / "validation.md").read_text()
+    assert md.count("\n| [") == len(v) and "Spearman" in md
+
+
+def test_chosen_cells_play_the_same_games(validated, tmp_path):
+    d, result = validated
+    cells = result.table["cell"].tolist()[-2:][::-1]
+    part = validate(copy_run(d, tmp_path / "part"), games=4, cells=cells, workers=0,
+                    show_progress=False, chart=False)
+    assert part.table["cell"].tolist() == cells
+    full = result.table.set_index("cell").loc[cells].reset_index()
+    pd.testing.assert_frame_equal(part.table, full)
+
+
+def test_validation_errors(validated, tmp_path):
+    d, _ = validated
+    with pytest.raises(ValueError, match="cells: 99:99 hold no elite; elites are in"):
+        validate(d, cells=["99:99"], workers=0, show_progress=False)
+    with pytest.raises(ValueError, match="not a run directory"):
+        validate(tmp_path, workers=0, show_progress=False)
+    with pytest.raises(ValueError, match="unknown level set"):
+        validate(d, levels="nope", workers=0, show_progress=False)
+
+
+def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    cell = pd.read_csv(d / "elites.csv")["cell"].iloc[0]
+    assert main(["validate", str(d), "--levels", "seeds:21,22", "--games", "2", "--cells",
+                 cell, "--workers", "0", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"| [{cell}] |" in out and "validation.csv" in out
+    v = pd.read_csv(d / "validation.csv")
+    assert v["cell"].tolist() == [cell]
+    assert set(pd.read_csv(d / "validation_games.csv")["level"]) == {21, 22}
+
+
+def test_same_results_on_ray(validated, tmp_path):
+    """Seeds come from the run seed and the game's place: Ray workers change nothing."""
+    d, result = validated
+    out = copy_run(d, tmp_path / "ray")
+    ray_result = validate(out, games=4, workers=2, show_progress=False, chart=False)
+    pd.testing.assert_frame_equal(ray_result.table, result.table)
+    a = pd.read_csv(d / "validation_games.csv")
+    b = pd.read_csv(out / "validation_games.csv")
+    cols = [c for c in a.columns if c not in TIMING]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
