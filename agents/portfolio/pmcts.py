@@ -201,6 +201,7 @@ class PMCTSAgent(SearchAgent):
         self.reference_portfolio = as_bool(reference_portfolio, "reference_portfolio")
         self.charge_selection = as_bool(charge_selection, "charge_selection")
         self.final = final
+        Schedule(alpha_k, alpha_t, a_mult, base)  # validates the values as given
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
         self.genome = list(genome) if isinstance(genome, (list, tuple)) else genome
         base_pf = portfolio(game, genome=self.genome, reference=self.reference_portfolio)
