@@ -17,9 +17,10 @@ ladder_matrix.csv, ladder_pairs.csv, ladder.json (the verdict), ladder.md and la
 
 from __future__ import annotations
 
+from agents.files import atomic_write
+
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -226,7 +227,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     presets were validated on (else their run's held-out levels, else `paper`); games per
     pair default to two per level; the game options are the file's (`rounds` overrides the
     round limit)."""
-    from agents.parallel import progress, run_games, shutdown
+    from agents.parallel import progress, ray_session, run_games
     from agents.presets import load_presets
     from agents.tournament import games_frame, summarise, to_markdown
     from games.tribes.level_sets import level_set
@@ -254,13 +255,9 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     if rounds is not None:
         options["max_rounds"] = rounds
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed)
-    ray_before = _ray_running()
-    try:
+    with ray_session():
         records = list(progress(run_games(specs, address=address, workers=workers),
                                 total=len(specs), desc="ladder", enabled=show_progress))
-    finally:
-        if not ray_before and _ray_running():
-            shutdown()
     frame = games_frame(records, agents)
     pairs = pair_table(frame, labels)
     score, n, matrix = matrices(pairs, labels)
@@ -284,7 +281,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                        ("ladder_matrix.csv", matrix.to_csv(index=False)),
                        ("ladder.json", json.dumps(info, indent=2, default=_json_default) + "\n"),
                        ("ladder.md", _markdown(matrix, verdict, pf.kind))):
-        files.append(_atomic_write(out / name, text))
+        files.append(atomic_write(out / name, text))
     from plots.matrix import draw_ladder
     files.append(draw_ladder(out, title=f"{Path(presets_path).name}: round robin"))
     return LadderResult(out, labels, pairs, matrix, verdict, files)
@@ -307,18 +304,3 @@ def _json_default(x: Any) -> Any:
     if hasattr(x, "item"):
         return x.item()
     raise TypeError(f"not JSON serialisable: {x!r}")
-
-
-def _ray_running() -> bool:
-    try:
-        import ray
-    except ImportError:
-        return False
-    return ray.is_initialized()
-
-
-def _atomic_write(path: Path, text: str) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-    return path

@@ -10,6 +10,7 @@ retry neither loses nor double-counts it. `workers=0` plays in this process (no 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import Iterable, Iterator, Sequence
 
 from agents.runner import GameRecord, GameSpec, run_game
@@ -56,6 +57,26 @@ def run_games(specs: Sequence[GameSpec], address: str | None = None, workers: in
         for ref in done:
             i = pending.pop(ref)
             yield i, ray.get(ref)
+
+
+def ray_running() -> bool:
+    try:
+        import ray
+    except ImportError:
+        return False
+    return ray.is_initialized()
+
+
+@contextmanager
+def ray_session():
+    """Shut down on exit a local Ray that the block started; a Ray the caller already had
+    keeps running."""
+    before = ray_running()
+    try:
+        yield
+    finally:
+        if not before and ray_running():
+            shutdown()
 
 
 def shutdown() -> None:

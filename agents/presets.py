@@ -20,9 +20,10 @@ Every place that takes an agent spec also takes `preset:FILE#NAME` (see `resolve
 
 from __future__ import annotations
 
+from agents.files import atomic_write
+
 import json
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,11 +308,7 @@ def dump_presets(pf: PresetFile, path: str | Path) -> Path:
     except (TypeError, ValueError) as e:
         raise PresetError(f"{path}: a value cannot be written as JSON ({e})") from None
     presets_from_dict(json.loads(text), str(path))
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, p)
-    return p
+    return atomic_write(path, text)
 
 
 # ------------------------------------------------------------------------------ using presets

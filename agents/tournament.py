@@ -9,9 +9,10 @@ the play-styles paper's Table I.
 
 from __future__ import annotations
 
+from agents.files import atomic_write
+
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -149,10 +150,10 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        _atomic_write(out / "games.csv", games.to_csv(index=False))
-        _atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
-        _atomic_write(out / "summary.md", to_markdown(summary))
-        _atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
+        atomic_write(out / "games.csv", games.to_csv(index=False))
+        atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
+        atomic_write(out / "summary.md", to_markdown(summary))
+        atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
     return games, summary
 
 
@@ -163,11 +164,6 @@ def _config_dict(config: TournamentConfig) -> dict[str, Any]:
                        for a in config.agents],
             "pairings": [list(p) for p in config.all_pairings()]}
 
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 _CONFIG_KEYS = {"game", "levels", "repetitions", "options", "budget", "seed", "agents", "pairings"}

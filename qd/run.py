@@ -22,8 +22,9 @@ Run directory:
 
 from __future__ import annotations
 
+from agents.files import atomic_write
+
 import logging
-import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -93,14 +94,6 @@ def new_state(config: RunConfig) -> RunState:
 
 # ------------------------------------------------------------------------------ files
 
-def _atomic_write(path: Path, data: bytes | str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data.encode() if isinstance(data, str) else data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
 
 def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = ()) -> None:
     """Append rows; if they bring new columns, rewrite the file with the union of columns
@@ -108,7 +101,7 @@ def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = ()) 
     if frame.empty:
         return
     if not path.exists() or path.stat().st_size == 0:
-        _atomic_write(path, frame.to_csv(index=False))
+        atomic_write(path, frame.to_csv(index=False))
         return
     header = pd.read_csv(path, nrows=0).columns.tolist()
     if set(frame.columns) <= set(header):
@@ -122,7 +115,7 @@ def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = ()) 
     both = pd.concat([old, frame], ignore_index=True)
     zero = [c for c in both.columns if c.startswith(tuple(fill_zero))]
     both[zero] = both[zero].fillna(0)
-    _atomic_write(path, both.to_csv(index=False))
+    atomic_write(path, both.to_csv(index=False))
 
 
 def _drop_batches(path: Path, first: int) -> None:
@@ -131,7 +124,7 @@ def _drop_batches(path: Path, first: int) -> None:
         return
     frame = pd.read_csv(path)
     if "batch" in frame and (frame["batch"] >= first).any():
-        _atomic_write(path, frame[frame["batch"] < first].to_csv(index=False))
+        atomic_write(path, frame[frame["batch"] < first].to_csv(index=False))
 
 
 def _load_checkpoint(path: Path) -> RunState:
@@ -288,31 +281,22 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     if state is None:
         state = new_state(config)
     if not (run_dir / "config.yaml").exists():
-        _atomic_write(run_dir / "config.yaml", dump_config(config))
+        atomic_write(run_dir / "config.yaml", dump_config(config))
     for name in ("games.csv", "individuals.csv", "metrics.csv"):
         _drop_batches(run_dir / name, state.batch)
     log = _logger(run_dir)
     log.info("%s %s: %d of %d evaluations done, %d batches", "resumed" if resume else "started",
              config.name, state.evaluations, config.evaluations, state.batch)
 
-    ray_before = _ray_running()
+    from agents.parallel import ray_session
     try:
-        return _loop(config, run_dir, state, address, workers, show_progress, max_batches, log)
+        with ray_session():
+            return _loop(config, run_dir, state, address, workers, show_progress, max_batches, log)
     finally:
         for h in list(log.handlers):
             log.removeHandler(h)
             h.close()
-        if not ray_before and _ray_running():
-            from agents.parallel import shutdown
-            shutdown()
 
-
-def _ray_running() -> bool:
-    try:
-        import ray
-    except ImportError:
-        return False
-    return ray.is_initialized()
 
 
 def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
@@ -373,7 +357,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             _append_csv(run_dir / "individuals.csv",
                         _individual_rows(state.batch, first, config.genome_names, evals,
                                          status, config.features))
-            _atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
+            atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
             wall = time.perf_counter() - t_batch
             state.elapsed += wall
             driver = time.perf_counter() - t_driver
@@ -389,7 +373,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2)}
             state.batch += 1
             _append_csv(run_dir / "metrics.csv", pd.DataFrame([metrics]))
-            _atomic_write(run_dir / "checkpoint.pkl", pickle.dumps(state, protocol=5))
+            atomic_write(run_dir / "checkpoint.pkl", pickle.dumps(state, protocol=5))
             partial.unlink(missing_ok=True)
             batches += 1
             log.info("batch %d: %d evaluations, %d games, %d cells (%d new), QD score %.2f, "
@@ -406,7 +390,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         if bar is not None:
             bar.close()
     if not (run_dir / "elites.csv").exists():
-        _atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
+        atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
     complete = state.evaluations >= config.evaluations
     log.info("%s after %d batches, %d evaluations", "finished" if complete else "paused",
              state.batch, state.evaluations)

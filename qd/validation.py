@@ -25,9 +25,10 @@ Files written into the run directory (the last validation replaces the previous 
 
 from __future__ import annotations
 
+from agents.files import atomic_write
+
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -161,16 +162,14 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     if show_progress:
         from tqdm import tqdm
         bar = tqdm(total=len(specs), unit="game", desc="validate", dynamic_ncols=True)
-    ray_before = _ray_running()
+    from agents.parallel import ray_session
     try:
-        records, _ = play(specs, address=address, workers=workers,
-                          on_result=(lambda i, r: bar.update(1)) if bar is not None else None)
+        with ray_session():
+            records, _ = play(specs, address=address, workers=workers,
+                              on_result=(lambda i, r: bar.update(1)) if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
-        if not ray_before and _ray_running():
-            from agents.parallel import shutdown
-            shutdown()
 
     archive = EliteArchive(config.features, names)
     feats = config.features
@@ -225,10 +224,10 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     }
     files = [run_dir / "validation.csv", run_dir / "validation_games.csv",
              run_dir / "validation_summary.json", run_dir / "validation.md"]
-    _atomic_write(files[0], table.to_csv(index=False))
-    _atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
-    _atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
-    _atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
+    atomic_write(files[0], table.to_csv(index=False))
+    atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
+    atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
+    atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
     if chart:
         from plots.rundir import RunFiles
         from plots.validation import draw_validation
@@ -275,20 +274,3 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
               f"{_fmt(summary['same_cell_share'], True)}; in its cell or a neighbour: "
               f"{_fmt(summary['neighbour_share'], True)}."]
     return "\n".join(lines) + "\n"
-
-
-def _ray_running() -> bool:
-    try:
-        import ray
-    except ImportError:
-        return False
-    return ray.is_initialized()
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

@@ -128,7 +128,7 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
 
     # killed after the tables were written but before the checkpoint
     d = tmp_path / "torn"
-    real = run_mod._atomic_write
+    real = run_mod.atomic_write
     calls = {"n": 0}
 
     def torn(path, data):
@@ -137,10 +137,10 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
             if calls["n"] == 3:
                 raise KeyboardInterrupt("killed while checkpointing")
         real(path, data)
-    monkeypatch.setattr(run_mod, "_atomic_write", torn)
+    monkeypatch.setattr(run_mod, "atomic_write", torn)
     with pytest.raises(KeyboardInterrupt):
         evolve(cfg, out=d, workers=0, show_progress=False)
-    monkeypatch.setattr(run_mod, "_atomic_write", real)
+    monkeypatch.setattr(run_mod, "atomic_write", real)
     evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
     assert_same_run(whole, d)
 

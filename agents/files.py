@@ -1,0 +1,19 @@
+"""Writing result files so that a crash never leaves a half-written one behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> Path:
+    """Write to a temporary file, flush it to disk, then rename it over `path`: readers see
+    the old file or the new one, never a mixture."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data.encode() if isinstance(data, str) else data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return path
