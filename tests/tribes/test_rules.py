@@ -1,5 +1,5 @@
 """Rule tests on hand-built positions, with the exact numbers of the rules document
-(/work/shared/reference/tribes-rules.md; section numbers are given as §n).
+(the shared Tribes rules document, ../shared/reference/tribes-rules.md; section numbers are given as §n).
 
 The default board (tests.tribes.builders.board) is 8x8 plain with Xin-Xi (tribe 0) at (1, 1)
 and Imperius (tribe 1) at (6, 6): tribe 0 owns rows 0-2 x columns 0-2, tribe 1 owns rows 5-7
