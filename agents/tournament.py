@@ -137,23 +137,40 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
     return frame[[c for c in frame.columns if c not in counts] + counts]
 
 
+PARTIAL_EVERY = 20  # games between two writes of the partial results
+
+
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                    address: str | None = None, workers: int | None = None,
                    show_progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play every planned game (on Ray unless workers == 0) and write, if `out` is given,
-    games.csv, summary.csv and summary.md there. Returns (games, summary)."""
+    games.csv, summary.csv and summary.md there. Returns (games, summary).
+
+    While it runs, the games finished so far and their summary are rewritten every
+    `PARTIAL_EVERY` games as games.partial.csv and summary.partial.md, so a long tournament
+    shows where it stands and an interrupted one keeps what it played."""
     specs = plan(config)
-    records = list(progress(run_games(specs, address=address, workers=workers),
-                            total=len(specs), desc="tournament", enabled=show_progress))
+    out = Path(out) if out is not None else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
+    records = []
+    for item in progress(run_games(specs, address=address, workers=workers),
+                         total=len(specs), desc="tournament", enabled=show_progress):
+        records.append(item)
+        if out is not None and len(records) % PARTIAL_EVERY == 0 and len(records) < len(specs):
+            partial = games_frame(records, config.agents)
+            atomic_write(out / "games.partial.csv", partial.to_csv(index=False))
+            atomic_write(out / "summary.partial.md",
+                         f"{len(records)} of {len(specs)} games\n\n" + to_markdown(summarise(partial)))
     games = games_frame(records, config.agents)
     summary = summarise(games)
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         atomic_write(out / "games.csv", games.to_csv(index=False))
         atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
         atomic_write(out / "summary.md", to_markdown(summary))
-        atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
+        for name in ("games.partial.csv", "summary.partial.md"):
+            (out / name).unlink(missing_ok=True)
     return games, summary
 
 

@@ -102,3 +102,23 @@ def test_results_do_not_depend_on_workers(tmp_path):
     pd.testing.assert_frame_equal(s_sum, p_sum)
     for name in ("games.csv", "summary.csv", "summary.md", "tournament.json"):
         assert (tmp_path / "ray" / name).stat().st_size > 0
+
+
+def test_partial_results_are_written_while_playing(tmp_path, monkeypatch):
+    """A long tournament shows its finished games as it goes; the partial files give way to
+    the final ones at the end."""
+    import agents.tournament as tournament
+    seen = []
+    real = tournament.atomic_write
+
+    def spy(path, data):
+        seen.append(path.name)
+        return real(path, data)
+
+    monkeypatch.setattr(tournament, "PARTIAL_EVERY", 2)
+    monkeypatch.setattr(tournament, "atomic_write", spy)
+    run_tournament(small_config(repetitions=4), out=tmp_path, workers=0, show_progress=False)
+    assert seen.count("games.partial.csv") == 3  # after games 2, 4 and 6 of 8
+    assert "summary.partial.md" in seen
+    assert not (tmp_path / "games.partial.csv").exists()
+    assert len(pd.read_csv(tmp_path / "games.csv")) == 8
