@@ -49,6 +49,10 @@ class GameSpec:
     tag: Any = None  # caller's bookkeeping (e.g. pairing and repetition), returned in the record
 
 
+SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
+"""Per-turn snapshot events of the log: figures at a turn's end, not counts to total."""
+
+
 @dataclass
 class GameRecord:
     spec: GameSpec
@@ -65,6 +69,20 @@ class GameRecord:
 
     def event_totals(self, player: int) -> dict[str, float]:
         return totals(self.events, player)
+
+    def player_columns(self, p: int, prefix: str, digits: int = 3) -> dict[str, Any]:
+        """One player's table columns: agent, side, seed, end figures, decisions, thinking
+        time, and the totals of every counted event (`<prefix>n_<event>`)."""
+        row: dict[str, Any] = {f"{prefix}agent": self.spec.agents[p].display(),
+                               f"{prefix}side": self.sides[p], f"{prefix}seed": self.spec.agent_seeds[p]}
+        for key, value in self.summaries[p].items():
+            row[f"{prefix}{key}"] = value
+        row[f"{prefix}decisions"] = self.decisions[p] if self.decisions else 0
+        row[f"{prefix}think_s"] = round(self.think_seconds[p], digits) if self.think_seconds else 0.0
+        for key, value in sorted(self.event_totals(p).items()):
+            if key not in SNAPSHOT_EVENTS:
+                row[f"{prefix}n_{key}"] = value
+        return row
 
 
 def play_game(state: GameState, agents: Sequence, budget: int | None = None,

@@ -81,18 +81,8 @@ def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
                            "rounds": rec.rounds, "winner": rec.winner, "seconds": round(rec.seconds, 3)}
     if isinstance(spec.tag, dict):
         row.update({k: v for k, v in spec.tag.items() if k in ("pairing", "rep")})
-    for p, agent in enumerate(spec.agents):
-        row[f"p{p}_agent"] = agent.display()
-        row[f"p{p}_side"] = rec.sides[p]
-        row[f"p{p}_seed"] = spec.agent_seeds[p]
-        for key, value in rec.summaries[p].items():
-            row[f"p{p}_{key}"] = value
-        row[f"p{p}_decisions"] = rec.decisions[p] if rec.decisions else 0
-        row[f"p{p}_think_s"] = round(rec.think_seconds[p], 3) if rec.think_seconds else 0.0
-        for key, value in sorted(rec.event_totals(p).items()):
-            if key in ("techs", "tiles", "cities", "production", "score", "stars"):
-                continue  # per-turn snapshots, not counts
-            row[f"p{p}_n_{key}"] = value
+    for p in range(len(spec.agents)):
+        row.update(rec.player_columns(p, f"p{p}_"))
     return row
 
 

@@ -43,7 +43,6 @@ from qd.evaluation import genome_side, play, worker_count
 from qd.features import PlayerGame
 
 CHECKPOINT_VERSION = 1
-SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
 
 _after_game: Callable[[int, GameRecord], None] | None = None
 """Test hook: called after each new game of a batch is stored (e.g. to simulate a kill)."""
@@ -182,16 +181,7 @@ def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameReco
             "rounds": rec.rounds, "winner": rec.winner, "genome_won": int(rec.winner == seat),
             "seconds": round(rec.seconds, 4)}
         for who, p in (("genome", seat), ("opponent", 1 - seat)):
-            row[f"{who}_agent"] = spec.agents[p].display()
-            row[f"{who}_side"] = rec.sides[p]
-            row[f"{who}_seed"] = spec.agent_seeds[p]
-            for key, value in rec.summaries[p].items():
-                row[f"{who}_{key}"] = value
-            row[f"{who}_decisions"] = rec.decisions[p] if rec.decisions else 0
-            row[f"{who}_think_s"] = round(rec.think_seconds[p], 4) if rec.think_seconds else 0.0
-            for key, value in sorted(rec.event_totals(p).items()):
-                if key not in SNAPSHOT_EVENTS:
-                    row[f"{who}_n_{key}"] = value
+            row.update(rec.player_columns(p, f"{who}_", digits=4))
         rows.append(row)
     return pd.DataFrame(rows)
 
