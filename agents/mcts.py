@@ -2,9 +2,13 @@
 
 Every node keeps the state it stands for (a search copy), so an expansion costs exactly one
 forward-model call and selection costs none; with `charge_selection` each selection step is
-also charged one call, as the reference counts. By default there are no rollouts (the paper's
-configuration): the newly expanded node's state is evaluated. With `rollouts=True` random legal
-actions are played from it until the horizon (depth `horizon` below the root).
+also charged one call, as the reference counts. By default random legal actions (the shared
+random policy: never a self-destructive one while another is legal) are played from the newly
+expanded node down to the horizon (depth `horizon` below the root) and that state is evaluated.
+`rollouts=False` evaluates the expanded node's state itself, the paper's configuration: the
+difference heuristic values neither unspent stars nor where units stand, so without playouts a
+deeper tree only reorders the same greedy gains and more budget buys little (docs/agents.md
+has the measurements).
 
 Values are always from the searching player's point of view. At a node, the children's mean
 values are normalised by the smallest and largest value ever backed up through that node, so
@@ -22,8 +26,8 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, resolve_budget,
-                           search_copy)
+from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, random_action,
+                           resolve_budget, search_copy)
 from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
 
 
@@ -42,7 +46,7 @@ class MCTSAgent(SearchAgent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
-                 horizon: int = 20, rollouts: bool = False, prioritize_root: bool = False,
+                 horizon: int = 20, rollouts: bool = True, prioritize_root: bool = False,
                  charge_selection: bool = False, game: str = "tribes",
                  evaluator: str | Evaluator = "diff") -> None:
         if horizon < 1:
@@ -110,12 +114,11 @@ class MCTSAgent(SearchAgent):
         leaf = node.state
         if self.rollouts and node.depth < horizon and not leaf.is_terminal() and not b.exhausted():
             leaf = search_copy(leaf, self.rng)
-            rng = self.rng
+            rng, hooks = self.rng, self.hooks
             for _ in range(horizon - node.depth):
                 if leaf.is_terminal() or b.exhausted():
                     break
-                acts = leaf.legal_actions()
-                b.apply(leaf, acts[int(rng.integers(len(acts)))])
+                b.apply(leaf, random_action(leaf, rng, hooks))
         backup(node, self.evaluate(root_state, leaf, me))
 
     def _select(self, node: _Node) -> _Node:

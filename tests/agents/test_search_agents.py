@@ -31,7 +31,7 @@ VARIANTS = {
     "mc": ("mc", {}),
     "mc-prioritised": ("mc", {"prioritize_root": True}),
     "mcts": ("mcts", {}),
-    "mcts-rollouts": ("mcts", {"rollouts": True}),
+    "mcts-no-rollouts": ("mcts", {"rollouts": False}),
     "mcts-prioritised": ("mcts", {"prioritize_root": True}),
     "mcts-charged": ("mcts", {"charge_selection": True}),
     "rhea": ("rhea", {}),
@@ -131,7 +131,7 @@ def test_default_budget_is_2000_and_act_overrides_it():
 
 
 # ------------------------------------------------------------------------------ reproducibility
-@pytest.mark.parametrize("variant", ["osla", "mc", "mcts", "mcts-rollouts", "mcts-prioritised",
+@pytest.mark.parametrize("variant", ["osla", "mc", "mcts", "mcts-no-rollouts", "mcts-prioritised",
                                      "rhea", "rhea-pop4"])
 def test_same_seeds_give_the_same_game(variant):
     name, params = VARIANTS[variant]
@@ -410,17 +410,16 @@ def test_mcts_beats_random_at_a_tiny_budget():
 
 
 def test_mcts_at_budget_2000_beats_mcts_at_budget_100():
-    """More search must pay: 2000 FM calls against 100, both seats, 8 rounds on four paper
-    levels. Measured: 6 of these 8 games, and 10 of 16 in 12-round games (with the reference's
-    accounting of selection steps too): more budget wins, but not by a wide margin in short
-    games; the threshold only asserts that it wins the majority."""
+    """More search must pay: the default MCTS (random rollouts to the horizon) at 2000 FM calls
+    against 100, both seats, 10 rounds on six paper levels, must win at least 9 of 12.
+    Measured: 10 of these 12, and 49 of 60 such games on other game seeds (82 %)."""
     wins = 0
-    for g in range(8):
+    for g in range(12):
         seat = g % 2
-        s = GAME.new_state(PAPER_SEEDS[g // 2], 50 + g, max_rounds=8)
+        s = GAME.new_state(PAPER_SEEDS[g // 2], 50 + g, max_rounds=10)
         agents = [make_agent("mcts", seed=g, budget=2000), make_agent("mcts", seed=200 + g, budget=100)]
         if seat:
             agents.reverse()
         play_game(s, agents)
         wins += s.winner() == seat
-    assert wins >= 5, f"MCTS at 2000 won only {wins} of 8 games against MCTS at 100"
+    assert wins >= 9, f"MCTS at 2000 won only {wins} of 12 games against MCTS at 100"

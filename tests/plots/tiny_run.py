@@ -12,7 +12,7 @@ TINY_RUN = {
     "options": {"max_rounds": 4},
     "levels": {"train": "seeds:11,12", "held_out": "seeds:13,14,15"},
     "agent": {"name": "pmcts_pu", "budget": 8},
-    "opponent": "mcts",
+    "opponent": {"name": "mcts", "params": {"rollouts": False}},  # the paper's MCTS
     "repetitions": 1,
     "features": [{"name": "research_slope", "range": [0.0, 1.0], "width": 0.25},
                  {"name": "tile_slope", "range": [0.0, 2.0], "width": 0.5}],
