@@ -12,12 +12,14 @@ figures, so they compare the agents' speed, not the same games (the reference's 
 51 rounds; later rounds have more units and actions, so short games flatter the port).
 
     python experiments/bench_agents.py [--levels 2] [--rounds 10] [--budget 2000]
-        [--pairings mcts-rhea,pmcts-mcts] [--mcts mcts:charge_selection=true]
+        [--pairings mcts-rhea,pmcts-mcts] [--mcts mcts]
         [--rhea rhea:population=20] [--pmcts pmcts_pu:rollouts=random]
 
-`--mcts`/`--rhea`/`--pmcts` take agent specs (`name:key=value,...`) to time other settings; with
-`charge_selection=true` MCTS (or P-MCTS) also spends one call per selection step, as the
-reference counts, and so does about as much work per decision as the reference.
+`--mcts`/`--rhea`/`--pmcts` take agent specs (`name:key=value,...`) to time other settings. The
+MCTS side defaults to the reference's measured configuration, `mcts:rollouts=false`; `--mcts mcts`
+times the project's default (random rollouts to the horizon). With `charge_selection=true` MCTS
+(or P-MCTS) also spends one call per selection step, as the reference counts, and so does about
+as much work per decision as the reference.
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pairings", default=",".join(PAIRINGS),
                     help=f"comma-separated subset of {', '.join(PAIRINGS)}")
-    ap.add_argument("--mcts", default="mcts", help="agent spec of the MCTS side")
+    ap.add_argument("--mcts", default="mcts:rollouts=false",
+                    help="agent spec of the MCTS side (default: the reference's configuration)")
     ap.add_argument("--rhea", default="rhea", help="agent spec of the RHEA side")
     ap.add_argument("--pmcts", default="pmcts_pu", help="agent spec of the P-MCTS side")
     args = ap.parse_args()
