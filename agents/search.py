@@ -14,6 +14,8 @@ buffer reuse within a turn).
 from __future__ import annotations
 
 import importlib
+import math
+import numbers
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -59,6 +61,15 @@ class Budget:
             raise BudgetExhausted(f"budget of {self.total} forward-model calls spent")
         self.used += 1
         state.apply(action)
+
+
+def check_budget(budget: Any) -> int:
+    """A budget as given by a config or command line: a whole number of calls, at least 0."""
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
+            or not math.isfinite(budget) or budget != int(budget) or budget < 0:
+        raise ValueError(f"budget: must be a whole number of forward-model calls >= 0, "
+                         f"got {budget!r}")
+    return int(budget)
 
 
 def resolve_budget(default: int, override: int | None) -> Budget:
@@ -161,7 +172,7 @@ class SearchAgent:
     def __init__(self, seed: int, budget: int, game: str, evaluator: Any) -> None:
         from agents.evaluation import make_evaluator
         self.seed = seed
-        self.budget = budget
+        self.budget = check_budget(budget)
         self.game = game
         self.evaluator = evaluator
         self.rng = np.random.default_rng(seed)

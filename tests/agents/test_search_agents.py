@@ -423,3 +423,15 @@ def test_mcts_at_budget_2000_beats_mcts_at_budget_100():
         play_game(s, agents)
         wins += s.winner() == seat
     assert wins >= 9, f"MCTS at 2000 won only {wins} of 12 games against MCTS at 100"
+
+
+@pytest.mark.parametrize("name", ["osla", "mc", "mcts", "rhea", "pmcts_pu"])
+@pytest.mark.parametrize("budget", [-1, 2.5, float("inf"), True, "100", None])
+def test_a_bad_budget_is_refused_when_the_agent_is_built(name, budget):
+    """A config or command line with a bad budget fails before any game, naming the budget."""
+    with pytest.raises(ValueError, match="budget: must be a whole number"):
+        make_agent(name, budget=budget)
+
+
+def test_a_whole_float_budget_is_accepted_as_an_int():
+    assert make_agent("mcts", budget=300.0).budget == 300

@@ -74,6 +74,8 @@ def test_summary_matches_hand_counted_games():
     ({"agents": ["random", "nosuchagent"]}, "agents[1]: agent: unknown agent 'nosuchagent'"),
     ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
     ({"agents": ["random", {"name": "random", "lable": "b"}]}, "agents[1]: unknown key 'lable'"),
+    ({"agents": ["random", "mcts:rollouts=maybe"]}, "agents[1]: rollouts: expected true or false"),
+    ({"agents": ["random", {"name": "mcts", "params": {"budget": -1}}]}, "agents[1]: budget: must be a whole number"),
     ({"agents": ["random", "random:label=b"], "pairings": [["random", "c"]]}, "unknown agent 'c'"),
     ({"agents": ["random", "random:label=b"], "levels": "nosuchset"}, "levels:"),
     ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}}, "unknown game option 'max_round'"),
