@@ -1,7 +1,8 @@
 """Playing many games in parallel: one Ray task per game.
 
 One game per task lets long and short games balance across workers. A local Ray is started
-by default; an address (or RAY_ADDRESS) joins a cluster. Results come back in completion order
+by default; an address (or RAY_ADDRESS) joins a cluster, and the job ships the project's code
+to it (`code_env`). Results come back in completion order
 with their index, so callers that need determinism order them by index, never by arrival.
 A task whose worker dies is retried by Ray; a game is a pure function of its spec, so a
 retry neither loses nor double-counts it. `workers=0` plays in this process (no Ray).
@@ -27,10 +28,24 @@ def ensure_ray(address: str | None, workers: int | None):
         kwargs = {"include_dashboard": False, "log_to_driver": False,
                   "configure_logging": False}
         if address:
-            ray.init(address=address, **kwargs)
+            ray.init(address=address, runtime_env=code_env(), **kwargs)
         else:
-            ray.init(num_cpus=workers or os.cpu_count(), **kwargs)
+            # "local": a new Ray of our own even where `ray start` left one running
+            ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
     return ray
+
+
+SHIPPED_PACKAGES = ("games", "agents", "qd", "plots", "playstyles")
+"""The project's packages, sent to a cluster with the job."""
+
+
+def code_env() -> dict:
+    """A Ray runtime environment that ships this project's code to the cluster, so its nodes
+    need only Python, Ray and numpy, not the project installed; a copy installed on a node is
+    shadowed, so every node runs exactly the driver's code."""
+    import importlib
+    return {"py_modules": [importlib.import_module(n) for n in SHIPPED_PACKAGES],
+            "excludes": ["__pycache__", "*.pyc"]}
 
 
 _remote_cache: dict = {}

@@ -124,3 +124,21 @@ def test_partial_results_are_written_while_playing(tmp_path, monkeypatch):
     assert "summary.partial.md" in seen
     assert not (tmp_path / "games.partial.csv").exists()
     assert len(pd.read_csv(tmp_path / "games.csv")) == 8
+
+
+def test_a_cluster_job_ships_every_package_the_project_installs():
+    """Cluster nodes get the code from the job, so a package added to the project but not to
+    the shipped list would fail only on a cluster: the two lists must agree."""
+    import tomllib
+    from pathlib import Path
+
+    from agents.parallel import SHIPPED_PACKAGES, code_env
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    include = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    installed = {name for name in include if "." not in name}
+    assert installed == set(SHIPPED_PACKAGES)
+    env = code_env()
+    shipped = {Path(m.__file__).resolve().parent for m in env["py_modules"]}
+    assert shipped == {root / name for name in SHIPPED_PACKAGES}
+    assert "__pycache__" in env["excludes"]
