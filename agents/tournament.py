@@ -107,7 +107,8 @@ def to_markdown(summary: pd.DataFrame) -> str:
     lines = ["| Agent | Opponent | Games | Win rate (s.e.) | Score | Techs | Cities | Production |",
              "|---|---|---|---|---|---|---|---|"]
     for r in summary.itertuples(index=False):
-        lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f}% ({r[4]:.2f}) | {r[5]:.0f} | "
+        se = "n/a" if math.isnan(r[4]) else f"{r[4]:.2f}"  # one game has no standard error
+        lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f}% ({se}) | {r[5]:.0f} | "
                      f"{r[6]:.1f}% | {r[7]:.2f} | {r[8]:.2f} |")
     return "\n".join(lines) + "\n"
 

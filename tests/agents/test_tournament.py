@@ -3,6 +3,8 @@ depend on how many workers played the games."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -67,6 +69,9 @@ def test_summary_matches_hand_counted_games():
     assert row["Cities"] == pytest.approx(2.5)
     assert row["Production"] == pytest.approx(6.5)
     assert "| X | Y | 4 | 50.00% (25.00) | 250 |" in to_markdown(summarise(games))
+    one = summarise(games.iloc[:1])
+    assert math.isnan(one.iloc[0]["s.e."])
+    assert "| X | Y | 1 | 100.00% (n/a) | 100 |" in to_markdown(one)
 
 
 @pytest.mark.parametrize("data, message", [
