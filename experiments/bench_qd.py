@@ -37,6 +37,7 @@ def config(evaluations: int, budget: int, rounds: int, batch: int) -> dict:
     return {"name": "bench", "options": {"max_rounds": rounds},
             "levels": {"set": "paper", "train": 3, "split_seed": 0},
             "agent": {"name": "pmcts_pu", "budget": budget}, "repetitions": 2,
+            "opponent": {"name": "mcts", "params": {"rollouts": False}},  # the paper's MCTS
             "features": ["research_slope", "tile_slope"],
             "emitter": {"batch_size": batch, "initial_random": 13},
             "evaluations": evaluations, "seed": 3}
