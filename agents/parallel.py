@@ -2,8 +2,8 @@
 
 One game per task lets long and short games balance across workers. A local Ray is started
 by default; an address (or RAY_ADDRESS) joins a cluster, and the job ships the project's code
-to it (`code_env`). Results come back in completion order
-with their index, so callers that need determinism order them by index, never by arrival.
+to it (`code_env`). Results come back in completion order with their index, so callers that
+need determinism order them by index, never by arrival.
 A task whose worker dies is retried by Ray; a game is a pure function of its spec, so a
 retry neither loses nor double-counts it. `workers=0` plays in this process (no Ray).
 """
