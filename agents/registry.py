@@ -28,6 +28,16 @@ def check_agent(name: str, params: dict[str, Any]) -> None:
                              f"known: {', '.join(accepted)}")
 
 
+def validate_agent(name: str, params: dict[str, Any]) -> None:
+    """`check_agent`, and a bad value too: the agent is built once and dropped (building an
+    agent is cheap), so configs fail before any game runs."""
+    check_agent(name, params)
+    try:
+        _AGENTS[name](**params)
+    except TypeError as e:
+        raise ValueError(f"agent {name}: {e}") from None
+
+
 def make_agent(name: str, **params: Any):
     """Build the agent `name`; an unknown name or parameter is one clear error."""
     check_agent(name, params)

@@ -211,12 +211,10 @@ def parse_agent(entry: Any, where: str) -> AgentSpec:
 
 
 def _checked_agent(name: str, label: str, params: dict, where: str) -> AgentSpec:
-    """Build the agent once (it is cheap) so that a bad name, parameter or value is one error
-    naming the entry, before any game runs."""
-    from agents.registry import make_agent
+    from agents.registry import validate_agent
     try:
-        make_agent(name, seed=0, **params)
-    except (ValueError, TypeError) as e:
+        validate_agent(name, params)
+    except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
     return AgentSpec.of(name, label=label, **params)
 

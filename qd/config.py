@@ -214,16 +214,16 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
 
 
 def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str) -> None:
-    """Build the agent once so that an unknown name, parameter or bad value stops the run
-    before it starts."""
-    from agents.registry import make_agent
+    """An unknown name, parameter or bad value of the agent as the run will build it stops
+    the run before it starts."""
+    from agents.registry import validate_agent
     params = dict(a["params"])
     if a["budget"] is not None:
         params["budget"] = a["budget"]
     params.update(extra)
     try:
-        make_agent(a["name"], seed=0, **params)
-    except (ValueError, TypeError) as e:
+        validate_agent(a["name"], params)
+    except ValueError as e:
         raise _err(source, key, str(e)) from None
 
 
