@@ -2,16 +2,22 @@
 
 Search agents only ever call `evaluate(root_state, leaf_state, player)`, so a learned
 evaluator can replace the hand-made heuristic without touching any agent. Evaluators are
-registered per game name (this module imports no game): the Tribes difference heuristic lives
-in `agents.tribes.evaluation`, and a second game's would sit beside it under its own name.
+registered per game name (this module imports no game): a game's plug-in registers its
+heuristics and names its default; every game also has the neutral `outcome` evaluator, which
+is the default of a game that registers none.
+
+`outcome` knows nothing of the game: a finished game is worth its result (win, draw, loss),
+an unfinished one is worth the same as a draw. Search agents therefore play random actions to
+the end of the game (their horizon defaults to the game's `search_horizon`, None = to the end)
+when a game brings no heuristic, so that leaves carry a result.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Protocol, runtime_checkable
 
 from games.api import GameState
+from games.registry import load_plugin, lookup_keys
 
 
 @runtime_checkable
@@ -47,36 +53,67 @@ class TerminalAware:
         return f"TerminalAware({self.inner!r}, bound={self.bound:g})"
 
 
+class Outcome:
+    """The neutral leaf value: 0 for every leaf that is not won or lost. Wrapped in
+    `TerminalAware` (as registered evaluators are), a win is +bound, a loss -bound, and a
+    draw or an unfinished game 0."""
+
+    name = "outcome"
+
+    def evaluate(self, root: GameState, leaf: GameState, player: int) -> float:
+        return 0.0
+
+    def __repr__(self) -> str:
+        return "Outcome()"
+
+
 _EVALUATORS: dict[tuple[str, str], Callable[[], Evaluator]] = {}
+_DEFAULTS: dict[str, str] = {}
 
 
-def register_evaluator(game: str, name: str, factory: Callable[[], Evaluator]) -> None:
+def register_evaluator(game: str, name: str, factory: Callable[[], Evaluator],
+                       default: bool = False) -> None:
+    """Register an evaluator `name` for `game` (`"*"`: every game); `default` makes it the
+    game's evaluator when an agent names none."""
     _EVALUATORS[(game, name)] = factory
+    if default:
+        _DEFAULTS[game] = name
 
 
 def evaluator_names(game: str) -> list[str]:
-    return sorted(n for g, n in _EVALUATORS if g == game)
+    load_plugin(game)
+    keys = lookup_keys(game)
+    return sorted({n for g, n in _EVALUATORS if g in keys})
 
 
-def make_evaluator(game: str, spec: str | Evaluator = "diff", terminal: bool = True) -> Evaluator:
+def default_evaluator(game: str) -> str:
+    """The name of the evaluator agents use for `game` when they name none."""
+    load_plugin(game)
+    for key in lookup_keys(game):
+        if key in _DEFAULTS:
+            return _DEFAULTS[key]
+    return "outcome"
+
+
+def make_evaluator(game: str, spec: str | Evaluator | None = None,
+                   terminal: bool = True) -> Evaluator:
     """An evaluator for `game`: a registered name (wrapped in `TerminalAware` unless
-    `terminal` is False) or an evaluator object, which is used exactly as given."""
+    `terminal` is False), None for the game's default, or an evaluator object, which is
+    used exactly as given."""
+    if spec is None:
+        spec = default_evaluator(game)
     if not isinstance(spec, str):
         if not hasattr(spec, "evaluate"):
             raise ValueError(f"evaluator: {spec!r} has no evaluate(root, leaf, player) method")
         return spec
-    key = (game, spec)
-    if key not in _EVALUATORS:
-        known = ", ".join(evaluator_names(game)) or "none"
-        raise ValueError(f"evaluator: unknown evaluator {spec!r} for game {game!r}; known: {known}")
-    inner = _EVALUATORS[key]()
-    return TerminalAware(inner) if terminal else inner
+    load_plugin(game)
+    for key in lookup_keys(game):
+        factory = _EVALUATORS.get((key, spec))
+        if factory is not None:
+            inner = factory()
+            return TerminalAware(inner) if terminal else inner
+    known = ", ".join(evaluator_names(game)) or "none"
+    raise ValueError(f"evaluator: unknown evaluator {spec!r} for game {game!r}; known: {known}")
 
 
-def _lazy(module: str, attr: str) -> Callable[[], Evaluator]:
-    def factory():
-        return getattr(importlib.import_module(module), attr)()
-    return factory
-
-
-register_evaluator("tribes", "diff", _lazy("agents.tribes.evaluation", "TribesDiffHeuristic"))
+register_evaluator("*", "outcome", Outcome)

@@ -1,9 +1,10 @@
 """Flat Monte Carlo: random root action, random playout, evaluate; return the best mean.
 
-Each iteration picks a root action uniformly at random (never End Turn while something else is
-legal), plays it on a search copy followed by random actions (again avoiding End Turn, so the
-playout mostly stays in the own turn, as in the reference) up to `rollout_length` actions in
-all, and evaluates the end state against the root. The answer is the root action with the
+Each iteration picks a root action uniformly at random (never the pass action of a
+multi-action turn, Tribes' End Turn, while something else is legal), plays it on a search copy
+followed by random actions (again avoiding the pass, so the playout mostly stays in the own
+turn, as in the reference) up to `rollout_length` actions in all (default: the game's
+`search_horizon`, or to the end of the game), and evaluates the end state against the root. The answer is the root action with the
 highest plain mean. Unlike the reference it gives the opponents no random extra techs (a
 leftover of partial observability) and uses the plain mean, not the highest mean ever seen.
 """
@@ -14,20 +15,29 @@ from typing import Any
 
 import numpy as np
 
-from games.api import Action, GameState
+from games.api import Action, GameState, is_pass
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, DEFAULT_BUDGET, as_bool, is_end_turn, random_action,
+from agents.search import (DEFAULT_BUDGET, SearchAgent, as_bool, random_action,
                            resolve_budget, search_copy)
 
 
 class FlatMCAgent(SearchAgent):
     name = "mc"
 
-    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, rollout_length: int = 20,
-                 prioritize_root: bool = False, game: str = "tribes",
-                 evaluator: str | Evaluator = "diff") -> None:
-        if rollout_length < 1:
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET,
+                 rollout_length: int | None = None, prioritize_root: bool = False,
+                 game: str | None = None, evaluator: str | Evaluator | None = None) -> None:
+        """Args:
+            seed: seed of the agent's generator.
+            budget: forward-model calls per decision.
+            rollout_length: actions per playout, the root action included; None takes the
+                game's `search_horizon` (Tribes: 20; a game without one: to the end).
+            prioritize_root: try only one random group of root actions (the game's hooks).
+            game: the game; None binds to the game of the first state.
+            evaluator: a registered evaluator name or an object; None: the game's default.
+        """
+        if rollout_length is not None and rollout_length < 1:
             raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")
         super().__init__(seed, budget, game, evaluator)
         self.rollout_length = rollout_length
@@ -41,12 +51,14 @@ class FlatMCAgent(SearchAgent):
             groups = self.hooks.root_groups(state)
             if groups:
                 acts = groups[int(self.rng.integers(len(groups)))]
-        cands = [a for a in acts if not is_end_turn(state, a)]
+        cands = [a for a in acts if not is_pass(state, a)]
         return cands or acts
 
     def act(self, state: GameState, budget: int | None = None) -> Action:
+        self.prepare(state)
         b = resolve_budget(self.budget, budget)
         self.last_budget = b
+        length = self.horizon_of(self.rollout_length)
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
@@ -64,8 +76,8 @@ class FlatMCAgent(SearchAgent):
             s = search_copy(root, rng)
             b.apply(s, cands[k])
             steps = 1
-            while steps < self.rollout_length and not s.is_terminal() and not b.exhausted():
-                b.apply(s, random_action(s, rng, hooks, avoid_end_turn=True))
+            while steps < length and not s.is_terminal() and not b.exhausted():
+                b.apply(s, random_action(s, rng, hooks, avoid_pass=True))
                 steps += 1
             sums[k] += self.evaluate(root, s, me)
             counts[k] += 1

@@ -14,8 +14,14 @@ from games.api import Action, GameState
 class HumanAgent:
     name = "human"
 
-    def __init__(self, seed: int = 0, show: Callable[[GameState], str] | None = None,
+    def __init__(self, seed: int = 0, show: Callable[[GameState], str] | bool = True,
                  stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        """Args:
+            seed: unused (a human needs none); kept so every agent builds the same way.
+            show: how to show the position before each choice: True (default) for the
+                game's own text rendering, False for nothing, or a function state -> text.
+            stdin, stdout: where choices are read and the position is written.
+        """
         self.seed = seed
         self.show = show
         self.stdin = stdin or sys.stdin
@@ -24,7 +30,10 @@ class HumanAgent:
     def act(self, state: GameState, budget: int | None = None) -> Action:
         actions = state.legal_actions()
         out = self.stdout
-        if self.show is not None:
+        if self.show is True:
+            from games.registry import get_game
+            print(get_game(state.game_name).render(state), file=out)
+        elif self.show:
             print(self.show(state), file=out)
         print(f"\nplayer {state.current_player} ({state.player_name(state.current_player)}), "
               f"choose an action:", file=out)

@@ -197,7 +197,7 @@ def matrices(pairs: pd.DataFrame, labels: Sequence[str]
     return score, games, table
 
 
-def _baseline_specs(baselines: Sequence[str], presets) -> list[AgentSpec]:
+def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentSpec]:
     """Baselines by spec; one that takes a budget and sets none plays at the presets' budget
     (when those with a budget share one), so that the ladder compares like with like."""
     from agents.registry import check_agent
@@ -206,11 +206,11 @@ def _baseline_specs(baselines: Sequence[str], presets) -> list[AgentSpec]:
     shared = budgets.pop() if len(budgets) == 1 else None
     out = []
     for i, b in enumerate(baselines):
-        spec = parse_agent(b, f"baselines[{i}]")
+        spec = parse_agent(b, f"baselines[{i}]", game)
         params = dict(spec.params)
         if shared is not None and "budget" not in params:
             try:
-                check_agent(spec.name, {"budget": shared})
+                check_agent(spec.name, {"budget": shared}, game)
                 params["budget"] = shared
             except ValueError:
                 pass
@@ -224,18 +224,20 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                address: str | None = None, show_progress: bool = True) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
-    presets were validated on (else their run's held-out levels, else `paper`); games per
+    presets were validated on (else their run's held-out levels, else the game's default
+    set); games per
     pair default to two per level; the game options are the file's (`rounds` overrides the
     round limit)."""
     from agents.parallel import progress, ray_session, run_games
     from agents.presets import load_presets
     from agents.tournament import games_frame, summarise, to_markdown
-    from games.tribes.level_sets import level_set
+    from games.registry import get_game
 
     pf = load_presets(presets_path)
+    level_set = get_game(pf.game).level_set
     if len(pf.presets) < 2 and not baselines:
         raise ValueError(f"{presets_path}: a ladder needs at least two agents")
-    agents = [p.spec() for p in pf.presets] + _baseline_specs(baselines, pf.presets)
+    agents = [p.spec() for p in pf.presets] + _baseline_specs(baselines, pf.presets, pf.game)
     labels = [a.display() for a in agents]
     if len(set(labels)) != len(labels):
         raise ValueError(f"agents: labels must be distinct, got {labels} (give a baseline "
@@ -243,11 +245,11 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     if levels is None:
         src = pf.source or {}
         level_list = list(src.get("validation_levels") or src.get("held_out_levels") or []) \
-            or level_set("paper")
+            or level_set(get_game(pf.game).default_levels)
     elif isinstance(levels, str):
         level_list = level_set(levels)
     else:
-        level_list = [int(x) for x in levels]
+        level_list = list(levels)
     n_games = 2 * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per pair, got {n_games}")

@@ -16,6 +16,17 @@ the exploitation term is in [0, 1]; at nodes where an opponent moves it is repla
 1 - normalised value (the whole UCB value is maximised, the exploration term is never negated).
 The answer is the most visited root child (ties: the better mean, then random). Node
 statistics, selection and the final choice are shared with Portfolio MCTS (`agents.tree`).
+
+The exploration constant is relative to that [0, 1] scale: with c = sqrt(2) this search
+explores about twice as much as an implementation whose values lie in [-1, 1] with the same
+c (its value differences are twice as large); c = sqrt(2) / 2 here matches such a search
+with c = sqrt(2). See docs/agents.md.
+
+`solver=True` adds MCTS-Solver (Winands, Bjornsson and Saito 2008): a won or lost game
+state is a proven value; a node where the searcher moves is proven won when one child is,
+and proven lost when every child is; where an opponent moves, the reverse. Proven nodes are
+not searched again, selection avoids proven losses (for the mover), and the answer is a
+proven win whenever there is one. It pays in small games whose ends the search can reach.
 """
 
 from __future__ import annotations
@@ -26,13 +37,16 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, random_action,
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, as_bool, random_action,
                            resolve_budget, search_copy)
 from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
 
+WIN, LOSS = 1, -1
+"""Proven values (MCTS-Solver), from the searcher's point of view."""
+
 
 class _Node(TreeNode):
-    __slots__ = ("action", "children", "untried")
+    __slots__ = ("action", "children", "untried", "proven")
 
     def __init__(self, state: GameState, parent: "_Node | None", action: Action | None,
                  depth: int, me: int) -> None:
@@ -40,16 +54,32 @@ class _Node(TreeNode):
         self.action = action
         self.children: list[_Node] = []
         self.untried: list[Action] | None = None  # filled when first expanded
+        self.proven = 0  # WIN or LOSS once proven (solver only)
 
 
 class MCTSAgent(SearchAgent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
-                 horizon: int = 20, rollouts: bool = True, prioritize_root: bool = False,
-                 charge_selection: bool = False, game: str = "tribes",
-                 evaluator: str | Evaluator = "diff") -> None:
-        if horizon < 1:
+                 horizon: int | None = None, rollouts: bool = True,
+                 prioritize_root: bool = False, charge_selection: bool = False,
+                 solver: bool = False, game: str | None = None,
+                 evaluator: str | Evaluator | None = None) -> None:
+        """Args:
+            seed: seed of the agent's generator (same seed, same decisions).
+            budget: forward-model calls per decision.
+            c: exploration constant, on values normalised to [0, 1] per node.
+            horizon: depth (actions below the root) of the tree and the playouts; None
+                takes the game's `search_horizon` (Tribes: 20; a game without one: to the end).
+            rollouts: play random actions from a new node down to the horizon (else evaluate
+                the new node itself, the paper's configuration).
+            prioritize_root: search only one random group of root actions (the game's hooks).
+            charge_selection: charge one call per selection step, as the reference counts.
+            solver: MCTS-Solver (proven wins and losses propagated).
+            game: the game; None binds to the game of the first state.
+            evaluator: a registered evaluator name or an object; None: the game's default.
+        """
+        if horizon is not None and horizon < 1:
             raise ValueError(f"horizon: must be >= 1, got {horizon}")
         if c < 0:
             raise ValueError(f"c: must be >= 0, got {c}")
@@ -59,10 +89,12 @@ class MCTSAgent(SearchAgent):
         self.rollouts = as_bool(rollouts, "rollouts")
         self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
         self.charge_selection = as_bool(charge_selection, "charge_selection")
+        self.solver = as_bool(solver, "solver")
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ decision
     def act(self, state: GameState, budget: int | None = None) -> Action:
+        self.prepare(state)
         b = resolve_budget(self.budget, budget)
         self.last_budget = b
         self.last_iterations = 0
@@ -81,20 +113,27 @@ class MCTSAgent(SearchAgent):
         root_state = state.copy()
         root = _Node(root_state, None, None, 0, me)
         root.untried = self._shuffled(acts)
-        self.last_iterations = run_iterations(b, lambda: self._iterate(root, root_state, me, b))
+        depth = self.horizon_of(self.horizon)
+        self.last_iterations = run_iterations(
+            b, lambda: self._iterate(root, root_state, me, b, depth),
+            stop=(lambda: root.proven != 0) if self.solver else None)
         return self._final(root, acts)
 
     def _shuffled(self, acts) -> list[Action]:
         order = self.rng.permutation(len(acts))
         return [acts[int(i)] for i in order]
 
-    def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget) -> None:
+    def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget,
+                 horizon: int) -> None:
         node = root
-        horizon = self.horizon
+        solver = self.solver
         while True:
             st = node.state
             if node.depth >= horizon or st.is_terminal():
                 break
+            if solver and node.proven:
+                backup(node, node.hi if node.proven == WIN else node.lo)
+                return
             if node.untried is None:
                 node.untried = self._shuffled(st.legal_actions())
             if node.untried:
@@ -105,6 +144,10 @@ class MCTSAgent(SearchAgent):
                 child = _Node(child_state, node, a, node.depth + 1, me)
                 node.children.append(child)
                 node = child
+                if solver and child_state.is_terminal():
+                    w = child_state.winner()
+                    if w is not None:
+                        child.proven = WIN if w == me else LOSS
                 break
             if not node.children:
                 break  # no legal action in a non-terminal state: evaluate it as it is
@@ -120,18 +163,47 @@ class MCTSAgent(SearchAgent):
                     break
                 b.apply(leaf, random_action(leaf, rng, hooks))
         backup(node, self.evaluate(root_state, leaf, me))
+        if solver and node.proven:
+            _prove(node.parent)
 
     def _select(self, node: _Node) -> _Node:
-        """The child maximising normalised value (flipped at opponent nodes) + C·sqrt(ln N / n)."""
-        return select_uct(node, node.children, self.c, self.rng)
+        """The child maximising normalised value (flipped at opponent nodes) + C·sqrt(ln N / n);
+        with the solver, never a child proven lost for the mover unless all are."""
+        children = node.children
+        if self.solver:
+            bad = WIN if node.opponent else LOSS
+            open_ = [ch for ch in children if ch.proven != bad]
+            if open_:
+                children = open_
+        return select_uct(node, children, self.c, self.rng)
 
     def _final(self, root: _Node, acts: list[Action]) -> Action:
         if not root.children:
             return acts[int(self.rng.integers(len(acts)))]
-        return most_visited(root.children, self.rng).action
+        children = root.children
+        if self.solver:
+            won = [ch for ch in children if ch.proven == WIN]
+            if won:
+                return most_visited(won, self.rng).action
+            children = [ch for ch in children if ch.proven != LOSS] or children
+        return most_visited(children, self.rng).action
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
                 "rollouts": self.rollouts, "prioritize_root": self.prioritize_root,
-                "charge_selection": self.charge_selection, "game": self.game,
-                "evaluator": self.evaluator}
+                "charge_selection": self.charge_selection, "solver": self.solver,
+                "game": self.game, "evaluator": self.evaluator}
+
+
+def _prove(node: _Node | None) -> None:
+    """MCTS-Solver's backup: settle ancestors whose value the proven children decide."""
+    while node is not None and not node.proven:
+        mover_best, mover_worst = (LOSS, WIN) if node.opponent else (WIN, LOSS)
+        kids = node.children
+        if any(ch.proven == mover_best for ch in kids):
+            node.proven = mover_best
+        elif not node.untried and kids and all(ch.proven == mover_worst for ch in kids):
+            node.proven = mover_worst
+        else:
+            return
+        node = node.parent

@@ -1,9 +1,10 @@
 """One-step look-ahead: try every candidate action once and keep the best-evaluated one.
 
 The weakest search baseline of the reference: it sees only the immediate effect of an action.
-As in the reference it never chooses End Turn, Destroy or Disband while anything else is legal
-(so it ends its turn only when nothing else is left), and one candidate costs one forward-model
-call. When the budget is smaller than the number of candidates, a random subset is tried.
+As in the reference it never chooses the pass action of a multi-action turn (Tribes: End
+Turn) nor an action the game's hooks exclude (Tribes: Destroy, Disband) while anything else is
+legal (so it ends its turn only when nothing else is left), and one candidate costs one
+forward-model call. When the budget is smaller than the number of candidates, a random subset is tried.
 """
 
 from __future__ import annotations
@@ -12,31 +13,37 @@ from typing import Any
 
 import numpy as np
 
-from games.api import Action, GameState
+from games.api import Action, GameState, is_pass
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, DEFAULT_BUDGET, is_end_turn, resolve_budget,
-                           search_copy)
+from agents.search import DEFAULT_BUDGET, SearchAgent, resolve_budget, search_copy
 
 
 class OSLAAgent(SearchAgent):
     name = "osla"
 
-    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, game: str = "tribes",
-                 evaluator: str | Evaluator = "diff") -> None:
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, game: str | None = None,
+                 evaluator: str | Evaluator | None = None) -> None:
+        """Args:
+            seed: seed of the agent's generator (ties and candidate order).
+            budget: forward-model calls per decision (one per candidate tried).
+            game: the game; None binds to the game of the first state.
+            evaluator: a registered evaluator name or an object; None: the game's default.
+        """
         super().__init__(seed, budget, game, evaluator)
 
     def act(self, state: GameState, budget: int | None = None) -> Action:
+        self.prepare(state)
         b = resolve_budget(self.budget, budget)
         self.last_budget = b
         acts = state.legal_actions()
         if len(acts) == 1:
             return acts[0]
         hooks = self.hooks
-        cands = [a for a in acts if not is_end_turn(state, a) and not hooks.excluded(state, a)]
+        cands = [a for a in acts if not is_pass(state, a) and not hooks.excluded(state, a)]
         if not cands:
             cands = [a for a in acts if not hooks.excluded(state, a)] or list(acts)
-            ends = [a for a in cands if is_end_turn(state, a)]
+            ends = [a for a in cands if is_pass(state, a)]
             return ends[0] if ends else cands[int(self.rng.integers(len(cands)))]
         rng = self.rng
         order = rng.permutation(len(cands))

@@ -62,7 +62,7 @@ class Preset:
     def build(self, seed: int = 0):
         """The exact agent, seeded."""
         from agents.registry import make_agent
-        return make_agent(self.agent, seed=seed, **self.params)
+        return make_agent(self.agent, **{"game": self.game, **self.params, "seed": seed})
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "agent": self.agent,
@@ -199,7 +199,7 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
                                           "agent is built)")
     for k in params:
         try:
-            check_agent(agent, {k: params[k]})
+            check_agent(agent, {k: params[k]}, game)
         except ValueError as e:
             raise _fail(where, f"{key}.{k}", str(e)) from None
     w = params.get("weights")
@@ -214,7 +214,7 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         raise _fail(where, f"{key}.game", f"{params['game']!r} differs from the file's game "
                                           f"{game!r}")
     try:
-        make_agent(agent, seed=0, **params)
+        make_agent(agent, **{"game": game, **params, "seed": 0})
     except (ValueError, TypeError, KeyError) as e:
         raise _fail(where, key, f"the agent cannot be built: {e}") from None
 
@@ -253,7 +253,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     if not isinstance(items, list) or not items:
         raise _fail(where, "presets", "a non-empty list of presets expected")
     presets, seen = [], set()
-    known_agents = agent_names()
+    known_agents = agent_names(game)
     for i, p in enumerate(items):
         key = f"presets[{i}]"
         if not isinstance(p, dict):
@@ -313,15 +313,17 @@ def dump_presets(pf: PresetFile, path: str | Path) -> Path:
 
 # ------------------------------------------------------------------------------ using presets
 
-def full_params(agent: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Every parameter of the agent `agent` built with `params` (its own `params()`), without
-    the seed; checked to rebuild the same agent, so a preset never depends on defaults."""
+def full_params(agent: str, params: Mapping[str, Any], game: str) -> dict[str, Any]:
+    """Every parameter of the agent `agent` built with `params` for `game` (its own
+    `params()`), without the seed; checked to rebuild the same agent, so a preset never
+    depends on defaults."""
     from agents.registry import make_agent
-    built = make_agent(agent, seed=0, **dict(params))
+    built = make_agent(agent, **{"game": game, **params, "seed": 0})
     if not hasattr(built, "params"):
         return {k: v for k, v in params.items() if k != "seed"}
     out = {k: v for k, v in built.params().items() if k != "seed"}
-    again = {k: v for k, v in make_agent(agent, seed=0, **out).params().items() if k != "seed"}
+    again = {k: v for k, v in make_agent(agent, **{"game": game, **out, "seed": 0}).params().items()
+             if k != "seed"}
     if _plain(again) != _plain(out):
         raise ValueError(f"agent {agent}: its parameters do not rebuild the same agent")
     return _plain(out)

@@ -1,47 +1,105 @@
 """Agents by name: configs, presets and the command line build agents from a name plus
-parameters, so an agent is always data that can be written down and rebuilt."""
+parameters, so an agent is always data that can be written down and rebuilt.
+
+Search agents are registered for every game; a game's plug-in registers the agents that only
+make sense for it (its rule-based player) under the game's name, so ``rule_based`` means the
+rule-based player of whatever game is being played. An agent whose constructor takes a `game`
+parameter is given the game it is built for.
+"""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable
 
-_AGENTS: dict[str, Callable[..., Any]] = {}
+from games.registry import load_plugin, lookup_keys
+
+_AGENTS: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
-def register(name: str, factory: Callable[..., Any]) -> None:
-    _AGENTS[name] = factory
+def register(name: str, factory: Callable[..., Any], game: str = "*") -> None:
+    """Register an agent `name` for every game (`game="*"`) or for one game (or family)."""
+    _AGENTS[(game, name)] = factory
 
 
-def agent_names() -> list[str]:
-    return sorted(_AGENTS)
+def agent_names(game: str | None = None) -> list[str]:
+    """The agents that can play `game` (every registered agent when no game is given)."""
+    if game is None:
+        return sorted({n for _, n in _AGENTS})
+    load_plugin(game)
+    keys = lookup_keys(game)
+    return sorted({n for g, n in _AGENTS if g in keys})
 
 
-def check_agent(name: str, params: dict[str, Any]) -> None:
+def factory_of(name: str, game: str | None = None) -> Callable[..., Any]:
+    """The factory of agent `name` for `game`; an unknown name is one clear error."""
+    if game is not None:
+        load_plugin(game)
+        for key in lookup_keys(game):
+            if (key, name) in _AGENTS:
+                return _AGENTS[(key, name)]
+        where = f" for game {game!r}"
+        known = agent_names(game)
+    else:
+        if ("*", name) in _AGENTS:
+            return _AGENTS[("*", name)]
+        found = [f for (g, n), f in _AGENTS.items() if n == name]
+        if len(found) == 1:
+            return found[0]
+        where = "" if not found else " without a game (several games have one: name the game)"
+        known = agent_names()
+    raise ValueError(f"agent: unknown agent {name!r}{where}; known agents: {', '.join(known)}")
+
+
+def _accepts(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
+    return dict(inspect.signature(factory).parameters)
+
+
+def _with_game(name: str, factory: Callable[..., Any], params: dict[str, Any],
+               game: str | None) -> dict[str, Any]:
+    """Parameters with the game filled in where the agent takes one (a parameter naming
+    another game than the one played is an error)."""
+    params = dict(params)
+    given = params.get("game")
+    if game is None:
+        game = given
+    if given is not None and given != game:
+        raise ValueError(f"agent {name}: built for game {given!r}, asked to play {game!r}")
+    if "game" in _accepts(factory):
+        if game is not None:
+            params["game"] = game
+    else:
+        params.pop("game", None)
+    return params
+
+
+def check_agent(name: str, params: dict[str, Any], game: str | None = None) -> None:
     """Fail with one clear error for an unknown agent name or parameter, before anything runs."""
-    if name not in _AGENTS:
-        raise ValueError(f"agent: unknown agent {name!r}; known agents: {', '.join(agent_names())}")
-    accepted = inspect.signature(_AGENTS[name]).parameters
+    accepted = _accepts(factory_of(name, game))
     for key in params:
-        if key not in accepted:
+        if key not in accepted and key != "game":
             raise ValueError(f"agent {name}: unknown parameter {key!r}; "
                              f"known: {', '.join(accepted)}")
 
 
-def validate_agent(name: str, params: dict[str, Any]) -> None:
+def validate_agent(name: str, params: dict[str, Any], game: str | None = None) -> None:
     """`check_agent`, and a bad value too: the agent is built once and dropped (building an
     agent is cheap), so configs fail before any game runs."""
-    check_agent(name, params)
+    check_agent(name, params, game)
     try:
-        _AGENTS[name](**params)
+        make_agent(name, **{"game": game, **params})
     except TypeError as e:
         raise ValueError(f"agent {name}: {e}") from None
 
 
-def make_agent(name: str, **params: Any):
-    """Build the agent `name`; an unknown name or parameter is one clear error."""
-    check_agent(name, params)
-    return _AGENTS[name](**params)
+def make_agent(name: str, game: str | None = None, **params: Any):
+    """Build the agent `name` (for `game`, if given); an unknown name or parameter is one
+    clear error."""
+    if game is None:
+        game = params.get("game")
+    check_agent(name, params, game)
+    factory = factory_of(name, game)
+    return factory(**_with_game(name, factory, params, game))
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -62,10 +120,12 @@ def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), params
 
 
-def parse_agent_spec(spec: str, seed: int = 0):
+def parse_agent_spec(spec: str, seed: int = 0, game: str | None = None):
     """Build an agent from a `name:key=value,...` spec, seeded with `seed` unless it sets one."""
     name, params = split_spec(spec)
     params.setdefault("seed", seed)
+    if game is not None:
+        params.setdefault("game", game)
     return make_agent(name, **params)
 
 
@@ -78,45 +138,32 @@ def _parse_value(v: str) -> Any:
     return v
 
 
+# ------------------------------------------------------------------------------ agents of every game
+
 def _random(seed: int = 0):
     from agents.random_agent import RandomAgent
     return RandomAgent(seed)
 
 
-register("random", _random)
+def _human(seed: int = 0):
+    from agents.human import HumanAgent
+    return HumanAgent(seed)
 
 
-# Search agents (one decision = one search within a forward-model budget).
 from agents.flat_mc import FlatMCAgent  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
+from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
 from agents.rhea import RHEAAgent  # noqa: E402
 
+register("random", _random)
+register("human", _human)
 register("osla", OSLAAgent)
 register("mc", FlatMCAgent)
 register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
-
-from agents.rule_based import RuleBasedAgent  # noqa: E402
-
-register("rule_based", RuleBasedAgent)
-
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.
-from functools import partial  # noqa: E402
-
-from agents.portfolio.pmcts import PMCTSAgent  # noqa: E402
-
-register("pmcts", partial(PMCTSAgent, bias=False, pruning=False))
-register("pmcts_b", partial(PMCTSAgent, bias=True, pruning=False))
-register("pmcts_pu", partial(PMCTSAgent, bias=True, pruning=True))
-
-
-def _human(seed: int = 0, game: str = "tribes"):
-    from agents.human import HumanAgent
-    from games.registry import get_game
-    return HumanAgent(seed, show=get_game(game).render)
-
-
-register("human", _human)
+for _name, _factory in PMCTS_CONFIGURATIONS.items():
+    register(_name, _factory)

@@ -22,7 +22,7 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (SearchAgent, Budget, DEFAULT_BUDGET, as_bool, random_action,
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, as_bool, random_action,
                            resolve_budget, search_copy)
 
 Genome = list  # of actions or None (to be filled by a random legal action)
@@ -34,7 +34,21 @@ class RHEAAgent(SearchAgent):
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, population: int = 1,
                  length: int = 20, mutation_rate: float = 0.1, tournament_size: int = 3,
                  mutate_best: int = 9, elitism: bool = True, shift_buffer: bool = True,
-                 game: str = "tribes", evaluator: str | Evaluator = "diff") -> None:
+                 game: str | None = None, evaluator: str | Evaluator | None = None) -> None:
+        """Args:
+            seed: seed of the agent's generator.
+            budget: forward-model calls per decision.
+            population: individuals per generation (1: the paper's (1+1)-EA).
+            length: actions per individual (also in games without a heuristic: a longer
+                sequence reaches more game ends, at fewer evaluations per decision).
+            mutation_rate: probability that a gene is emptied (refilled at random).
+            tournament_size: parents' tournament size (population > 1).
+            mutate_best: mutants of the shifted best individual seeding the next decision.
+            elitism: keep the best individual from one generation to the next.
+            shift_buffer: reuse the best individual within a turn (the game's hooks).
+            game: the game; None binds to the game of the first state.
+            evaluator: a registered evaluator name or an object; None: the game's default.
+        """
         if population < 1:
             raise ValueError(f"population: must be >= 1, got {population}")
         if length < 1:
@@ -57,6 +71,7 @@ class RHEAAgent(SearchAgent):
 
     # ------------------------------------------------------------------ decision
     def act(self, state: GameState, budget: int | None = None) -> Action:
+        self.prepare(state)
         b = resolve_budget(self.budget, budget)
         self.last_budget = b
         self.last_evaluations = 0

@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from games.api import GameState, totals
+from games.api import GameState, ends_turn, totals
+from games.registry import get_game
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,13 @@ class AgentSpec:
     def of(name: str, label: str = "", **params: Any) -> "AgentSpec":
         return AgentSpec(name, tuple(sorted(params.items())), label or name)
 
-    def build(self, seed: int):
+    def build(self, seed: int, game: str | None = None):
+        """The agent, seeded with `seed`, for `game` (given to agents that take one)."""
         from agents.registry import make_agent
         params = dict(self.params)
         params["seed"] = seed
+        if game is not None:
+            params.setdefault("game", game)
         return make_agent(self.name, **params)
 
     def display(self) -> str:
@@ -47,10 +51,6 @@ class GameSpec:
     options: tuple[tuple[str, Any], ...] = ()
     budget: int | None = None
     tag: Any = None  # caller's bookkeeping (e.g. pairing and repetition), returned in the record
-
-
-SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
-"""Per-turn snapshot events of the log: figures at a turn's end, not counts to total."""
 
 
 @dataclass
@@ -79,8 +79,9 @@ class GameRecord:
             row[f"{prefix}{key}"] = value
         row[f"{prefix}decisions"] = self.decisions[p] if self.decisions else 0
         row[f"{prefix}think_s"] = round(self.think_seconds[p], digits) if self.think_seconds else 0.0
+        snapshots = get_game(self.spec.game).snapshot_events
         for key, value in sorted(self.event_totals(p).items()):
-            if key not in SNAPSHOT_EVENTS:
+            if key not in snapshots:
                 row[f"{prefix}n_{key}"] = value
         return row
 
@@ -91,8 +92,9 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
               on_action: Callable[[object], None] | None = None) -> GameState:
     """Let `agents[p]` choose for player p until the game ends (the state is mutated).
 
-    A turn whose only legal action is the end of the turn ends without asking the agent,
-    as in the reference game loop. `timing`, if given, receives per player
+    A decision with a single legal action (e.g. a turn where only the pass is left) is taken
+    without asking the agent, as in the reference game loop. `on_turn_end` sees the state
+    after every action that ends a turn (`games.api.ends_turn`) and at the end. `timing`, if given, receives per player
     [decisions, seconds spent deciding]; `on_action` sees every action before it is applied.
     """
     n = 0
@@ -108,20 +110,19 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
             if timing is not None:
                 timing[player][0] += 1
                 timing[player][1] += clock() - t0
-        ends_turn = state.action_type_name(action) == "END_TURN"
+        turn_over = on_turn_end is not None and ends_turn(state, action)
         if on_action is not None:
             on_action(action)
         state.apply(action)
         n += 1
         if n >= max_actions:
             raise RuntimeError(f"game did not end within {max_actions} actions")
-        if on_turn_end is not None and (ends_turn or state.is_terminal()):
+        if on_turn_end is not None and (turn_over or state.is_terminal()):
             on_turn_end(state)
     return state
 
 
 def new_state(spec: GameSpec) -> GameState:
-    from games.registry import get_game
     return get_game(spec.game).new_state(spec.level, spec.seed, **dict(spec.options))
 
 
@@ -132,7 +133,7 @@ def run_game(spec: GameSpec) -> GameRecord:
     state = new_state(spec)
     if len(spec.agents) != state.num_players:
         raise ValueError(f"agents: {len(spec.agents)} given for a {state.num_players}-player game")
-    agents = [a.build(seed) for a, seed in zip(spec.agents, spec.agent_seeds)]
+    agents = [a.build(seed, spec.game) for a, seed in zip(spec.agents, spec.agent_seeds)]
     timing = [[0, 0.0] for _ in agents]
     play_game(state, agents, budget=spec.budget, timing=timing)
     players = range(state.num_players)

@@ -1,5 +1,5 @@
 """Game-neutral pieces shared by the search agents: the forward-model budget, search copies,
-and the few game-specific hooks a search may ask for.
+the game-specific hooks a search may ask for, and the set-up every search agent shares.
 
 The budget is counted in forward-model calls: one `apply` on a search copy is one call
 (copying and listing actions are free), as in the reference's "FM calls". Every search agent
@@ -9,18 +9,22 @@ can overspend whatever its control flow.
 Hooks are looked up by game name, so this module never imports a game: a game without hooks
 still works, it only loses the optional refinements (root grouping, excluded random actions,
 buffer reuse within a turn).
+
+A search agent may be built for a game (`game="tribes"`) or for none: it then binds to the
+game of the first state it is asked about (`state.game_name`), so `make_agent("mcts")` plays
+any registered game.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import numbers
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from games.api import Action, GameState
+from games.api import Action, GameState, is_pass
+from games.registry import get_game, load_plugin, lookup_keys
 
 DEFAULT_BUDGET = 2000
 """Forward-model calls per decision, as in the reference's tournament configuration."""
@@ -85,11 +89,6 @@ def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
     return c
 
 
-def is_end_turn(state: GameState, action: Action) -> bool:
-    """The protocol's convention: the action that passes the turn is named END_TURN."""
-    return state.action_type_name(action) == "END_TURN"
-
-
 def as_bool(value: Any, name: str) -> bool:
     """A flag given as a bool, 0/1 or text (agent specs on the command line are text)."""
     if isinstance(value, str):
@@ -134,51 +133,72 @@ def register_hooks(game: str, factory: Callable[[], GameHooks]) -> None:
 def hooks_for(game: str) -> GameHooks:
     """The hooks of a game by name; a game that registered none gets the neutral defaults."""
     if game not in _HOOK_CACHE:
-        factory = _HOOKS.get(game)
+        load_plugin(game)
+        factory = next((_HOOKS[k] for k in lookup_keys(game) if k in _HOOKS), None)
         _HOOK_CACHE[game] = factory() if factory is not None else GameHooks()
     return _HOOK_CACHE[game]
 
 
-def _lazy(module: str, attr: str) -> Callable[[], Any]:
-    def factory():
-        return getattr(importlib.import_module(module), attr)()
-    return factory
-
-
-register_hooks("tribes", _lazy("agents.tribes.hooks", "TribesHooks"))
-
-
 def random_action(state: GameState, rng: np.random.Generator, hooks: GameHooks,
-                  avoid_end_turn: bool = False) -> Action:
-    """A uniformly random legal action, never an excluded one (nor END_TURN when asked) unless
-    nothing else is legal. Rejection first: the filtered list is built only on a miss."""
+                  avoid_pass: bool = False) -> Action:
+    """A uniformly random legal action, never an excluded one (nor the pass action of a
+    multi-action turn when asked) unless nothing else is legal. Rejection first: the filtered
+    list is built only on a miss."""
     acts = state.legal_actions()
     if len(acts) == 1:
         return acts[0]
     a = acts[int(rng.integers(len(acts)))]
-    if not hooks.excluded(state, a) and not (avoid_end_turn and is_end_turn(state, a)):
+    if not hooks.excluded(state, a) and not (avoid_pass and is_pass(state, a)):
         return a
     pool = [b for b in acts if not hooks.excluded(state, b)
-            and not (avoid_end_turn and is_end_turn(state, b))]
+            and not (avoid_pass and is_pass(state, b))]
     if not pool:
         pool = [b for b in acts if not hooks.excluded(state, b)] or list(acts)
     return pool[int(rng.integers(len(pool)))]
 
 
+NO_HORIZON = 1 << 30
+"""A horizon that is never reached: play to the end of the game (within the budget)."""
+
+
 class SearchAgent:
     """What every search agent sets up the same way: its seed and generator, its default
-    budget, the game's hooks and the state evaluator (by name or an object)."""
+    budget, the game's hooks and the state evaluator (by name or an object).
 
-    def __init__(self, seed: int, budget: int, game: str, evaluator: Any) -> None:
-        from agents.evaluation import make_evaluator
+    With `game=None` the agent binds to the game of the first state it decides in; `bind`
+    then resolves the game's hooks, its default evaluator (when `evaluator` is None) and
+    its default search horizon (when the agent's horizon is None)."""
+
+    def __init__(self, seed: int, budget: int, game: str | None, evaluator: Any) -> None:
         self.seed = seed
         self.budget = check_budget(budget)
         self.game = game
         self.evaluator = evaluator
         self.rng = np.random.default_rng(seed)
-        self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, evaluator).evaluate
         self.last_budget: Budget | None = None
+        self._bound: str | None = None
+        if game is not None:
+            self.bind(game)
+
+    def bind(self, game: str) -> None:
+        """Resolve everything that depends on the game (an unknown evaluator fails here)."""
+        from agents.evaluation import make_evaluator
+        self.hooks = hooks_for(game)
+        self.evaluate = make_evaluator(game, self.evaluator).evaluate
+        self.game_horizon = getattr(get_game(game), "search_horizon", None)
+        self._bound = game
+
+    def prepare(self, state: GameState) -> None:
+        """Called at the start of every decision: bind to the state's game if needed."""
+        game = self.game or state.game_name
+        if game != self._bound:
+            self.bind(game)
+
+    def horizon_of(self, horizon: int | None) -> int:
+        """A depth limit: the agent's own, else the game's, else none (`NO_HORIZON`)."""
+        if horizon is not None:
+            return horizon
+        return self.game_horizon if self.game_horizon is not None else NO_HORIZON
 
     def base_params(self) -> dict[str, Any]:
         return {"seed": self.seed, "budget": self.budget, "game": self.game,

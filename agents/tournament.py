@@ -26,10 +26,23 @@ from agents.runner import AgentSpec, GameRecord, GameSpec
 
 @dataclass
 class TournamentConfig:
+    """A tournament: agents, the pairs that play, the game and its levels.
+
+    Args:
+        agents: the agents (labels must be distinct).
+        game: the registered game.
+        pairings: indices into `agents`; default every pair.
+        levels: a level set name (default: the game's default set) or a list of levels.
+        repetitions: games per level and pairing (seats alternate).
+        options: game options.
+        budget: forward-model calls per decision for every agent that takes a budget.
+        seed: the seed of every game and agent seed.
+    """
+
     agents: list[AgentSpec]
+    game: str
     pairings: list[tuple[int, int]] | None = None  # indices into agents; default: all pairs
-    game: str = "tribes"
-    levels: str | list[int] = "paper"
+    levels: str | list[Any] | None = None
     repetitions: int = 2
     options: dict[str, Any] = field(default_factory=dict)
     budget: int | None = None
@@ -42,16 +55,20 @@ class TournamentConfig:
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
 
-def level_seeds(levels: str | Sequence[int]) -> list[int]:
+def level_seeds(game: str, levels: str | Sequence[Any] | None) -> list[Any]:
+    """The levels of a set name (None: the game's default set) or the list itself."""
+    from games.registry import get_game
+    g = get_game(game)
+    if levels is None:
+        levels = g.default_levels
     if isinstance(levels, str):
-        from games.tribes.level_sets import level_set
-        return level_set(levels)
+        return g.level_set(levels)
     return list(levels)
 
 
 def plan(config: TournamentConfig) -> list[GameSpec]:
     """Every game of the tournament, in a fixed order, each with its own seeds."""
-    seeds = level_seeds(config.levels)
+    seeds = level_seeds(config.game, config.levels)
     pairings = config.all_pairings()
     total = len(pairings) * len(seeds) * config.repetitions
     root = np.random.SeedSequence(config.seed)
@@ -178,7 +195,7 @@ _CONFIG_KEYS = {"game", "levels", "repetitions", "options", "budget", "seed", "a
 _AGENT_KEYS = {"name", "label", "params"}
 
 
-def parse_agent(entry: Any, where: str) -> AgentSpec:
+def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
     """An agent entry: "name", "name:k=v,...,label=L", or {name, label, params}."""
     if isinstance(entry, str):
         from agents.registry import split_spec
@@ -187,7 +204,7 @@ def parse_agent(entry: Any, where: str) -> AgentSpec:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         label = str(params.pop("label", entry))
-        return _checked_agent(name, label, params, where)
+        return _checked_agent(name, label, params, where, game)
     if not isinstance(entry, dict):
         raise ValueError(f"{where}: an agent is a name or a mapping, got {entry!r}")
     unknown = set(entry) - _AGENT_KEYS
@@ -206,14 +223,15 @@ def parse_agent(entry: Any, where: str) -> AgentSpec:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         return _checked_agent(base, str(entry.get("label") or name), {**preset_params, **params},
-                              where)
-    return _checked_agent(name, str(entry.get("label") or name), params, where)
+                              where, game)
+    return _checked_agent(name, str(entry.get("label") or name), params, where, game)
 
 
-def _checked_agent(name: str, label: str, params: dict, where: str) -> AgentSpec:
+def _checked_agent(name: str, label: str, params: dict, where: str,
+                   game: str | None) -> AgentSpec:
     from agents.registry import validate_agent
     try:
-        validate_agent(name, params)
+        validate_agent(name, params, game)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
     return AgentSpec.of(name, label=label, **params)
@@ -226,9 +244,18 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     unknown = set(data) - _CONFIG_KEYS
     if unknown:
         raise ValueError(f"{source}: unknown key {sorted(unknown)[0]!r} (known: {sorted(_CONFIG_KEYS)})")
+    if "game" not in data:
+        raise ValueError(f"{source}: key 'game' missing: name the game (e.g. tribes)")
+    game = data["game"]
+    from games.registry import get_game
+    try:
+        g = get_game(game)
+    except ValueError as e:
+        raise ValueError(f"{source}: game: {e}") from None
     if not data.get("agents"):
         raise ValueError(f"{source}: key 'agents' must list at least two agents")
-    agents = [parse_agent(a, f"{source}: agents[{i}]") for i, a in enumerate(data["agents"])]
+    agents = [parse_agent(a, f"{source}: agents[{i}]", game)
+              for i, a in enumerate(data["agents"])]
     if len(agents) < 2:
         raise ValueError(f"{source}: key 'agents' must list at least two agents")
     labels = [a.display() for a in agents]
@@ -254,17 +281,14 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise ValueError(f"{source}: key 'options' must be a mapping")
-    game = data.get("game", "tribes")
-    from games.registry import get_game
-    g = get_game(game)
     known_options = getattr(g, "option_names", None)
     if known_options is not None:
         for k in options:
             if k not in known_options:
                 raise ValueError(f"{source}: options: unknown game option {k!r} (known: {list(known_options)})")
-    levels = data.get("levels", "paper")
+    levels = data.get("levels")
     try:
-        level_seeds(levels)
+        level_seeds(game, levels)
     except ValueError as e:
         raise ValueError(f"{source}: levels: {e}") from None
     return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,

@@ -89,12 +89,14 @@ def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> Tree
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
-def run_iterations(b: Budget, iterate: Callable[[], None]) -> int:
-    """Call `iterate` until the budget is spent; returns the number of iterations. Stops
-    early when iterations keep spending nothing (the tree is exhausted down to terminal
-    states or the horizon), so a tiny game cannot loop forever."""
+def run_iterations(b: Budget, iterate: Callable[[], None],
+                   stop: Callable[[], bool] | None = None) -> int:
+    """Call `iterate` until the budget is spent (or `stop()` says the search is decided);
+    returns the number of iterations. Stops early when iterations keep spending nothing (the
+    tree is exhausted down to terminal states or the horizon), so a tiny game cannot loop
+    forever."""
     iterations = free = 0
-    while not b.exhausted():
+    while not b.exhausted() and not (stop is not None and stop()):
         spent = b.used
         try:
             iterate()

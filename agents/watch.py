@@ -10,20 +10,37 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.registry import parse_agent_spec
+from games.api import ends_turn
 from agents.runner import play_game
 from games.recording import load_record, make_record, replay, save_record
 from games.registry import get_game
 
 
-def play_shown(level: Any, seed: int, options: dict[str, Any], players: list[str],
-               game_name: str = "tribes", watch: bool = False, ascii_only: bool = False,
+def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
+               players: list[str], watch: bool = False, ascii_only: bool = False,
                record: str | Path | None = None, say: Callable[[str], None] = print):
     """Play one game between agents given as `name[:k=v,...]` specs; show the final board
-    (or every round with `watch`), and write a replayable record if asked."""
+    (or every round with `watch`), and write a replayable record if asked.
+
+    Args:
+        game_name: the registered game.
+        level: a level as the game takes it (Tribes: a seed or a CSV file); None: the first
+            level of the game's default level set.
+        seed: the game seed; agents are seeded from it.
+        options: game options.
+        players: one agent spec per player.
+        watch: show the board after every round, not only at the end.
+        ascii_only: ASCII symbols only.
+        record: write a replayable record there.
+        say: where the text goes.
+    """
     game = get_game(game_name)
-    level = game.level(level, options.get("tribes", ("XIN_XI", "IMPERIUS")), options.get("size"))
+    if level is None:
+        level = game.level_set(game.default_levels)[0]
+    level = game.level(level, **options)
     state = game.new_state(level, seed, **options)
-    agents = [parse_agent_spec(spec, seed=seed * 2 + 1 + i) for i, spec in enumerate(players)]
+    agents = [parse_agent_spec(spec, seed=seed * 2 + 1 + i, game=game_name)
+              for i, spec in enumerate(players)]
     if len(agents) != state.num_players:
         raise ValueError(f"players: {len(agents)} agents for a {state.num_players}-player level")
     actions: list = []
@@ -45,9 +62,8 @@ def play_shown(level: Any, seed: int, options: dict[str, Any], players: list[str
     say(f"winner: player {ranking[0]} ({players[ranking[0]]}, {state.player_name(ranking[0])}) "
         f"after {state.tick} rounds; scores {state.scores()}")
     if record is not None:
-        opts = {k: v for k, v in options.items() if k not in ("tribes", "size")}
-        save_record(make_record(game_name, game.level_text(level), seed, opts, players, actions),
-                    record)
+        save_record(make_record(game_name, game.level_text(level), seed, options, players,
+                                [game.action_to_data(a) for a in actions]), record)
         say(f"record written to {record} ({len(actions)} actions)")
     return state
 
@@ -75,6 +91,6 @@ def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False
             break
         if every == "action":
             say(f"[{n}] round {state.tick}, player {state.current_player}: {state.describe(action)}")
-        turn_start = state.action_type_name(action) == "END_TURN"
+        turn_start = ends_turn(state, action)
         n += 1
     return n

@@ -4,23 +4,47 @@ It is deliberately small and shaped by search: agents copy a state thousands of 
 decision, so `copy()` must be cheap; portfolios ask for actions per actor and per action type,
 so that grouping is part of the protocol; one `apply` on a search copy is one forward-model call,
 the unit in which every search budget is counted.
+
+Two kinds of turn are supported. In a game with single-action turns (tic-tac-toe, connect four,
+most OpenSpiel games) every action ends the mover's turn. In a game with multi-action turns
+(Tribes) a player takes actions until it plays the game's *pass* action (Tribes: End Turn);
+such a state sets `multi_action_turns = True` and says which actions end the turn with
+`ends_turn`. Agents and the game loop only use the helpers below (`ends_turn`, `is_pass`),
+never a game's action names.
+
+Results: `winner()` is the single winning player once the game is over, and None both while it
+runs and when it ended without a single winner (a draw); `outcome(state, p)` gives 1 for a win,
+0.5 for a draw and 0 for a loss. `ranking()` orders the players best first (ties broken by the
+game's own rule).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
 Action = Hashable
-"""An action is an immutable, hashable value produced by the game itself (for Tribes a tuple)."""
+"""An action is an immutable, hashable value produced by the game itself (for Tribes a tuple,
+for OpenSpiel games an int)."""
+
+
+class IllegalAction(ValueError):
+    """`apply` was given an action that is not legal in the state."""
 
 
 @runtime_checkable
 class GameState(Protocol):
     """One position of a game, mutated in place by `apply`."""
 
-    num_players: int
+    game_name: str
+    """The registered name of the game (`games.registry.get_game(state.game_name)`)."""
+
     tick: int
-    """The round counter (0-based): one round is one turn of every player."""
+    """Completed rounds, starting at 0: one round is one turn of every player (in
+    alternating-move games, one move of each player)."""
+
+    @property
+    def num_players(self) -> int: ...
 
     @property
     def current_player(self) -> int:
@@ -38,21 +62,24 @@ class GameState(Protocol):
         """Every legal action of the current player (never empty before the end)."""
 
     def actions_by_actor(self) -> dict[Hashable, dict[int, list[Action]]]:
-        """The legal actions grouped actor -> action type -> actions, computed lazily."""
+        """The legal actions grouped actor -> action kind (an int) -> actions. A game without
+        actors returns `group_by_player(self)`."""
 
     def apply(self, action: Action) -> None:
-        """Apply a legal action in place: one forward-model call."""
+        """Apply a legal action in place: one forward-model call. An action that is not
+        legal raises `IllegalAction` and leaves the state unchanged."""
 
     def winner(self) -> int | None:
-        """The winning player once terminal, else None."""
+        """The winning player once terminal; None while the game runs and on a draw."""
 
     def ranking(self) -> list[int]:
         """Players best first (meaningful once terminal; a tie-broken order otherwise)."""
 
-    def scores(self) -> list[float]: ...
+    def scores(self) -> list[float]:
+        """One number per player, higher is better (the game's score, or its result)."""
 
     def summary(self, player: int) -> dict[str, float]:
-        """Named figures of one player (score first) for result tables and features."""
+        """Named figures of one player, "score" first, for result tables and features."""
 
     def player_name(self, player: int) -> str:
         """What a player controls (e.g. its tribe), for humans and result tables."""
@@ -66,15 +93,130 @@ class GameState(Protocol):
         """A short human-readable description of an action."""
 
 
+# ------------------------------------------------------------------------------ turn helpers
+
+def ends_turn(state: GameState, action: Action) -> bool:
+    """True when applying `action` ends the mover's turn: every action in a game with
+    single-action turns, the pass action in a game with multi-action turns."""
+    if not getattr(state, "multi_action_turns", False):
+        return True
+    return state.ends_turn(action)
+
+
+def is_pass(state: GameState, action: Action) -> bool:
+    """True for the action that does nothing but end a multi-action turn (Tribes: End Turn).
+    Games with single-action turns have none."""
+    return getattr(state, "multi_action_turns", False) and state.ends_turn(action)
+
+
+def outcome(state: GameState, player: int) -> float:
+    """1 if `player` won, 0.5 on a draw (over without a single winner), 0 if it lost.
+    Only meaningful once the state is terminal."""
+    w = state.winner()
+    if w is None:
+        return 0.5
+    return 1.0 if w == player else 0.0
+
+
+def group_by_player(state: GameState, kind: int = 0) -> dict[Hashable, dict[int, list[Action]]]:
+    """The actor grouping of a game without actors: the mover is the only actor and every
+    action is of one kind."""
+    return {state.current_player: {kind: list(state.legal_actions())}}
+
+
+# ------------------------------------------------------------------------------ games
+
 class Game(Protocol):
-    """A game: a name, its options, and how to start a state from a level and a seed."""
+    """A game: a name, its options, its levels, and how to start a state."""
 
     name: str
+    option_names: tuple[str, ...]
+    default_levels: str
 
     def new_state(self, level: Any, seed: int, **options: Any) -> GameState: ...
 
-    def action_types(self) -> Sequence[str]: ...
+    def level(self, spec: Any, **options: Any) -> Any: ...
 
+    def level_set(self, name: str) -> list[Any]: ...
+
+    def render(self, state: GameState, ascii_only: bool = False) -> str: ...
+
+
+class BaseGame:
+    """Defaults for the optional parts of a game, so a small game writes only what it has.
+
+    A subclass sets `name` and implements `new_state`. Levels default to integers (a seed
+    for the game's set-up, which a game without levels may ignore); level sets are the
+    generic `seeds:1,2,3` and `range:a-b` forms plus the game's own `level_sets`.
+    """
+
+    name: str = ""
+    option_names: tuple[str, ...] = ()
+    default_levels: str = "range:0-9"
+    level_sets: dict[str, tuple[Any, ...]] = {}
+    options_doc: dict[str, str] = {}
+    search_horizon: int | None = None
+    """Default depth of search agents' trees and playouts; None: to the end of the game."""
+    snapshot_events: tuple[str, ...] = ()
+    """Events logged as end-of-turn figures (a state, not a count to total)."""
+
+    def new_state(self, level: Any, seed: int, **options: Any) -> GameState:
+        raise NotImplementedError
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Raise a ValueError naming the first option this game does not know."""
+        for k in options:
+            if k not in self.option_names:
+                known = ", ".join(self.option_names) or "none"
+                raise ValueError(f"options: unknown game option {k!r} for {self.name} "
+                                 f"(known: {known})")
+
+    # levels ---------------------------------------------------------------
+    def level(self, spec: Any, **options: Any) -> Any:
+        """A level from what a config or command line gives (default: the value itself)."""
+        return spec
+
+    def level_set(self, name: str) -> list[Any]:
+        from games.levels import level_set
+        return level_set(name, self.level_sets)
+
+    def level_text(self, level: Any) -> str:
+        return json.dumps(level)
+
+    def level_from_text(self, text: str, source: str = "<level>") -> Any:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{source}: not a level of {self.name}: {e}") from None
+
+    # actions as data (records) ---------------------------------------------
+    def action_to_data(self, action: Action) -> Any:
+        return list(action) if isinstance(action, tuple) else action
+
+    def action_from_data(self, data: Any) -> Action:
+        return tuple(data) if isinstance(data, list) else data
+
+    # rendering ---------------------------------------------------------------
+    def render(self, state: GameState, ascii_only: bool = False) -> str:
+        text = str(state)
+        return text if not ascii_only else text.encode("ascii", "replace").decode()
+
+    def render_image(self, state: GameState, path: Any, title: str | None = None) -> None:
+        """The text rendering drawn into a PNG (games with a board draw their own)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        text = self.render(state)
+        lines = text.splitlines() or [""]
+        fig = plt.figure(figsize=(max(3.0, 0.11 * max(map(len, lines))), 0.25 * len(lines) + 1))
+        fig.text(0.02, 0.98, text, family="monospace", va="top", fontsize=9)
+        if title:
+            fig.suptitle(title)
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+
+
+# ------------------------------------------------------------------------------ event logs
 
 def log_add(head: tuple | None, rnd: int, player: int, name: str, value: float = 1) -> tuple:
     """Append to a persistent event log: a node pointing at the previous one.

@@ -21,8 +21,9 @@ class RecordError(ValueError):
 
 def make_record(game: str, level_text: str, seed: int, options: dict[str, Any],
                 players: list[str], actions: list) -> dict[str, Any]:
+    """`actions` as data (`game.action_to_data`), so that the record is plain JSON."""
     return {"format": FORMAT, "game": game, "level": level_text, "seed": seed,
-            "options": options, "players": players, "actions": [list(a) for a in actions]}
+            "options": options, "players": players, "actions": list(actions)}
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
@@ -56,7 +57,7 @@ def replay(record: dict[str, Any], source: str = "record") -> Iterator[tuple[Any
     level = game.level_from_text(record["level"], source=f"{source}: level")
     state = game.new_state(level, record["seed"], **record["options"])
     for i, raw in enumerate(record["actions"]):
-        action = tuple(raw)
+        action = game.action_from_data(raw)
         if action not in state.legal_actions():
             raise RecordError(f"{source}: actions[{i}]: {raw} is not legal at that point")
         yield state, action

@@ -1,30 +1,123 @@
-"""Games by name: configs, presets and the command line name a game, never import one."""
+"""Games by name: configs, presets and the command line name a game, never import one.
+
+A game is a plug-in: one package whose `plugin` module, when imported, registers everything
+the game brings (the game itself here, and its evaluators, search hooks, portfolio scripts,
+rule-based player and behaviour features in the generic registries). The generic layers only
+ever ask for a game by name; the first such request imports the game's plug-in module.
+
+Three ways make a plug-in known:
+
+* `PLUGINS` below: one line per game shipped with playstyles;
+* an installed package's entry point in the group ``playstyles.games`` (name = the game or
+  family name, value = the module that registers it);
+* `register_plugin(name, module)` at run time (e.g. a test's game).
+
+A *family* registers every game of a library under one prefix: ``openspiel:connect_four`` is
+the game ``connect_four`` of the ``openspiel`` family. Lookups of per-game parts try the full
+name, then the family name, then ``*`` (parts every game gets), see `lookup_keys`.
+"""
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+from typing import Any, Callable
 
-_GAMES: dict[str, Callable[[], object]] = {}
+PLUGINS: dict[str, str] = {
+    "tribes": "games.tribes.plugin",
+    "openspiel": "games.openspiel.plugin",
+}
+"""Game (or family) name -> the module that registers it."""
+
+ENTRY_POINT_GROUP = "playstyles.games"
+
+_GAMES: dict[str, Callable[[], Any]] = {}
+_FAMILIES: dict[str, Callable[[str], Any]] = {}
+_INSTANCES: dict[str, Any] = {}
+_LOADED: set[str] = set()
 
 
-def register(name: str, factory: Callable[[], object]) -> None:
+def register_game(name: str, factory: Callable[[], Any]) -> None:
+    """Register a game: `factory()` returns the game object (called once, then cached)."""
+    if ":" in name:
+        raise ValueError(f"game: a game name has no ':' ({name!r}); families use register_family")
     _GAMES[name] = factory
+    _INSTANCES.pop(name, None)
+    _LOADED.add(name)
+
+
+def register_family(prefix: str, factory: Callable[[str], Any]) -> None:
+    """Register a family of games named ``prefix:NAME``; `factory(NAME)` builds one (and
+    raises a ValueError for a name the family does not have)."""
+    _FAMILIES[prefix] = factory
+    _LOADED.add(prefix)
+
+
+def register_plugin(name: str, module: str) -> None:
+    """Make a plug-in module known under a game or family name (imported on first use)."""
+    PLUGINS[name] = module
+
+
+def family_of(name: str) -> str:
+    """The plug-in name of a game: ``openspiel`` for ``openspiel:connect_four``."""
+    return name.partition(":")[0]
+
+
+def lookup_keys(name: str) -> tuple[str, ...]:
+    """Where per-game registries look for a game's parts, most specific first."""
+    fam = family_of(name)
+    return (name, "*") if fam == name else (name, fam, "*")
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib.metadata import entry_points
+    try:
+        return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    except Exception:  # noqa: BLE001 - a broken installed package must not break lookups
+        return {}
+
+
+def load_plugin(name: str) -> None:
+    """Import the plug-in of a game (or family) once; unknown names are left to the caller."""
+    fam = family_of(name)
+    if fam in _LOADED:
+        return
+    module = PLUGINS.get(fam) or _entry_points().get(fam)
+    if module is None:
+        return
+    try:
+        importlib.import_module(module)
+    except ImportError as e:
+        raise ValueError(f"game: the plug-in of {fam!r} ({module}) cannot be imported: {e}"
+                         ) from None
+    _LOADED.add(fam)
 
 
 def get_game(name: str):
     """The game called `name`; an unknown name is one clear error listing the known ones."""
-    if name not in _GAMES:
-        raise ValueError(f"game: unknown game {name!r}; known games: {', '.join(sorted(_GAMES))}")
-    return _GAMES[name]()
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"game: a game name expected, got {name!r}")
+    game = _INSTANCES.get(name)
+    if game is not None:
+        return game
+    load_plugin(name)
+    fam, sep, rest = name.partition(":")
+    if sep:
+        if fam not in _FAMILIES:
+            raise ValueError(f"game: unknown game family {fam!r} in {name!r}; known: "
+                             f"{', '.join(game_names())}")
+        game = _FAMILIES[fam](rest)
+    elif name in _GAMES:
+        game = _GAMES[name]()
+    else:
+        raise ValueError(f"game: unknown game {name!r}; known games: {', '.join(game_names())}")
+    _INSTANCES[name] = game
+    return game
 
 
 def game_names() -> list[str]:
-    return sorted(_GAMES)
-
-
-def _tribes():
-    from games.tribes.game import TribesGame
-    return TribesGame()
-
-
-register("tribes", _tribes)
+    """Registered and installable games; a family shows as ``NAME:...``."""
+    names = set(_GAMES) | {f"{f}:..." for f in _FAMILIES}
+    for n in set(PLUGINS) | set(_entry_points()):
+        if n not in _GAMES and n not in _FAMILIES:
+            names.add(n)
+    return sorted(names)

@@ -4,30 +4,53 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
-def _levels_show(args: argparse.Namespace) -> int:
-    from games.tribes.levelgen import generate_level
-    level = generate_level(args.seed, tribes=tuple(args.tribes), size=args.size)
-    print(level.to_csv(), end="" if level.to_csv().endswith("\n") else "\n")
-    return 0
+DEFAULT_GAME = "tribes"
+"""The game a command plays when it names none (the only place that names a game)."""
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """Game options from the command line: the Tribes-flavoured flags (when given) and any
+    number of `--option KEY=VALUE` (values parsed as YAML: numbers, true/false, lists)."""
+    import yaml
+    options: dict[str, Any] = {}
+    for key in ("mode", "tribes", "size"):
+        if getattr(args, key, None) is not None:
+            options[key] = getattr(args, key)
+    if getattr(args, "rounds", None) is not None:
+        options["max_rounds"] = args.rounds
+    for item in getattr(args, "option", None) or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--option: KEY=VALUE expected, got {item!r}")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
 
 
 def _level_arg(text: str | None):
-    """A level seed (an integer) or a level CSV file; default: the first `paper` level."""
-    from games.tribes.level_sets import PAPER_SEEDS
+    """A level id (an integer, for Tribes a generator seed) or a level file; None: the
+    first level of the game's default set."""
     if text is None:
-        return PAPER_SEEDS[0]
+        return None
     try:
         return int(text)
     except ValueError:
         return text
 
 
+def _levels_show(args: argparse.Namespace) -> int:
+    from games.registry import get_game
+    game = get_game(args.game)
+    text = game.level_text(game.level(args.seed, **_options(args)))
+    print(text, end="" if text.endswith("\n") else "\n")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from agents.watch import play_shown
-    options = {"mode": args.mode, "max_rounds": args.rounds, "tribes": args.tribes}
-    play_shown(_level_arg(args.level), args.seed, options, [args.p1, args.p2],
+    play_shown(args.game, _level_arg(args.level), args.seed, _options(args), [args.p1, args.p2],
                watch=args.watch, ascii_only=args.ascii, record=args.record)
     return 0
 
@@ -46,7 +69,8 @@ def _tournament(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         data = None
     else:
-        data = {"agents": args.agents or ["random", "random:label=random-2"]}
+        data = {"agents": args.agents or ["random", "random:label=random-2"],
+                "game": args.game or DEFAULT_GAME}
     if data is not None:
         config = config_from_dict(data, source="command line")
     overrides = {"levels": args.levels, "repetitions": args.reps, "budget": args.budget,
@@ -54,8 +78,11 @@ def _tournament(args: argparse.Namespace) -> int:
     for key, value in overrides.items():
         if value is not None:
             setattr(config, key, value)
-    if args.rounds is not None:
-        config.options = {**config.options, "max_rounds": args.rounds}
+    if args.game is not None and args.config and args.game != config.game:
+        raise ValueError(f"--game {args.game}: the config plays {config.game}")
+    extra = _options(args)
+    if extra:
+        config.options = {**config.options, **extra}
     if args.agents and args.config:
         raise ValueError("give agents either in the config file or with --agents, not both")
     out = args.out or "runs/tournament"
@@ -122,6 +149,17 @@ def _ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default=DEFAULT_GAME,
+                   help=f"the game (default {DEFAULT_GAME}; e.g. openspiel:tic_tac_toe with "
+                        f"the openspiel extra)")
+
+
+def _option_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a game option (repeatable), e.g. --option max_rounds=20")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
@@ -129,10 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     levels = sub.add_parser("levels", help="generate and inspect levels")
     lsub = levels.add_subparsers(dest="levels_command", required=True)
-    show = lsub.add_parser("show", help="print a generated level in the CSV level format")
+    show = lsub.add_parser("show", help="print a generated level in the game's level format")
+    _game_arg(show)
     show.add_argument("--seed", type=int, required=True, help="level seed")
-    show.add_argument("--tribes", nargs="+", default=["XIN_XI", "IMPERIUS"])
-    show.add_argument("--size", type=int, default=None, help="board size (default by tribes)")
+    show.add_argument("--tribes", nargs="+", help="Tribes: the tribes (default Xin-Xi, Imperius)")
+    show.add_argument("--size", type=int, default=None, help="Tribes: board size (default by "
+                                                            "tribes)")
     show.set_defaults(func=_levels_show)
 
     play = sub.add_parser("play", help="play one game between two agents and show the board")
@@ -141,11 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--p2", default="random", help="agent of the second player")
     play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
     play.add_argument("--level", default=None,
-                      help="level seed or level CSV file (default: the first paper level)")
-    play.add_argument("--tribes", nargs="+", default=["XIN_XI", "IMPERIUS"],
-                      help="tribes of a generated level")
-    play.add_argument("--mode", choices=["capitals", "score"], default="capitals")
-    play.add_argument("--rounds", type=int, default=None, help="round limit")
+                      help="level seed or level file (default: the first level of the game's "
+                           "default set, for Tribes the first paper level)")
+    _game_arg(play)
+    _option_arg(play)
+    play.add_argument("--tribes", nargs="+", help="Tribes: tribes of a generated level")
+    play.add_argument("--mode", choices=["capitals", "score"], help="Tribes: game mode")
+    play.add_argument("--rounds", type=int, default=None, help="round limit (max_rounds)")
     play.add_argument("--watch", action="store_true", help="show the board after every round")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     play.add_argument("--record", help="write a replayable record of the game (JSON)")
@@ -162,7 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     tour = sub.add_parser("tournament", help="agents against each other over a level set")
     tour.add_argument("config", nargs="?", help="tournament YAML file (agents, pairings, levels...)")
     tour.add_argument("--agents", nargs="+", help="agents as name[:k=v,...] (all pairs play)")
-    tour.add_argument("--levels", help="level set: paper, seeds:1,2,3 or range:a-b")
+    tour.add_argument("--game", help=f"the game (default {DEFAULT_GAME}; e.g. "
+                                     f"openspiel:connect_four with the openspiel extra)")
+    _option_arg(tour)
+    tour.add_argument("--levels", help="level set: a name of the game (Tribes: paper), "
+                                       "seeds:1,2,3 or range:a-b")
     tour.add_argument("--reps", type=int, help="games per level and pairing (seats alternate)")
     tour.add_argument("--budget", type=int, help="forward-model calls per decision")
     tour.add_argument("--rounds", type=int, help="round limit of every game")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from ribs.archives import GridArchive
 
-from qd.features import FEATURES, Feature, mean_spread, measure, per_game, PlayerGame
+from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
 
 SCORE_SCALE = 1000.0  # the band reaches 3/8 at a mean score of 1000
 
@@ -64,12 +64,13 @@ class Evaluation:
 
 
 def evaluate_games(genome: np.ndarray, games: Sequence[PlayerGame],
-                   features: Sequence[Feature]) -> Evaluation:
-    """Quality and features of a genome from its games (each seen from the genome's side)."""
-    names = list(FEATURES)
-    values = per_game(games, names)
+                   features: Sequence[Feature], stats: Sequence[Feature] = ()) -> Evaluation:
+    """Quality and features of a genome from its games (each seen from the genome's side):
+    the grid's `features` and every feature in `stats` (the game's others, for the tables)."""
+    every = {f.name: f for f in (*stats, *features)}
+    values = per_game(games, every.values())
     mean, std = {}, {}
-    for n in names:
+    for n in every:
         mean[n], std[n] = mean_spread(values[n])
     scores = [g.final("score") for g in games]
     ev = Evaluation(genome=np.asarray(genome, dtype=float), wins=sum(g.won for g in games),
@@ -83,10 +84,18 @@ class EliteArchive:
     """A GridArchive plus what the run needs to read it: features, genome names, stats."""
 
     def __init__(self, features: Sequence[Feature], genome_names: Sequence[str],
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, stats: Sequence[Feature] = ()) -> None:
+        """Args:
+            features: the grid's axes.
+            genome_names: the evolved scripts, one per genome coordinate.
+            seed: seed of the archive's own generator (pyribs).
+            stats: every feature whose mean and spread each elite keeps (the game's
+                features; the grid's are always kept).
+        """
         self.features = list(features)
         self.genome_names = list(genome_names)
-        self.stat_names = list(FEATURES)
+        self.stats_features = list({f.name: f for f in (*stats, *features)}.values())
+        self.stat_names = [f.name for f in self.stats_features]
         extra = {"win_rate": ((), np.float64), "wins": ((), np.int64),
                  "games": ((), np.int64), "mean_score": ((), np.float64),
                  "batch": ((), np.int64), "evaluation": ((), np.int64)}

@@ -19,7 +19,7 @@ import numpy as np
 from agents.runner import AgentSpec
 from qd.emitters import COMMON_PARAMS, KIND_PARAMS, KINDS
 from qd.evaluation import GENOME_MAPPINGS, Plan
-from qd.features import FEATURES, Feature
+from qd.features import Feature, features_of
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
@@ -118,12 +118,11 @@ def _number(value: Any, source: str, key: str) -> float:
     return float(value)
 
 
-def _seeds(value: Any, source: str, key: str) -> list[int]:
-    """A level set name or an explicit list of level seeds."""
-    from games.tribes.level_sets import level_set
+def _seeds(game: Any, value: Any, source: str, key: str) -> list[int]:
+    """A level set name (of the game) or an explicit list of level seeds."""
     if isinstance(value, str):
         try:
-            return level_set(value)
+            return game.level_set(value)
         except ValueError as e:
             raise _err(source, key, str(e)) from None
     if isinstance(value, list) and value:
@@ -137,19 +136,20 @@ def _seeds(value: Any, source: str, key: str) -> list[int]:
 
 # ------------------------------------------------------------------------------ sections
 
-def _levels(data: Any, source: str) -> tuple[list[int], list[int]]:
+def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
     """Either a pool split reproducibly (set, train count/fraction, split_seed), or explicit
     train and held-out sets. The two never overlap (the reference validated on a training
-    level)."""
-    from games.tribes.level_sets import split
-    d = _mapping(data, source, "levels") if data is not None else {"set": "paper", "train": 5}
+    level). Default: the game's default level set, 5 levels (at most all) for training."""
+    from games.levels import split
+    d = (_mapping(data, source, "levels") if data is not None
+         else {"set": game.default_levels})
     _check_keys(d, LEVEL_KEYS, source, "levels")
     if "set" in d:
         if "held_out" in d:
             raise _err(source, "levels.held_out", "give either set (+ train count and "
                                                   "split_seed) or explicit train and held_out")
-        pool = _seeds(d["set"], source, "levels.set")
-        train = d.get("train", 5)
+        pool = _seeds(game, d["set"], source, "levels.set")
+        train = d.get("train", min(5, len(pool)))
         if isinstance(train, bool) or not isinstance(train, (int, float)):
             raise _err(source, "levels.train", "with levels.set, a count (int) or a fraction "
                                                f"(float) of the set, got {train!r}")
@@ -170,8 +170,8 @@ def _levels(data: Any, source: str) -> tuple[list[int], list[int]]:
         raise _err(source, "levels.split_seed", "only with levels.set")
     if "train" not in d:
         raise _err(source, "levels.train", "missing (or give levels.set)")
-    tr = _seeds(d["train"], source, "levels.train")
-    ho = _seeds(d["held_out"], source, "levels.held_out") if d.get("held_out") else []
+    tr = _seeds(game, d["train"], source, "levels.train")
+    ho = _seeds(game, d["held_out"], source, "levels.held_out") if d.get("held_out") else []
     both = sorted(set(tr) & set(ho))
     if both:
         raise _err(source, "levels.held_out", f"levels {both} are also training levels")
@@ -213,7 +213,8 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     return out
 
 
-def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str) -> None:
+def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str,
+                  game: str) -> None:
     """An unknown name, parameter or bad value of the agent as the run will build it stops
     the run before it starts."""
     from agents.registry import validate_agent
@@ -222,21 +223,24 @@ def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: st
         params["budget"] = a["budget"]
     params.update(extra)
     try:
-        validate_agent(a["name"], params)
+        validate_agent(a["name"], params, game)
     except ValueError as e:
         raise _err(source, key, str(e)) from None
 
 
-def _accepts_budget(name: str) -> bool:
+def _accepts_budget(name: str, game: str) -> bool:
     from agents.registry import check_agent
     try:
-        check_agent(name, {"budget": 1})
+        check_agent(name, {"budget": 1}, game)
         return True
     except ValueError:
         return False
 
 
-def _features(data: Any, source: str) -> list[Feature]:
+def _features(game: str, data: Any, source: str) -> list[Feature]:
+    FEATURES = features_of(game)
+    if data is None:
+        data = list(FEATURES)[:2]
     if not isinstance(data, list) or not data:
         raise _err(source, "features", "a non-empty list of feature names (or mappings with "
                                        f"name, range, width|bins) expected; known: "
@@ -250,7 +254,7 @@ def _features(data: Any, source: str) -> list[Feature]:
         _check_keys(d, FEATURE_KEYS, source, key)
         name = d.get("name")
         if name not in FEATURES:
-            raise _err(source, f"{key}.name", f"unknown feature {name!r}; known: "
+            raise _err(source, f"{key}.name", f"unknown feature {name!r} for {game}; known: "
                                               f"{', '.join(FEATURES)}")
         f = FEATURES[name]
         lo = hi = width = bins = None
@@ -329,7 +333,9 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
             or run_name in (".", ".."):
         raise _err(source, "name", f"a plain name (no path separators) expected, got {run_name!r}")
 
-    game = data.get("game", "tribes")
+    if "game" not in data:
+        raise _err(source, "game", "missing: name the game (e.g. tribes)")
+    game = data["game"]
     from games.registry import get_game
     try:
         g = get_game(game)
@@ -342,13 +348,19 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
             if k not in known_opts:
                 raise _err(source, f"options.{k}", f"unknown key (known: {', '.join(known_opts)})")
 
-    train, held_out = _levels(data.get("levels"), source)
+    train, held_out = _levels(g, data.get("levels"), source)
     try:
         g.new_state(train[0], 0, **options)
     except (ValueError, TypeError) as e:
         raise _err(source, "options", str(e)) from None
 
-    genome = data.get("genome", "paper")
+    genome = data.get("genome")
+    if genome is None:
+        from agents.portfolio.script import game_info
+        try:
+            genome = "paper" if "paper" in game_info(game).layouts else "all"
+        except ValueError as e:
+            raise _err(source, "genome", str(e)) from None
     if not (isinstance(genome, str) or (isinstance(genome, list) and genome
                                         and all(isinstance(n, str) for n in genome))):
         raise _err(source, "genome", f"a layout name or a list of script names expected, "
@@ -364,18 +376,18 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     from qd.evaluation import GENOME_MAPPINGS as maps
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
-    _check_builds(agent, sample, source, "agent")
+    _check_builds(agent, sample, source, "agent", game)
 
     opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
     if opponent["budget"] is None and agent["budget"] is not None \
-            and _accepts_budget(opponent["name"]):
+            and _accepts_budget(opponent["name"], game):
         opponent["budget"] = agent["budget"]  # "at the same budget"
-    _check_builds(opponent, {}, source, "opponent")
+    _check_builds(opponent, {}, source, "opponent", game)
     if opponent["label"] == agent["label"]:
         opponent["label"] = opponent["label"] + "-opponent"
 
     repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1)
-    features = _features(data.get("features", ["attacks", "ranged_minus_melee"]), source)
+    features = _features(game, data.get("features"), source)
     emitter = _emitter(data.get("emitter"), source)
     evaluations = _int(data.get("evaluations", len(genome_names)
                                 + emitter["initial_random"] + 500), source, "evaluations", 1)

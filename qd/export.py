@@ -28,29 +28,9 @@ import numpy as np
 import pandas as pd
 
 from agents.presets import Preset, PresetFile, dump_presets, full_params
+from qd.features import Feature
 
 KINDS = ("difficulty", "style")
-
-#: per feature: words for a low, middle and high value (relative to the inhabited range)
-STYLE_WORDS: dict[str, tuple[str, str, str]] = {
-    "attacks": ("few attacks", "some attacks", "many attacks"),
-    "ranged_minus_melee": ("melee army", "mixed army", "ranged support"),
-    "defender_spawns": ("few defenders", "some defenders", "many defenders"),
-    "win_turn": ("wins fast", "wins mid-game", "wins late"),
-    "research_slope": ("slow research", "steady research", "fast research"),
-    "tile_slope": ("slow expansion", "steady expansion", "fast expansion"),
-    "production": ("low production", "medium production", "high production"),
-    "cities": ("few cities", "some cities", "many cities"),
-    "kills": ("few kills", "some kills", "many kills"),
-    "captures": ("few captures", "some captures", "many captures"),
-    "buildings": ("few buildings", "some buildings", "many buildings"),
-    "score": ("low score", "medium score", "high score"),
-}
-
-
-def style_words(feature: str) -> tuple[str, str, str]:
-    return STYLE_WORDS.get(feature, (f"low {feature}", f"medium {feature}", f"high {feature}"))
-
 
 # ------------------------------------------------------------------------------ selection
 
@@ -112,17 +92,18 @@ def pick_styles(points: np.ndarray, quality: Sequence[float], count: int) -> lis
     return chosen
 
 
-def style_name(values: dict[str, float], ranges: dict[str, tuple[float, float]]) -> str:
-    """Words for where an elite sits on each feature, relative to the inhabited range."""
+def style_name(values: dict[str, float], ranges: dict[str, tuple[float, float]],
+               features: dict[str, Feature]) -> str:
+    """Words for where an elite sits on each feature, relative to the inhabited range (each
+    feature's own words, registered with it by the game)."""
     words = []
     for f, v in values.items():
         lo, hi = ranges[f]
-        low, mid, high = style_words(f)
         if v is None or not math.isfinite(v):
             words.append(f"no {f}")
             continue
         t = 0.5 if hi <= lo else (v - lo) / (hi - lo)
-        words.append(low if t < 1 / 3 else high if t > 2 / 3 else mid)
+        words.append(features[f].describe(0 if t < 1 / 3 else 2 if t > 2 / 3 else 1))
     return ", ".join(words)
 
 
@@ -201,7 +182,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         cols = {f: pool[val_col.format(f)] for f in feats}
         ranges = {f: (float(np.nanmin(c)), float(np.nanmax(c))) if c.notna().any()
                   else (0.0, 0.0) for f, c in cols.items()}
-        labels = [style_name({f: _num(r[val_col.format(f)]) for f in feats}, ranges)
+        by_name = {f.name: f for f in config.features}
+        labels = [style_name({f: _num(r[val_col.format(f)]) for f in feats}, ranges, by_name)
                   for r in rows.to_dict("records")]
         counts: dict[str, int] = {}
         for lab in labels:
@@ -217,7 +199,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     for label, r in zip(labels, rows.to_dict("records")):
         genome = np.array([float(r[n]) for n in config.genome_names])
         spec = plan.agent_for(genome)
-        params = full_params(spec.name, dict(spec.params))
+        params = full_params(spec.name, dict(spec.params), config.game)
         has_val = _num(r.get("win_rate_validated")) is not None
         ev: dict[str, Any] = {
             "run": config.name, "cell": str(r["cell"]),

@@ -10,19 +10,21 @@ functions keep every feature a few lines long and give mean and spread for free.
 When a feature is undefined in every game of a genome, its archive coordinate is the feature's
 `missing` value ("lo", "hi" or a number); the stored mean stays NaN so the tables say so.
 
+Features belong to a game: a game's plug-in registers its own (Tribes: attacks, research
+slope, ...) with the words that describe a low, middle and high value (they name exported
+styles); `game="*"` registers a feature every game has (game length, round of victory).
 Adding a feature is one function and one `register` call.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-SNAPSHOTS = ("techs", "tiles", "cities", "production", "score", "stars")
-"""Events the Tribes engine logs at the end of each of a player's turns (a state, not a count)."""
+from games.registry import get_game, load_plugin, lookup_keys
 
 
 @dataclass
@@ -40,7 +42,11 @@ class PlayerGame:
     @staticmethod
     def from_events(events: Iterable[tuple[int, int, str, float]], player: int,
                     winner: int | None, rounds: int | None = None,
-                    summary: dict[str, float] | None = None) -> "PlayerGame":
+                    summary: dict[str, float] | None = None,
+                    snapshots: Iterable[str] = ()) -> "PlayerGame":
+        """`snapshots`: the game's snapshot events (figures at a turn's end, kept as
+        per-round series); every other event is a count, summed into `totals`."""
+        snapshots = frozenset(snapshots)
         totals: dict[str, float] = {}
         series: dict[str, list[tuple[int, float]]] = {}
         last = -1
@@ -51,7 +57,7 @@ class PlayerGame:
             if p != player:
                 continue
             last = rnd
-            if name in SNAPSHOTS:
+            if name in snapshots:
                 series.setdefault(name, []).append((rnd, value))
             else:
                 totals[name] = totals.get(name, 0) + value
@@ -62,8 +68,9 @@ class PlayerGame:
     @staticmethod
     def from_record(record: Any, player: int) -> "PlayerGame":
         """From an `agents.runner.GameRecord`."""
+        snapshots = get_game(record.spec.game).snapshot_events
         return PlayerGame.from_events(record.events, player, record.winner, record.rounds,
-                                      record.summaries[player])
+                                      record.summaries[player], snapshots)
 
     def count(self, *names: str) -> float:
         return float(sum(self.totals.get(n, 0) for n in names))
@@ -88,6 +95,13 @@ class Feature:
     fn: FeatureFn
     doc: str = ""
     missing: str | float = "lo"  # archive coordinate when undefined in every game
+    words: tuple[str, str, str] = ()  # a low, middle and high value in words
+
+    def describe(self, level: int) -> str:
+        """Words for a low (0), middle (1) or high (2) value."""
+        if len(self.words) == 3:
+            return self.words[level]
+        return f"{('low', 'medium', 'high')[level]} {self.name}"
 
     @property
     def bins(self) -> int:
@@ -125,25 +139,51 @@ class Feature:
         width = self.width if width is None else float(width)
         if not width > 0:
             raise ValueError(f"width must be > 0, got {width}")
-        return Feature(self.name, lo, hi, width, self.fn, self.doc, self.missing)
+        return replace(self, lo=lo, hi=hi, width=width)
 
 
-FEATURES: dict[str, Feature] = {}
+_FEATURES: dict[str, dict[str, Feature]] = {}
+"""game (or "*") -> name -> feature, in registration order."""
 
 
 def register(name: str, lo: float, hi: float, width: float, doc: str,
-             missing: str | float = "lo") -> Callable[[FeatureFn], FeatureFn]:
-    """Decorator: register a per-game feature function under `name`."""
+             missing: str | float = "lo", *, game: str,
+             words: Sequence[str] = ()) -> Callable[[FeatureFn], FeatureFn]:
+    """Decorator: register a per-game feature function.
+
+    Args:
+        name: the feature's name in configs and tables.
+        lo, hi, width: the default range and bin width of its grid axis.
+        doc: one line saying what it measures.
+        missing: archive coordinate when undefined in every game ("lo", "hi" or a number).
+        game: the game (or family) it belongs to; "*" for every game.
+        words: three words or phrases for a low, middle and high value ("few attacks", ...).
+    """
+    if words and len(words) != 3:
+        raise ValueError(f"feature {name}: words: a low, a middle and a high word, got {words!r}")
+
     def deco(fn: FeatureFn) -> FeatureFn:
-        FEATURES[name] = Feature(name, float(lo), float(hi), float(width), fn, doc, missing)
+        _FEATURES.setdefault(game, {})[name] = Feature(
+            name, float(lo), float(hi), float(width), fn, doc, missing, tuple(words))
         return fn
     return deco
 
 
-def get_feature(name: str) -> Feature:
-    if name not in FEATURES:
-        raise ValueError(f"unknown feature {name!r}; known: {', '.join(FEATURES)}")
-    return FEATURES[name]
+def features_of(game: str) -> dict[str, Feature]:
+    """Every feature of a game (its own first, then those of every game), by name."""
+    load_plugin(game)
+    out: dict[str, Feature] = {}
+    for key in lookup_keys(game):
+        for name, f in _FEATURES.get(key, {}).items():
+            out.setdefault(name, f)
+    return out
+
+
+def get_feature(name: str, game: str) -> Feature:
+    known = features_of(game)
+    if name not in known:
+        raise ValueError(f"unknown feature {name!r} for game {game!r}; known: {', '.join(known)}")
+    return known[name]
 
 
 def slope(points: Sequence[tuple[int, float]]) -> float:
@@ -159,80 +199,27 @@ def slope(points: Sequence[tuple[int, float]]) -> float:
     return float(dx @ (y - y.mean())) / var
 
 
-# ------------------------------------------------------------------------------ the features
+# ------------------------------------------------------------------------------ features of every game
 
-@register("attacks", 0, 20, 2, "attack actions per game")
-def _attacks(g: PlayerGame) -> float:
-    return g.count("attacks")
-
-
-@register("ranged_minus_melee", -5, 5, 1,
-          "archers + catapults minus swordsmen + knights spawned, per game")
-def _ranged_minus_melee(g: PlayerGame) -> float:
-    return (g.count("spawn_archer", "spawn_catapult")
-            - g.count("spawn_swordman", "spawn_knight"))
+@register("rounds", 0, 100, 10, "length of the game in rounds", game="*",
+          words=("short games", "medium games", "long games"))
+def _rounds(g: PlayerGame) -> float:
+    return float(g.rounds)
 
 
-@register("defender_spawns", 0, 10, 1, "defenders spawned per game")
-def _defender_spawns(g: PlayerGame) -> float:
-    return g.count("spawn_defender")
-
-
-@register("win_turn", 0, 50, 5,
+@register("win_round", 0, 100, 10,
           "round of victory (the last round the player acted, 0-based) over won games; "
           "a genome that never won sits at the top of the range (slower than any win)",
-          missing="hi")
-def _win_turn(g: PlayerGame) -> float:
+          missing="hi", game="*", words=("wins fast", "wins mid-game", "wins late"))
+def _win_round(g: PlayerGame) -> float:
     return float(g.last_round) if g.won else math.nan
-
-
-@register("research_slope", 0, 2, 0.2,
-          "least-squares slope of technologies owned per round (end-of-turn snapshots)")
-def _research_slope(g: PlayerGame) -> float:
-    return slope(g.series.get("techs", ()))
-
-
-@register("tile_slope", 0, 2, 0.2,
-          "least-squares slope of tiles owned per round (end-of-turn snapshots)")
-def _tile_slope(g: PlayerGame) -> float:
-    return slope(g.series.get("tiles", ()))
-
-
-@register("production", 0, 30, 3, "final production")
-def _production(g: PlayerGame) -> float:
-    return g.final("production")
-
-
-@register("cities", 0, 10, 1, "cities owned at the end")
-def _cities(g: PlayerGame) -> float:
-    return g.final("cities")
-
-
-@register("kills", 0, 20, 2, "enemy units killed per game")
-def _kills(g: PlayerGame) -> float:
-    return g.count("kills")
-
-
-@register("captures", 0, 10, 1, "capture actions (villages and cities) per game")
-def _captures(g: PlayerGame) -> float:
-    return g.count("captures")
-
-
-@register("buildings", 0, 40, 4, "buildings built per game")
-def _buildings(g: PlayerGame) -> float:
-    return g.count("buildings")
-
-
-@register("score", 0, 12000, 1000, "final score")
-def _score(g: PlayerGame) -> float:
-    return g.final("score")
 
 
 # ------------------------------------------------------------------------------ aggregation
 
-def per_game(games: Sequence[PlayerGame], names: Iterable[str]) -> dict[str, np.ndarray]:
+def per_game(games: Sequence[PlayerGame], features: Iterable[Feature]) -> dict[str, np.ndarray]:
     """Each feature's value in each game (NaN where undefined)."""
-    return {n: np.array([FEATURES[n].fn(g) for g in games], dtype=float) for n in names}
+    return {f.name: np.array([f.fn(g) for g in games], dtype=float) for f in features}
 
 
 def mean_spread(values: np.ndarray) -> tuple[float, float]:

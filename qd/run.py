@@ -40,7 +40,7 @@ from qd.archive import EliteArchive, Evaluation, evaluate_games
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.evaluation import genome_side, play, worker_count
-from qd.features import PlayerGame
+from qd.features import PlayerGame, features_of
 
 CHECKPOINT_VERSION = 1
 
@@ -84,7 +84,8 @@ def new_state(config: RunConfig) -> RunState:
     """A fresh run: empty archive and emitter, seeded from the run seed."""
     archive_seed, emitter_seed = (int(s) for s in
                                   np.random.SeedSequence(config.seed).generate_state(2))
-    archive = EliteArchive(config.features, config.genome_names, seed=archive_seed)
+    archive = EliteArchive(config.features, config.genome_names, seed=archive_seed,
+                           stats=list(features_of(config.game).values()))
     e = dict(config.emitter)
     emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
     scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
@@ -333,7 +334,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             for k, g in enumerate(genomes):
                 games = [PlayerGame.from_record(rec, seat)
                          for rec, seat in genome_side(records[k * gpi:(k + 1) * gpi])]
-                evals.append(evaluate_games(g, games, state.archive.features))
+                evals.append(evaluate_games(g, games, state.archive.features,
+                                            state.archive.stats_features))
             fields = state.archive.fields(evals, state.batch, first)
             objective = np.array([e.objective for e in evals])
             measures = np.stack([e.measures for e in evals])

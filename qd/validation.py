@@ -85,15 +85,15 @@ def _chosen(elites: pd.DataFrame, cells: Sequence[str] | None) -> pd.DataFrame:
     return elites.set_index(elites["cell"].astype(str)).loc[wanted].reset_index(drop=True)
 
 
-def _levels(levels: str | Sequence[int] | None, held_out: list[int]) -> list[int]:
+def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int]) -> list[int]:
     if levels is None:
         if not held_out:
             raise ValueError("the run config holds no held-out levels; give a level set "
-                             "(--levels paper, seeds:1,2,3 or range:a-b)")
+                             "(--levels NAME, seeds:1,2,3 or range:a-b)")
         return list(held_out)
     if isinstance(levels, str):
-        from games.tribes.level_sets import level_set
-        return level_set(levels)
+        from games.registry import get_game
+        return get_game(game).level_set(levels)
     out = [int(x) for x in levels]
     if not out:
         raise ValueError("levels: no level given")
@@ -151,7 +151,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     if absent:
         raise ValueError(f"{elites_path}: no weight column for {', '.join(absent)}")
     chosen = _chosen(elites, cells)
-    level_list = _levels(levels, config.held_out_levels)
+    level_list = _levels(config.game, levels, config.held_out_levels)
     n_games = 2 * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")

@@ -1,7 +1,7 @@
 """Portfolio scripts and portfolios: the domain knowledge Portfolio MCTS searches over.
 
-* `script`: the game-neutral script protocol, the per-game registry and the per-state context;
-* `tribes_scripts`: the 57 Tribes scripts of the paper (registered on first use of "tribes");
+* `script`: the game-neutral script protocol, the per-game registry and the per-state context
+  (a game's plug-in registers its scripts, e.g. `games/tribes/scripts.py`);
 * `portfolio`: portfolios as data (table, weights, genome layout) and the assignment generator.
 """
 

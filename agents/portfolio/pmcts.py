@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 from bisect import bisect_right
+from functools import partial
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -180,19 +181,40 @@ class PMCTSAgent(SearchAgent):
     PU configuration); the three differ only in the defaults of `bias` and `pruning`."""
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
-                 horizon: int = 20, rollouts: bool | str = True, bias: bool = False,
+                 horizon: int | None = None, rollouts: bool | str = True, bias: bool = False,
                  pruning: bool = False, weights: Any = None, opponent_weights: Any = None,
                  genome: str | Sequence[str] | None = None, reference_portfolio: bool = False,
                  alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
                  base: float = 1.3, charge_selection: bool = False, final: str = "visits",
-                 game: str = "tribes", evaluator: str | Evaluator = "diff") -> None:
-        if horizon < 1:
+                 game: str | None = None, evaluator: str | Evaluator | None = None) -> None:
+        """Args:
+            seed: seed of the agent's generator.
+            budget: forward-model calls per decision.
+            c: exploration constant, on values normalised to [0, 1] per node.
+            horizon: depth of the tree and the playouts; None takes the game's
+                `search_horizon` (Tribes: 20; a game without one: to the end).
+            rollouts: "portfolio" (true), "random" or "none" (false).
+            bias: progressive bias v·w / (1 + n).
+            pruning: weighted progressive unpruning.
+            weights: script weights: a dict script -> weight, or the genome's values in
+                layout order.
+            opponent_weights: the opponent model's weights (default: the agent's own).
+            genome: the genome layout (a layout name or script names; default the game's
+                "paper" layout if it has one).
+            reference_portfolio: leave out the scripts the reference leaves out.
+            alpha_k, alpha_t, a_mult, base: the unpruning schedule.
+            charge_selection: charge one call per selection step, as the reference counts.
+            final: the answer: "visits" (most visited) or "mean" (best mean, the reference).
+            game: the game (it must register portfolio scripts); None binds to the game of
+                the first state.
+            evaluator: a registered evaluator name or an object; None: the game's default.
+        """
+        if horizon is not None and horizon < 1:
             raise ValueError(f"horizon: must be >= 1, got {horizon}")
         if c < 0:
             raise ValueError(f"c: must be >= 0, got {c}")
         if final not in FINAL_CHOICES:
             raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, got {final!r}")
-        super().__init__(seed, budget, game, evaluator)
         self.c = float(c)
         self.horizon = horizon
         self.rollouts = _rollout_policy(rollouts)
@@ -204,22 +226,31 @@ class PMCTSAgent(SearchAgent):
         Schedule(alpha_k, alpha_t, a_mult, base)  # validates the values as given
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
         self.genome = list(genome) if isinstance(genome, (list, tuple)) else genome
-        base_pf = portfolio(game, genome=self.genome, reference=self.reference_portfolio)
-        self.portfolio = _with_weights(base_pf, _weights_arg(weights, "weights"))
-        opp = _weights_arg(opponent_weights, "opponent_weights")
-        self.opponent_portfolio = _with_weights(base_pf, opp)
-        self._opponent_given = opp is not None
-        if not self._opponent_given:
-            self.opponent_portfolio = self.portfolio
-        self._counts = script_counts(self.portfolio)
-        self._opp_counts = script_counts(self.opponent_portfolio)
+        self._weights = _weights_arg(weights, "weights")
+        self._opponent = _weights_arg(opponent_weights, "opponent_weights")
+        self._opponent_given = self._opponent is not None
+        self.portfolio: Portfolio | None = None
+        self.opponent_portfolio: Portfolio | None = None
         self.name = "pmcts_pu" if self.pruning else "pmcts_b" if self.bias else "pmcts"
         self.last_iterations = 0
         self.last_assignments = 0
         self.last_root: _PNode | None = None
+        super().__init__(seed, budget, game, evaluator)
+
+    def bind(self, game: str) -> None:
+        """The game's portfolio with this agent's weights (an unknown script, a bad weight
+        or a game without scripts fails here, naming what is wrong)."""
+        super().bind(game)
+        base_pf = portfolio(game, genome=self.genome, reference=self.reference_portfolio)
+        self.portfolio = _with_weights(base_pf, self._weights)
+        self.opponent_portfolio = (_with_weights(base_pf, self._opponent)
+                                   if self._opponent_given else self.portfolio)
+        self._counts = script_counts(self.portfolio)
+        self._opp_counts = script_counts(self.opponent_portfolio)
 
     # ------------------------------------------------------------------ decision
     def act(self, state: GameState, budget: int | None = None) -> Action:
+        self.prepare(state)
         b = resolve_budget(self.budget, budget)
         self.last_budget = b
         self.last_iterations = 0
@@ -237,7 +268,9 @@ class PMCTSAgent(SearchAgent):
             return random_action(state, self.rng, self.hooks)
         if len(asg) == 1:
             return asg[0][ACTION]
-        self.last_iterations = run_iterations(b, lambda: self._iterate(root, root_state, me, b))
+        depth = self.horizon_of(self.horizon)
+        self.last_iterations = run_iterations(
+            b, lambda: self._iterate(root, root_state, me, b, depth))
         self.last_root = root
         return self._final(root)
 
@@ -254,9 +287,9 @@ class PMCTSAgent(SearchAgent):
                 node.unexpanded = [0]
         return asg
 
-    def _iterate(self, root: _PNode, root_state: GameState, me: int, b: Budget) -> None:
+    def _iterate(self, root: _PNode, root_state: GameState, me: int, b: Budget,
+                 horizon: int) -> None:
         node = root
-        horizon = self.horizon
         while True:
             st = node.state
             if node.depth >= horizon or st.is_terminal():
@@ -282,7 +315,7 @@ class PMCTSAgent(SearchAgent):
         leaf = node.state
         if (self.rollouts != "none" and node.depth < horizon and not leaf.is_terminal()
                 and not b.exhausted()):
-            leaf = self._rollout(node, me, b)
+            leaf = self._rollout(node, me, b, horizon)
         backup(node, self.evaluate(root_state, leaf, me))
 
     def _select(self, node: _PNode) -> _PNode:
@@ -296,7 +329,7 @@ class PMCTSAgent(SearchAgent):
             children = pr.update(node.n, children, self.rng)
         return select_uct(node, children, self.c, self.rng, self.bias)
 
-    def _rollout(self, node: _PNode, me: int, b: Budget) -> GameState:
+    def _rollout(self, node: _PNode, me: int, b: Budget, horizon: int) -> GameState:
         """Play from the node's state down to the horizon: uniformly random portfolio
         assignments of the player to move (or uniformly random legal actions)."""
         rng = self.rng
@@ -309,7 +342,7 @@ class PMCTSAgent(SearchAgent):
             node.state.legal_actions()
         leaf = search_copy(node.state, rng)
         first = node.assignments if portfolio_policy else None
-        for _ in range(self.horizon - node.depth):
+        for _ in range(horizon - node.depth):
             if leaf.is_terminal() or b.exhausted():
                 break
             a = None
@@ -356,13 +389,25 @@ class PMCTSAgent(SearchAgent):
         return out
 
     def params(self) -> dict[str, Any]:
+        if self.portfolio is None:  # not bound to a game yet: the weights as given
+            w, ow = self._weights, self._opponent
+        else:
+            w = self._weights_out(self.portfolio)
+            ow = (self._weights_out(self.opponent_portfolio) if self._opponent_given else None)
         s = self.schedule
         return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
                 "rollouts": self.rollouts, "bias": self.bias, "pruning": self.pruning,
-                "weights": self._weights_out(self.portfolio),
-                "opponent_weights": (self._weights_out(self.opponent_portfolio)
-                                     if self._opponent_given else None),
+                "weights": w, "opponent_weights": ow,
                 "genome": self.genome, "reference_portfolio": self.reference_portfolio,
                 "alpha_k": s.alpha_k, "alpha_t": s.alpha_t, "a_mult": s.a_mult, "base": s.base,
                 "charge_selection": self.charge_selection, "final": self.final,
                 "game": self.game, "evaluator": self.evaluator}
+
+
+PMCTS_CONFIGURATIONS = {
+    "pmcts": partial(PMCTSAgent, bias=False, pruning=False),
+    "pmcts_b": partial(PMCTSAgent, bias=True, pruning=False),
+    "pmcts_pu": partial(PMCTSAgent, bias=True, pruning=True),
+}
+"""The paper's three configurations: plain, progressive bias, weighted progressive
+unpruning with bias (the registered agent names)."""

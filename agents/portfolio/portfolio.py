@@ -197,7 +197,7 @@ def _is_weight(v: Any) -> bool:
             and math.isfinite(v) and 0.0 <= v <= 1.0)
 
 
-def portfolio(game: str = "tribes", genome: str | Sequence[str] | None = None,
+def portfolio(game: str, genome: str | Sequence[str] | None = None,
               reference: bool = False) -> Portfolio:
     """The default portfolio of a game (all its scripts, weights 0.5). `reference=True` drops
     the scripts the reference code leaves out (the game's "reference-excluded" list; Tribes:

@@ -23,11 +23,12 @@ portfolios list its action types); `make_context` and `scripts_of` then work by 
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
+
+from games.registry import load_plugin
 
 DEFAULT_VALUE = 0.5
 """The value a wrapper script gives its action (the paper's neutral value)."""
@@ -131,15 +132,24 @@ class GameInfo:
 
 _SCRIPTS: dict[str, dict[str, ScriptInfo]] = {}
 _GAMES: dict[str, GameInfo] = {}
-_GAME_MODULES = {"tribes": "agents.portfolio.tribes_scripts"}
-"""Modules that register a game's scripts, imported on first use of that game."""
 
 
-def register_game(game: str, context: type, type_order: Sequence[str],
-                  action_kinds: dict[str, int]) -> None:
-    """Declare a game: the context class its scripts receive, the order of action types
-    (the order in which a default portfolio lists types and generates assignments) and the
-    action-type name -> int kind map of its actions."""
+def register_game(game: str, context: type = ScriptContext,
+                  type_order: Sequence[str] = ("MOVE",),
+                  action_kinds: dict[str, int] | None = None) -> None:
+    """Declare a game's portfolio machinery.
+
+    Args:
+        game: the game's registered name.
+        context: the `ScriptContext` subclass its scripts receive (default: the plain one).
+        type_order: action-type names in the order a default portfolio lists them and
+            generates assignments (default: one type, "MOVE").
+        action_kinds: action-type name -> the int kind `actions_by_actor()` groups by
+            (default: the position in `type_order`; a game grouping with
+            `games.api.group_by_player` uses kind 0).
+    """
+    if action_kinds is None:
+        action_kinds = {t: i for i, t in enumerate(type_order)}
     _GAMES[game] = GameInfo(game, context, tuple(type_order), dict(action_kinds), {})
     _SCRIPTS.setdefault(game, {})
 
@@ -176,12 +186,15 @@ def register_wrapper(game: str, name: str, action_type: str) -> ScriptInfo:
 
 
 def _ensure(game: str) -> None:
-    if game not in _GAMES and game in _GAME_MODULES:
-        importlib.import_module(_GAME_MODULES[game])
+    """Load the game's plug-in (which registers its scripts); a game without scripts is one
+    error naming what it lacks."""
     if game not in _GAMES:
-        known = sorted(set(_GAMES) | set(_GAME_MODULES))
-        raise ValueError(f"portfolio: no scripts for game {game!r}; "
-                         f"games with scripts: {', '.join(known)}")
+        load_plugin(game)
+    if game not in _GAMES:
+        known = sorted(_GAMES)
+        raise ValueError(f"portfolio: game {game!r} registers no portfolio scripts (its plug-in "
+                         f"must call register_game and register scripts, see docs/design.md); "
+                         f"games with scripts: {', '.join(known) or 'none loaded'}")
 
 
 def game_info(game: str) -> GameInfo:

@@ -80,7 +80,9 @@ _DASH_MOVE = (MOVED, NO, NO, NO, NO, NO)
 _DASH_ATTACK = (FINISHED, FINISHED, NO, NO, NO, NO)
 _ONE_MOVE = (FINISHED, NO, NO, NO, NO, NO)
 _ONE_ATTACK = (FINISHED, NO, NO, NO, NO, NO)
-_RIDER_MOVE = (MOVED, NO, MOVED_AND_ATTACKED, FINISHED, NO, NO)
+# A Rider that attacked first gets one move only: the reference's move from ATTACKED sets
+# MOVED_AND_ATTACKED and then FINISHED in the same call (attack-move-move never happens).
+_RIDER_MOVE = (MOVED, NO, FINISHED, FINISHED, NO, NO)
 _RIDER_ATTACK = (ATTACKED, MOVED_AND_ATTACKED, NO, NO, NO, NO)
 _KNIGHT_ATTACK = (FINISHED, FINISHED, FINISHED, NO, NO, NO)
 _SUPER_MOVE = (FINISHED, NO, NO, NO, NO, NO)
@@ -167,6 +169,9 @@ RUINS_BONUS_NAMES = ("SUPERUNIT", "RESEARCH", "POP_GROWTH", "EXPLORER", "RESOURC
 RUINS_SUPERUNIT, RUINS_RESEARCH, RUINS_POP_GROWTH, RUINS_EXPLORER, RUINS_RESOURCES = range(5)
 
 # --- tribes ------------------------------------------------------------------------------------------
+INCOMPLETE, WIN, LOSS = 0, 1, -1
+"""A tribe's result."""
+
 from games.tribes.level import TRIBE_NAMES  # noqa: E402,F401  (defined once, with the level format)
 LUXIDOOR = 6
 TRIBE_START_TECH = (CLIMBING, ORGANIZATION, HUNTING, RIDING, FISHING, ARCHERY, -1, SMITHERY,

@@ -5,24 +5,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from games.api import BaseGame
 from games.tribes import constants as K
 from games.tribes.actions import ACTION_NAMES
 from games.tribes.level import Level, load_level, tribe_key
+from games.tribes.level_sets import LEVEL_SETS
 from games.tribes.levelgen import generate_level
 from games.tribes.state import TribesOptions, TribesState, new_game
 
 DEFAULT_TRIBES = ("XIN_XI", "IMPERIUS")
 
+SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
+"""Events the engine logs at the end of each of a player's turns (a state, not a count)."""
 
-class TribesGame:
+
+class TribesGame(BaseGame):
     """Tribes: a level (a `Level`, a level file or a generator seed) plus options."""
 
     name = "tribes"
     option_names = ("mode", "max_rounds", "tribes", "size", "reference_bugs")
+    default_levels = "paper"
+    level_sets = LEVEL_SETS
+    search_horizon = 20  # the reference's depth: the difference heuristic judges a leaf
+    snapshot_events = SNAPSHOT_EVENTS
+    options_doc = {"mode": "capitals | score", "max_rounds": "round limit (default 50 / 30)",
+                   "tribes": "2-4 tribe names", "size": "board size of generated levels",
+                   "reference_bugs": "reproduce the reference engine's bugs"}
 
     def level(self, level: Level | str | Path | int, tribes=DEFAULT_TRIBES,
-              size: int | None = None) -> Level:
-        """A level from a Level, a CSV file path, or a generator seed."""
+              size: int | None = None, **options: Any) -> Level:
+        """A level from a Level, a CSV file path, or a generator seed (the other game
+        options are accepted and ignored, so callers can pass all of them)."""
         if isinstance(level, Level):
             return level
         if isinstance(level, int):
@@ -62,8 +75,3 @@ class TribesGame:
 
     def action_types(self) -> tuple[str, ...]:
         return ACTION_NAMES
-
-    def options_doc(self) -> dict[str, Any]:
-        return {"mode": "capitals | score", "max_rounds": "round limit (default 50 / 30)",
-                "tribes": "2-4 tribe names", "size": "board size of generated levels",
-                "reference_bugs": "reproduce the reference engine's bugs"}

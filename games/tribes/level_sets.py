@@ -1,4 +1,4 @@
-"""Named sets of Tribes level seeds, and deterministic train/held-out splits.
+"""Named sets of Tribes level seeds (the generic forms and splits are `games.levels`).
 
 Experiments refer to maps by level seed; naming the sets keeps configs short and makes
 "the same maps as the published experiments" a single word. A set name is one of:
@@ -11,11 +11,10 @@ Experiments refer to maps by level seed; naming the sets keeps configs short and
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Iterable, Sequence
 
-import numpy as np
+from games.levels import level_set as _level_set
+from games.levels import split
 
 from .level import Level
 from .levelgen import generate_level
@@ -36,75 +35,9 @@ LEVEL_SETS: dict[str, tuple[int, ...]] = {
 }
 """Registered set names -> seeds."""
 
-_RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
-_MAX_RANGE = 1_000_000  # guards against typos such as "range:1-10000000000"
-
-
-def _parse_int(text: str, name: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise ValueError(f"level set {name!r}: {text.strip()!r} is not an integer seed") from None
-
-
 def level_set(name: str) -> list[int]:
     """The seeds of a level set given by name, ``seeds:a,b,...`` or ``range:lo-hi``."""
-    key = name.strip()
-    if key in LEVEL_SETS:
-        return list(LEVEL_SETS[key])
-    kind, sep, body = key.partition(":")
-    kind = kind.strip().lower()
-    if sep and kind == "seeds":
-        parts = [p for p in body.split(",") if p.strip()]
-        if not parts:
-            raise ValueError(f"level set {name!r}: no seeds after 'seeds:'")
-        seeds = [_parse_int(p, name) for p in parts]
-        dup = sorted({s for s in seeds if seeds.count(s) > 1})
-        if dup:
-            raise ValueError(f"level set {name!r}: repeated seeds {dup}")
-        return seeds
-    if sep and kind == "range":
-        m = _RANGE.match(body)
-        if m is None:
-            raise ValueError(f"level set {name!r}: expected 'range:LO-HI' with integer ends "
-                             f"(both included)")
-        lo, hi = int(m.group(1)), int(m.group(2))
-        if hi < lo:
-            raise ValueError(f"level set {name!r}: empty range ({hi} < {lo})")
-        if hi - lo + 1 > _MAX_RANGE:
-            raise ValueError(f"level set {name!r}: {hi - lo + 1} seeds, more than {_MAX_RANGE}")
-        return list(range(lo, hi + 1))
-    known = ", ".join(sorted(LEVEL_SETS))
-    raise ValueError(f"unknown level set {name!r}; known: {known}, "
-                     f"or 'seeds:1,2,3', or 'range:100-120'")
-
-
-def split(seeds: Sequence[int], held_out: int | float, seed: int) -> tuple[list[int], list[int]]:
-    """Split seeds into disjoint ``(train, held_out)`` lists, reproducibly.
-
-    ``held_out`` is a count (int) or a fraction in ``[0, 1]`` (float, rounded half up).
-    The choice depends only on the seeds, ``held_out`` and ``seed``; both parts keep the
-    input order, so reordering the results never hides a different split.
-    """
-    seeds = list(seeds)
-    n = len(seeds)
-    if len(set(seeds)) != n:
-        raise ValueError("split needs distinct seeds (a repeated seed could land on both sides)")
-    numeric = (int, float, np.integer, np.floating)
-    if isinstance(held_out, bool) or not isinstance(held_out, numeric):
-        raise TypeError(f"held_out must be an int count or a float fraction, got {held_out!r}")
-    if isinstance(held_out, (float, np.floating)):
-        if not 0.0 <= held_out <= 1.0 or math.isnan(held_out):
-            raise ValueError(f"held-out fraction must be in [0, 1], got {held_out}")
-        k = math.floor(held_out * n + 0.5)
-    else:
-        k = int(held_out)
-        if not 0 <= k <= n:
-            raise ValueError(f"held-out count must be in 0..{n}, got {k}")
-    chosen = set(np.random.default_rng(seed).permutation(n)[:k].tolist())
-    train = [s for i, s in enumerate(seeds) if i not in chosen]
-    test = [s for i, s in enumerate(seeds) if i in chosen]
-    return train, test
+    return _level_set(name, LEVEL_SETS)
 
 
 def levels_for(name: str | Iterable[int],

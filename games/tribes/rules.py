@@ -17,7 +17,6 @@ from games.tribes.actions import (
 )
 from games.tribes.combat import attack_outcome
 from games.tribes.javarandom import java_shuffle
-from games.tribes.state import LOSS
 
 
 class Forced:
@@ -254,7 +253,7 @@ def _rehome_one_into(s, capturer, cid: int) -> None:
 
 def _eliminate(s, tid: int) -> None:
     t = s.tribe_w(tid)
-    t.result = LOSS
+    t.result = K.LOSS
     for uid in s.tribe_units(tid):
         s.remove_unit(uid, lose_points=False)
     for uid in [i for i, u in s.units.items() if u.tribe == tid]:  # e.g. orphans

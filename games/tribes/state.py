@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from games.api import log_add, log_to_list
+from games.api import IllegalAction, log_add, log_to_list
 from games.tribes import constants as K
-from games.tribes.javarandom import JavaRandom
+from games.tribes.actions import ACTION_NAMES, END_TURN, list_actions
+from games.tribes.actions import describe as describe_action
+from games.tribes.javarandom import JavaRandom, java_shuffle
+from games.tribes.rules import APPLY
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,15 @@ class Tribe:
         return self.techs.bit_count()
 
 
-INCOMPLETE, WIN, LOSS = 0, 1, -1
+INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
 _CITY, _PORT = K.CITY, K.PORT
 
 
 class TribesState:
     """One Tribes position. Implements `games.api.GameState`."""
+
+    game_name = "tribes"
+    multi_action_turns = True  # a turn is many actions, ended by End Turn
 
     # rule helpers and action application live in rules.py and actions.py; the methods
     # here are the shared vocabulary those modules are written in.
@@ -169,7 +175,6 @@ class TribesState:
     def legal_actions(self):
         """The legal actions (a cached list shared with copies: do not modify it)."""
         if self._legal is None:
-            from games.tribes.actions import list_actions
             self._legal = list_actions(self)
         return self._legal
 
@@ -181,8 +186,13 @@ class TribesState:
             self._by_actor = grouped
         return self._by_actor
 
+    def ends_turn(self, action) -> bool:
+        return action[0] == END_TURN
+
     def apply(self, action) -> None:
-        from games.tribes.rules import APPLY
+        if action not in self.legal_actions():
+            raise IllegalAction(f"tribes: {action!r} is not legal in round {self.tick} for "
+                                f"player {self.current} ({len(self.legal_actions())} legal actions)")
         self._legal = None
         self._by_actor = None
         self._zoc = {}
@@ -217,12 +227,10 @@ class TribesState:
         return log_to_list(self.log)
 
     def action_type_name(self, action) -> str:
-        from games.tribes.actions import ACTION_NAMES
         return ACTION_NAMES[action[0]]
 
     def describe(self, action) -> str:
-        from games.tribes.actions import describe
-        return describe(self, action)
+        return describe_action(self, action)
 
     # ---------------------------------------------------------------- geometry
     def xy(self, idx: int) -> tuple[int, int]:
@@ -692,7 +700,6 @@ class TribesState:
         self.game_over = True
 
 
-from games.tribes.javarandom import java_shuffle  # noqa: E402
 
 
 def _radius_tiles(n: int, idx: int, r: int) -> tuple[int, ...]:

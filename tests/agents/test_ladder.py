@@ -91,7 +91,7 @@ def test_seats_alternate_over_levels_and_passes():
 
 def presets(tmp_path):
     ps = [Preset("level 1 (easiest)", "random", {}, "tribes"),
-          Preset("level 2 (hardest)", "mcts", full_params("mcts", {"budget": 6}), "tribes")]
+          Preset("level 2 (hardest)", "mcts", full_params("mcts", {"budget": 6}, "tribes"), "tribes")]
     pf = PresetFile("tribes", ps, "difficulty", {"max_rounds": 3},
                     {"held_out_levels": [11, 12]})
     return dump_presets(pf, tmp_path / "ladder.json")

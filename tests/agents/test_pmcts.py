@@ -60,7 +60,7 @@ def test_schedule_rejects_bad_constants():
         with pytest.raises(ValueError):
             Schedule(**bad)
     with pytest.raises(ValueError):
-        make_agent("pmcts_pu", base=0.5)
+        make_agent("pmcts_pu", game="tribes", base=0.5)
 
 
 class _Child:
@@ -113,7 +113,7 @@ def test_weights_decide_which_child_survives_pruning(weights, survivor):
     """A root with exactly two assignments: n = 2 gives T = 4 and k_init = 1, so after four
     iterations the fifth selection keeps only the child with the larger v·w."""
     state = new_state(seed=1)
-    agent = make_agent("pmcts_pu", seed=0, budget=10 ** 6, weights=weights)
+    agent = make_agent("pmcts_pu", game="tribes", seed=0, budget=10 ** 6, weights=weights)
     me = state.current_player
     root = _PNode(state.copy(), None, None, 0, me)
     root.assignments = _two_assignments(agent, state)
@@ -122,7 +122,7 @@ def test_weights_decide_which_child_survives_pruning(weights, survivor):
     from agents.search import Budget
     b = Budget(10 ** 6)
     for _ in range(5):
-        agent._iterate(root, root.state, me, b)
+        agent._iterate(root, root.state, me, b, 20)
     assert root.n == 5 and root.pruner is not None
     assert [ch.assignment[SCRIPT] for ch in root.pruner.active] == [survivor]
     assert [ch.assignment[SCRIPT] for ch in root.pruner.pruned] != [survivor]
@@ -131,7 +131,7 @@ def test_weights_decide_which_child_survives_pruning(weights, survivor):
 def test_search_keeps_the_best_priors_at_the_root():
     """In a real search the root's selectable children are always those of highest v·w."""
     state = new_state(seed=2)
-    agent = make_agent("pmcts_pu", seed=3, budget=1500)
+    agent = make_agent("pmcts_pu", game="tribes", seed=3, budget=1500)
     agent.act(state)
     root = agent.last_root
     pr = root.pruner
@@ -171,14 +171,14 @@ def _pick(agent, node):
 
 
 def test_own_nodes_maximise_and_opponent_nodes_minimise():
-    agent = PMCTSAgent(seed=0, c=0.0)
+    agent = PMCTSAgent(game="tribes", seed=0, c=0.0)
     assert _pick(agent, _tree(False, [(5, 1.0, 0), (5, 9.0, 0)])) == ("a", 1)
     assert _pick(agent, _tree(True, [(5, 1.0, 0), (5, 9.0, 0)])) == ("a", 0)
     # exploration still rewards the less visited child where the opponent moves
-    agent = PMCTSAgent(seed=0, c=1.0)
+    agent = PMCTSAgent(game="tribes", seed=0, c=1.0)
     assert _pick(agent, _tree(True, [(1, 5.0, 0), (20, 5.0, 0)])) == ("a", 0)
     # and so does the opponent's own prior under progressive bias
-    agent = PMCTSAgent(seed=0, c=0.0, bias=True)
+    agent = PMCTSAgent(game="tribes", seed=0, c=0.0, bias=True)
     assert _pick(agent, _tree(True, [(5, 5.0, 0.0), (5, 5.0, 0.9)])) == ("a", 1)
     assert _pick(agent, _tree(False, [(5, 5.0, 0.9), (5, 5.0, 0.0)])) == ("a", 0)
 
@@ -186,7 +186,7 @@ def test_own_nodes_maximise_and_opponent_nodes_minimise():
 def test_pruned_children_are_never_selected_even_where_the_opponent_moves():
     """Opponent node with 4 children at T = 8 visits: the two of lowest prior are pruned,
     although one of them has by far the lowest (best for the opponent) value."""
-    agent = make_agent("pmcts_pu", seed=0, c=0.0, bias=False)
+    agent = make_agent("pmcts_pu", game="tribes", seed=0, c=0.0, bias=False)
     picks = set()
     for _ in range(10):
         node = _tree(True, [(2, -50.0, 0.1), (2, 3.0, 0.2), (2, 4.0, 0.3), (2, 5.0, 0.4)])
@@ -197,7 +197,7 @@ def test_pruned_children_are_never_selected_even_where_the_opponent_moves():
 def test_no_child_is_forced_before_the_first_prune():
     """Before T visits every child is selectable and UCB decides (the reference always took
     child 0 there)."""
-    agent = make_agent("pmcts_pu", seed=0, c=0.0)
+    agent = make_agent("pmcts_pu", game="tribes", seed=0, c=0.0)
     node = _tree(False, [(1, 0.0, 0.5), (1, 1.0, 0.5), (1, 7.0, 0.5), (1, 2.0, 0.5)])
     assert node.n < 8 and _pick(agent, node) == ("a", 2)
 
@@ -212,7 +212,7 @@ def test_rollout_sampler_draws_as_a_uniform_pick_from_all_assignments():
     for _ in range(60):  # a position with several actors
         acts = s.legal_actions()
         s.apply(acts[int(rng.integers(len(acts)))])
-    pf = make_agent("pmcts").portfolio
+    pf = make_agent("pmcts", game="tribes").portfolio
     counts_of = script_counts(pf)
     draws = 3000
     lazy, full = Counter(), Counter()
@@ -238,7 +238,7 @@ def test_assignments_are_generated_once_per_node(monkeypatch):
         return real(state, pf, rng, ctx)
 
     monkeypatch.setattr(P, "produce_assignments", spy)
-    agent = make_agent("pmcts_pu", seed=0, budget=600)
+    agent = make_agent("pmcts_pu", game="tribes", seed=0, budget=600)
     agent.act(new_state(seed=2))
     nodes, stack = 0, [agent.last_root]
     while stack:
@@ -249,7 +249,7 @@ def test_assignments_are_generated_once_per_node(monkeypatch):
 
 
 def test_opponent_nodes_use_the_opponent_weights():
-    agent = make_agent("pmcts_pu", seed=0, budget=400, weights={"EndTurn": 1.0},
+    agent = make_agent("pmcts_pu", game="tribes", seed=0, budget=400, weights={"EndTurn": 1.0},
                        opponent_weights={"EndTurn": 0.0})
     agent.act(new_state(seed=2))
     seen = set()
@@ -269,8 +269,8 @@ def test_fm_calls_never_exceed_the_budget(variant):
     """Every decision of a whole game against itself, budgets from 0 up, counted by a proxy
     that sees every apply on every copy; every decision is legal."""
     name, params = VARIANTS[variant]
-    agents = [make_agent(name, seed=1, budget=60, **params),
-              make_agent(name, seed=2, budget=60, **params)]
+    agents = [make_agent(name, game="tribes", seed=1, budget=60, **params),
+              make_agent(name, game="tribes", seed=2, budget=60, **params)]
     state = CountingState(new_state(rounds=3))
     decisions = play_recorded(agents, state, [0, 1, 2, 7, 23, 60, 150, None],
                               counter=state.counter)
@@ -278,16 +278,16 @@ def test_fm_calls_never_exceed_the_budget(variant):
 
 
 def test_the_whole_budget_is_spent_when_rollouts_run():
-    agent = make_agent("pmcts_pu", seed=3, budget=97)
+    agent = make_agent("pmcts_pu", game="tribes", seed=3, budget=97)
     s = CountingState(new_state(rounds=3))
     agent.act(s)
-    assert s.counter.n == 97 and agent.last_iterations >= 97 // agent.horizon
+    assert s.counter.n == 97 and agent.last_iterations >= 97 // agent.horizon_of(agent.horizon)
 
 
 def test_charged_selection_costs_the_horizon_per_iteration():
     """With selection charged as the reference counts, an iteration costs exactly the
     horizon (selection steps + expansion + rollout), as the reference's 20 per iteration."""
-    agent = make_agent("pmcts_pu", seed=3, budget=400, horizon=8, charge_selection=True)
+    agent = make_agent("pmcts_pu", game="tribes", seed=3, budget=400, horizon=8, charge_selection=True)
     agent.act(new_state(seed=1))
     assert agent.last_budget.used == 400 and agent.last_iterations == 400 // 8
 
@@ -297,8 +297,8 @@ def test_same_seeds_give_the_same_game(variant):
     name, params = VARIANTS[variant]
 
     def game():
-        agents = [make_agent(name, seed=5, budget=80, **params),
-                  make_agent(name, seed=6, budget=80, **params)]
+        agents = [make_agent(name, game="tribes", seed=5, budget=80, **params),
+                  make_agent(name, game="tribes", seed=6, budget=80, **params)]
         s = new_state(seed=11, rounds=4)
         return play_recorded(agents, s), s.scores()
 
@@ -306,8 +306,8 @@ def test_same_seeds_give_the_same_game(variant):
 
 
 def test_different_seeds_decide_differently_somewhere():
-    a = make_agent("pmcts_pu", seed=1, budget=80)
-    b = make_agent("pmcts_pu", seed=2, budget=80)
+    a = make_agent("pmcts_pu", game="tribes", seed=1, budget=80)
+    b = make_agent("pmcts_pu", game="tribes", seed=2, budget=80)
     s = new_state(seed=3, rounds=5)
     differ = 0
     while not s.is_terminal():
@@ -325,7 +325,7 @@ def test_different_seeds_decide_differently_somewhere():
 def test_search_does_not_touch_the_game_random_stream():
     s = new_state(seed=4)
     before = s.rng.seed
-    make_agent("pmcts_pu", seed=0, budget=100).act(s)
+    make_agent("pmcts_pu", game="tribes", seed=0, budget=100).act(s)
     assert s.rng.seed == before
 
 
@@ -333,20 +333,22 @@ def test_search_does_not_touch_the_game_random_stream():
 def test_registered_names_and_defaults():
     for name, bias, pruning in (("pmcts", False, False), ("pmcts_b", True, False),
                                 ("pmcts_pu", True, True)):
-        agent = make_agent(name, seed=7)
+        agent = make_agent(name, game="tribes", seed=7)
         p = agent.params()
         assert agent.name == name and (p["bias"], p["pruning"]) == (bias, pruning)
-        assert (p["budget"], p["horizon"], p["rollouts"]) == (2000, 20, "portfolio")
+        # horizon None: the game's search horizon, 20 for Tribes as in the paper
+        assert (p["budget"], p["horizon"], p["rollouts"]) == (2000, None, "portfolio")
+        assert agent.horizon_of(p["horizon"]) == 20
         assert (p["alpha_k"], p["alpha_t"], p["a_mult"], p["base"]) == (0.5, 2.0, 1.5, 1.3)
         assert p["c"] == pytest.approx(2 ** 0.5)
         assert set(p["weights"]) == set(agent.portfolio.genome)
         assert all(w == 0.5 for w in agent.portfolio.weights.values())
     with pytest.raises(ValueError):
-        make_agent("pmcts_pu", no_such_parameter=1)
+        make_agent("pmcts_pu", game="tribes", no_such_parameter=1)
     with pytest.raises(ValueError):
-        make_agent("pmcts_pu", weights={"NoSuchScript": 1.0})
+        make_agent("pmcts_pu", game="tribes", weights={"NoSuchScript": 1.0})
     with pytest.raises(ValueError):
-        make_agent("pmcts_pu", rollouts="sometimes")
+        make_agent("pmcts_pu", game="tribes", rollouts="sometimes")
 
 
 @pytest.mark.parametrize("params", [
@@ -359,7 +361,7 @@ def test_registered_names_and_defaults():
      "charge_selection": True, "final": "mean", "horizon": 7, "bias": False},
 ])
 def test_params_rebuild_the_exact_agent(params):
-    agent = make_agent("pmcts_pu", seed=9, **params)
+    agent = make_agent("pmcts_pu", game="tribes", seed=9, **params)
     again = make_agent(agent.name, **agent.params())
     assert again.params() == agent.params()
     assert again.portfolio == agent.portfolio
@@ -369,7 +371,8 @@ def test_params_rebuild_the_exact_agent(params):
 
 
 def test_weights_from_an_agent_spec():
-    a = parse_agent_spec("pmcts_pu:weights=SpawnRange:1;ResearchNaval:0,budget=50", seed=1)
+    a = parse_agent_spec("pmcts_pu:weights=SpawnRange:1;ResearchNaval:0,budget=50", seed=1,
+                         game="tribes")
     assert a.portfolio.weights["SpawnRange"] == 1.0
     assert a.portfolio.weights["ResearchNaval"] == 0.0 and a.budget == 50
 
@@ -391,7 +394,7 @@ def test_pmcts_pu_beats_random_at_a_small_budget():
     for g in range(12):
         seat = g % 2
         s = GAME.new_state(PAPER_SEEDS[g // 2], g, max_rounds=10)
-        agents = [make_agent("pmcts_pu", seed=g, budget=100), make_agent("random", seed=100 + g)]
+        agents = [make_agent("pmcts_pu", game="tribes", seed=g, budget=100), make_agent("random", seed=100 + g)]
         if seat:
             agents.reverse()
         play_game(s, agents)

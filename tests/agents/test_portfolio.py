@@ -15,7 +15,7 @@ import pytest
 from agents.portfolio import (ACTION, ACTOR, SCRIPT, VALUE, WEIGHT, Portfolio, portfolio,
                               produce_assignments, scripts_of)
 from agents.portfolio.script import (ScriptContext, make_context, register_game, script)
-from agents.portfolio.tribes_scripts import PAPER_GENOME, TYPE_ORDER
+from games.tribes.scripts import PAPER_GENOME, TYPE_ORDER
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
@@ -75,24 +75,24 @@ def states():
 
 # ------------------------------------------------------------------------------ the table
 def test_table_has_57_scripts_in_reference_order():
-    p = portfolio()
+    p = portfolio("tribes")
     assert len(p) == 57 and len(SCRIPTS) == 57
     assert list(p.table) == [t for t in TYPE_ORDER if t in p.table]
     assert set(p.table) == set(TYPE_ORDER)
     assert p.table["SPAWN"] == ("SpawnStrongest", "SpawnDefensive", "SpawnCheapest",
                                 "SpawnFastest", "SpawnMaxHP", "SpawnRange")
     assert len(p.table["MOVE"]) == 9 and len(p.table["BUILD"]) == 10
-    ref = portfolio(reference=True)
+    ref = portfolio("tribes", reference=True)
     assert len(ref) == 55 and "Destroy" not in ref.weights and "Disband" not in ref.weights
     assert all(w == 0.5 for w in p.weights.values())
 
 
 def test_paper_genome_is_5_research_then_6_spawn():
-    p = portfolio()
+    p = portfolio("tribes")
     assert p.genome == PAPER_GENOME
     assert [SCRIPTS[n].action_type for n in p.genome] == ["RESEARCH_TECH"] * 5 + ["SPAWN"] * 6
-    assert portfolio(genome="all").genome == tuple(p.script_names())
-    assert portfolio(genome=["MoveToCapture", "AttackWeakest"]).genome == ("MoveToCapture",
+    assert portfolio("tribes", genome="all").genome == tuple(p.script_names())
+    assert portfolio("tribes", genome=["MoveToCapture", "AttackWeakest"]).genome == ("MoveToCapture",
                                                                            "AttackWeakest")
 
 
@@ -122,7 +122,7 @@ def test_every_script_returns_a_legal_action_and_a_value_in_range(states):
 
 
 def test_assignments_are_legal_ordered_and_deduplicated(states):
-    p = portfolio()
+    p = portfolio("tribes")
     rng = np.random.default_rng(0)
     order = {t: i for i, t in enumerate(p.table)}
     rank = {n: i for i, n in enumerate(p.script_names())}
@@ -150,7 +150,7 @@ def test_assignments_are_legal_ordered_and_deduplicated(states):
 
 
 def test_same_seed_same_assignments(states):
-    p = portfolio()
+    p = portfolio("tribes")
     sample = states[::7]
     a = [produce_assignments(s, p, np.random.default_rng(42)) for s in sample]
     b = [produce_assignments(s, p, np.random.default_rng(42)) for s in sample]
@@ -161,7 +161,7 @@ def test_same_seed_same_assignments(states):
 
 
 def test_caches_do_not_change_results_and_scripts_do_not_touch_the_state(states):
-    from agents.portfolio.tribes_scripts import clear_caches
+    from games.tribes.scripts import clear_caches
 
     def snapshot(s):
         return (tuple(s.terrain), tuple(s.resource), tuple(s.building), tuple(s.unit_at),
@@ -169,7 +169,7 @@ def test_caches_do_not_change_results_and_scripts_do_not_touch_the_state(states)
                 tuple((u.id, u.pos, u.hp, u.status) for u in s.units.values()),
                 tuple((t.stars, t.techs) for t in s.tribes))
 
-    p = portfolio()
+    p = portfolio("tribes")
     sample = states[::5]
     before = [snapshot(s) for s in sample]
     warm = [produce_assignments(s, p, np.random.default_rng(1)) for s in sample]
@@ -289,7 +289,7 @@ def test_research_naval_picks_lowest_unknown_tier():
 
 
 def test_research_branches_partition_the_techs():
-    from agents.portfolio.tribes_scripts import BRANCH_OF
+    from games.tribes.scripts import BRANCH_OF
     assert all(BRANCH_OF) and len(BRANCH_OF) == K.NUM_TECHS
 
 
@@ -421,7 +421,7 @@ def test_move_to_converge_joins_a_group():
 # ------------------------------------------------------------------------------ dedup
 def test_duplicate_actions_keep_the_first_script():
     s, cid = spawn_city("SHIELDS")
-    p = portfolio()
+    p = portfolio("tribes")
     out = [x for x in produce_assignments(s, p, np.random.default_rng(0)) if x[ACTOR] == cid]
     spawn = [(x[SCRIPT], x[ACTION][2]) for x in out if x[ACTION][0] == A.SPAWN]
     assert spawn == [("SpawnStrongest", K.WARRIOR), ("SpawnDefensive", K.DEFENDER)]
@@ -436,7 +436,7 @@ def test_duplicate_actions_keep_the_first_script():
 # ------------------------------------------------------------------------------ data
 def test_weights_and_genome_round_trip_exactly():
     values = [0.0, 0.25, 0.5, 0.75, 1.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7]
-    p = portfolio().with_genome(values)
+    p = portfolio("tribes").with_genome(values)
     assert p.genome_values() == values
     d = json.loads(json.dumps(p.to_dict()))
     q = Portfolio.from_dict(d)
@@ -471,9 +471,9 @@ def test_every_problem_is_reported_at_once():
         Portfolio.from_dict({"game": "tribes", "weights": {"Foo": 0.5, "SpawnRange": 2}})
     assert "Foo" in str(e.value) and "SpawnRange" in str(e.value)
     with pytest.raises(ValueError, match="11 values"):
-        portfolio().with_genome([0.5] * 3)
+        portfolio("tribes").with_genome([0.5] * 3)
     with pytest.raises(ValueError, match="Bar"):
-        portfolio().with_weights({"Bar": 0.1})
+        portfolio("tribes").with_weights({"Bar": 0.1})
     with pytest.raises(ValueError, match="unknown keys"):
         Portfolio.from_dict({"game": "tribes", "wieghts": {}})
 

@@ -21,11 +21,11 @@ WEIGHTS = {"ResearchFarms": 0.0, "ResearchRoads": 1.0, "SpawnRange": 0.75, "Spaw
 
 def preset_file(tmp_path: Path) -> Path:
     presets = [
-        Preset("level 1 (easiest)", "pmcts_pu", full_params("pmcts_pu", {"budget": 6}),
+        Preset("level 1 (easiest)", "pmcts_pu", full_params("pmcts_pu", {"budget": 6}, "tribes"),
                "tribes", {"max_rounds": 4}, "weak", {"cell": "0:0", "win_rate_evolved": 0.25,
                                                      "games_evolved": 4}),
         Preset("level 2 (hardest)", "pmcts_pu",
-               full_params("pmcts_pu", {"budget": 12, "weights": WEIGHTS}), "tribes",
+               full_params("pmcts_pu", {"budget": 12, "weights": WEIGHTS}, "tribes"), "tribes",
                {"max_rounds": 4}, "", {"cell": "2:1", "grid_index": [1, 1],
                                        "features": {"attacks": 3.5, "win_turn": None},
                                        "win_rate_evolved": 0.75, "games_evolved": 4,
@@ -42,7 +42,7 @@ def test_round_trip_builds_the_exact_agent(tmp_path):
     pf = load_presets(path)
     assert pf.kind == "difficulty" and pf.names == ["level 1 (easiest)", "level 2 (hardest)"]
     hard = pf.get("level 2 (hardest)")
-    direct = make_agent("pmcts_pu", seed=5, budget=12, weights=WEIGHTS)
+    direct = make_agent("pmcts_pu", game="tribes", seed=5, budget=12, weights=WEIGHTS)
     agent = build_agent(path, "level 2 (hardest)", seed=5)
     assert agent.params() == direct.params()
     assert agent.params()["weights"]["SpawnRange"] == 0.75
@@ -59,10 +59,10 @@ def test_round_trip_builds_the_exact_agent(tmp_path):
 
 
 def test_full_params_are_every_parameter_but_the_seed():
-    p = full_params("pmcts_pu", {"budget": 6})
+    p = full_params("pmcts_pu", {"budget": 6}, "tribes")
     assert "seed" not in p and p["budget"] == 6 and p["pruning"] is True
-    assert set(p) == set(make_agent("pmcts_pu").params()) - {"seed"}
-    assert full_params("random", {}) == {}
+    assert set(p) == set(make_agent("pmcts_pu", game="tribes").params()) - {"seed"}
+    assert full_params("random", {}, "tribes") == {}
 
 
 def test_lookup_by_name_slug_and_position(tmp_path):
@@ -83,7 +83,7 @@ def test_preset_specs_wherever_agents_are_read(tmp_path):
     name, params = split_spec(spec)
     assert name == "pmcts_pu" and params["weights"]["ResearchRoads"] == 1.0
     agent = parse_agent_spec(f"preset:{path}#level-2-hardest", seed=4)
-    assert agent.params() == make_agent("pmcts_pu", seed=4, budget=12,
+    assert agent.params() == make_agent("pmcts_pu", game="tribes", seed=4, budget=12,
                                         weights=WEIGHTS).params()
     # tournaments: a spec string, and a mapping whose params override the preset's
     t = parse_agent(spec, "agents[0]")
@@ -93,7 +93,7 @@ def test_preset_specs_wherever_agents_are_read(tmp_path):
     assert t.label == "easy" and dict(t.params)["budget"] == 3
     # run configs (opponents)
     from qd.config import config_from_dict
-    cfg = config_from_dict({"opponent": f"preset:{path}#1", "levels": {"train": [11]},
+    cfg = config_from_dict({"game": "tribes", "opponent": f"preset:{path}#1", "levels": {"train": [11]},
                             "evaluations": 1, "seed": 1})
     assert cfg.opponent["name"] == "pmcts_pu" and cfg.opponent["budget"] == 6
     with pytest.raises(PresetError, match="no preset 'nope'"):

@@ -16,7 +16,7 @@ from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
 from agents.runner import play_game
 from agents.search import Budget, BudgetExhausted, hooks_for
-from agents.tribes.evaluation import TribesDiffHeuristic
+from games.tribes.evaluation import TribesDiffHeuristic
 from games.registry import get_game
 from games.tribes import constants as K
 from games.tribes.level_sets import PAPER_SEEDS

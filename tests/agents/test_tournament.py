@@ -17,7 +17,7 @@ RANDOM_B = AgentSpec.of("random", label="B")
 
 
 def small_config(**kw) -> TournamentConfig:
-    base = dict(agents=[RANDOM_A, RANDOM_B], levels="seeds:11,12", repetitions=2,
+    base = dict(agents=[RANDOM_A, RANDOM_B], game="tribes", levels="seeds:11,12", repetitions=2,
                 options={"max_rounds": 6}, seed=5)
     base.update(kw)
     return TournamentConfig(**base)
@@ -89,7 +89,7 @@ def test_summary_matches_hand_counted_games():
 ])
 def test_config_errors_name_the_key(data, message):
     with pytest.raises(ValueError) as e:
-        config_from_dict(data, source="t.yaml")
+        config_from_dict({"game": "tribes", **data}, source="t.yaml")
     assert message in str(e.value)
     assert str(e.value).startswith("t.yaml")
 

@@ -16,7 +16,7 @@ from games.registry import get_game
 def test_record_replays_to_the_same_end(tmp_path):
     path = tmp_path / "game.json"
     lines = []
-    final = play_shown(5, 3, {"max_rounds": 6}, ["rule_based", "random"], record=path,
+    final = play_shown("tribes", 5, 3, {"max_rounds": 6}, ["rule_based", "random"], record=path,
                        say=lines.append)
     record = load_record(path)
     assert record["players"] == ["rule_based", "random"]
@@ -33,7 +33,7 @@ def test_record_replays_to_the_same_end(tmp_path):
 def test_replay_writes_board_images(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "game.json"
-    play_shown(7, 1, {"max_rounds": 2}, ["random", "random"], record=path, say=lambda s: None)
+    play_shown("tribes", 7, 1, {"max_rounds": 2}, ["random", "random"], record=path, say=lambda s: None)
     replay_shown(path, images=tmp_path / "frames", say=lambda s: None)
     frames = sorted((tmp_path / "frames").glob("*.png"))
     assert len(frames) >= 4
@@ -47,7 +47,7 @@ def test_replay_writes_board_images(tmp_path):
 ])
 def test_malformed_records_name_the_field(tmp_path, edit, message):
     path = tmp_path / "game.json"
-    play_shown(5, 3, {"max_rounds": 1}, ["random", "random"], record=path, say=lambda s: None)
+    play_shown("tribes", 5, 3, {"max_rounds": 1}, ["random", "random"], record=path, say=lambda s: None)
     record = json.loads(path.read_text())
     edit(record)
     path.write_text(json.dumps(record))
@@ -58,7 +58,7 @@ def test_malformed_records_name_the_field(tmp_path, edit, message):
 
 def test_an_illegal_recorded_action_is_named_by_index(tmp_path):
     path = tmp_path / "game.json"
-    play_shown(5, 3, {"max_rounds": 1}, ["random", "random"], record=path, say=lambda s: None)
+    play_shown("tribes", 5, 3, {"max_rounds": 1}, ["random", "random"], record=path, say=lambda s: None)
     record = json.loads(path.read_text())
     record["actions"][0] = [8, 999, 0, -1]  # a move of a unit that does not exist
     path.write_text(json.dumps(record))

@@ -9,6 +9,7 @@ import yaml
 
 TINY_RUN = {
     "name": "tiny",
+    "game": "tribes",
     "options": {"max_rounds": 4},
     "levels": {"train": "seeds:11,12", "held_out": "seeds:13,14,15"},
     "agent": {"name": "pmcts_pu", "budget": 8},

@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qd.archive import EliteArchive, Evaluation, band, is_better, objective
-from qd.features import FEATURES, get_feature
+from qd.features import features_of
+
+FEATURES = features_of("tribes")
+
+
+def get_feature(name):
+    return FEATURES[name]
 
 scores = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 
@@ -58,7 +64,7 @@ def ev(genome, wins, games, score, attacks):
 
 
 def archive():
-    return EliteArchive([get_feature("attacks")], ["a", "b"], seed=1)
+    return EliteArchive([get_feature("attacks")], ["a", "b"], seed=1, stats=FEATURES.values())
 
 
 def test_replacement_rule():

@@ -6,12 +6,12 @@ import pytest
 
 from qd.config import ConfigError, config_from_dict, dump_config, load_config
 
-TINY = {"agent": {"name": "mcts", "budget": 10, "genome_mapping": "none"},
+TINY = {"game": "tribes","agent": {"name": "mcts", "budget": 10, "genome_mapping": "none"},
         "levels": {"train": "seeds:1,2"}, "options": {"max_rounds": 3}, "seed": 1}
 
 
 def test_defaults_are_the_paper_setting():
-    c = config_from_dict({"seed": 3})
+    c = config_from_dict({"game": "tribes", "seed": 3})
     assert c.agent["name"] == "pmcts_pu" and c.agent["genome_mapping"] == "weights"
     assert len(c.genome_names) == 11 and c.genome_names[0] == "ResearchFarms"
     assert c.opponent["name"] == "mcts"
@@ -24,11 +24,11 @@ def test_defaults_are_the_paper_setting():
 
 
 def test_opponent_gets_the_same_budget():
-    c = config_from_dict({"agent": {"budget": 123}, "seed": 0})
+    c = config_from_dict({"game": "tribes", "agent": {"budget": 123}, "seed": 0})
     assert c.opponent["budget"] == 123
-    c = config_from_dict({"agent": {"budget": 123}, "opponent": "mcts:budget=7", "seed": 0})
+    c = config_from_dict({"game": "tribes", "agent": {"budget": 123}, "opponent": "mcts:budget=7", "seed": 0})
     assert c.opponent["budget"] == 7
-    c = config_from_dict({**TINY, "opponent": "random"})
+    c = config_from_dict({"game": "tribes", **TINY, "opponent": "random"})
     assert c.opponent["budget"] is None  # random takes no budget
 
 
@@ -48,7 +48,7 @@ def test_missing_seed_is_drawn_and_recorded(tmp_path):
     a = config_from_dict({k: v for k, v in TINY.items() if k != "seed"})
     assert isinstance(a.seed, int) and a.to_dict()["seed"] == a.seed
     p = tmp_path / "c.yaml"
-    p.write_text("agent: {name: mcts, budget: 5, genome_mapping: none}\n")
+    p.write_text("game: tribes\nagent: {name: mcts, budget: 5, genome_mapping: none}\n")
     assert load_config(p, seed=42).seed == 42
 
 
@@ -64,7 +64,7 @@ def test_missing_seed_is_drawn_and_recorded(tmp_path):
 ])
 def test_unknown_keys_are_named(patch, key):
     with pytest.raises(ConfigError) as e:
-        config_from_dict({**TINY, **patch})
+        config_from_dict({"game": "tribes", **TINY, **patch})
     assert str(e.value).startswith(f"config: {key}"), str(e.value)
 
 
@@ -96,13 +96,13 @@ def test_unknown_keys_are_named(patch, key):
 ])
 def test_invalid_values_name_the_key(patch, key):
     with pytest.raises(ConfigError) as e:
-        config_from_dict({**TINY, **patch})
+        config_from_dict({"game": "tribes", **TINY, **patch})
     assert str(e.value).startswith(f"config: {key}:"), str(e.value)
 
 
 def test_file_errors_name_the_file(tmp_path):
     p = tmp_path / "run.yaml"
-    p.write_text("emitter:\n  batch_sise: 4\n")
+    p.write_text("game: tribes\nemitter:\n  batch_sise: 4\n")
     with pytest.raises(ConfigError, match=r"run\.yaml: emitter\.batch_sise: unknown key"):
         load_config(p)
     p.write_text("emitter: [unclosed\n")
@@ -113,9 +113,9 @@ def test_file_errors_name_the_file(tmp_path):
 
 
 def test_level_split_is_reproducible():
-    a = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
-    b = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
-    c = config_from_dict({"levels": {"set": "paper", "train": 5, "split_seed": 2}, "seed": 0})
+    a = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
+    b = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
+    c = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 2}, "seed": 0})
     assert a.train_levels == b.train_levels != c.train_levels
-    d = config_from_dict({"levels": {"set": "paper", "train": 0.2}, "seed": 0})
+    d = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 0.2}, "seed": 0})
     assert len(d.train_levels) == 5

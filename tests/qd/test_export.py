@@ -13,8 +13,10 @@ from agents.presets import load_presets
 from agents.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
 from qd.config import load_config
-from qd.export import (STYLE_WORDS, corner_order, export_presets, pick_difficulty,
-                       pick_styles, style_name)
+from qd.export import corner_order, export_presets, pick_difficulty, pick_styles, style_name
+from qd.features import Feature, features_of
+
+TRIBES = features_of("tribes")
 from qd.validation import validate
 from tests.plots.tiny_run import copy_run, tiny_run
 
@@ -42,15 +44,16 @@ def test_pick_styles_takes_corners_then_far_points():
 
 def test_style_names_by_position_in_the_inhabited_range():
     ranges = {"attacks": (0.0, 12.0), "ranged_minus_melee": (-3.0, 3.0)}
-    assert style_name({"attacks": 11.0, "ranged_minus_melee": 2.5}, ranges) == \
+    assert style_name({"attacks": 11.0, "ranged_minus_melee": 2.5}, ranges, TRIBES) == \
         "many attacks, ranged support"
-    assert style_name({"attacks": 1.0, "ranged_minus_melee": 0.0}, ranges) == \
+    assert style_name({"attacks": 1.0, "ranged_minus_melee": 0.0}, ranges, TRIBES) == \
         "few attacks, mixed army"
-    assert style_name({"attacks": 6.0, "ranged_minus_melee": -3.0}, ranges) == \
+    assert style_name({"attacks": 6.0, "ranged_minus_melee": -3.0}, ranges, TRIBES) == \
         "some attacks, melee army"
-    assert style_name({"kills_per_turn": 1.0}, {"kills_per_turn": (0, 2)}) == \
+    wordless = {"kills_per_turn": Feature("kills_per_turn", 0, 2, 1, lambda g: 0.0)}
+    assert style_name({"kills_per_turn": 1.0}, {"kills_per_turn": (0, 2)}, wordless) == \
         "medium kills_per_turn"
-    assert all(len(w) == 3 for w in STYLE_WORDS.values())
+    assert all(len(f.words) == 3 for f in TRIBES.values())
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +99,7 @@ def test_preset_agent_makes_the_elites_decisions(run_dir, tmp_path):
     a = run_game(GameSpec(agents=(elite, opp), **base))
     b = run_game(GameSpec(agents=(preset.spec(), opp), **base))
     assert a.events == b.events and a.decisions == b.decisions
-    assert elite.build(5).params() == preset.build(5).params()
+    assert elite.build(5, "tribes").params() == preset.build(5).params()
 
 
 def test_validated_win_rates_take_precedence(run_dir, tmp_path):
@@ -127,7 +130,7 @@ def test_validated_win_rates_take_precedence(run_dir, tmp_path):
 def test_style_presets_from_a_run(run_dir, tmp_path):
     pf, _ = export_presets(run_dir, "style", 2, out=tmp_path / "s.json")
     assert pf.kind == "style" and len(set(pf.names)) == 2
-    words = {w for ws in STYLE_WORDS.values() for w in ws}
+    words = {w for f in TRIBES.values() for w in f.words}
     for name in pf.names:
         parts = name.split(" (")[0].split(", ")
         assert len(parts) == 2 and set(parts) <= words

@@ -27,6 +27,7 @@ def _mcts_style(names, genome):
 register_mapping("test_mcts_style", _mcts_style)
 
 TINY = {
+    "game": "tribes",
     "name": "tiny",
     "options": {"max_rounds": 8},
     "levels": {"train": "seeds:11,12"},
@@ -195,7 +196,8 @@ def test_resume_without_a_seed_keeps_the_run_seed(tmp_path):
 
 
 def test_default_agent_is_portfolio_mcts_with_the_paper_genome(tmp_path):
-    data = {"options": {"max_rounds": 3}, "levels": {"train": "seeds:11"}, "repetitions": 2,
+    data = {"game": "tribes", "options": {"max_rounds": 3}, "levels": {"train": "seeds:11"},
+            "repetitions": 2,
             "agent": {"budget": 10}, "emitter": {"batch_size": 4, "initial_random": 0},
             "evaluations": 4, "seed": 1}
     cfg = tmp_path / "pmcts.yaml"

@@ -474,8 +474,10 @@ def test_boat_enters_deep_water_with_navigation():
 
 # ====================================================================== unit status machine (§5.2)
 
-def test_rider_move_attack_move():
-    s = game()
+@pytest.mark.parametrize("reference_bugs", [False, True])
+def test_rider_move_attack_move(reference_bugs):
+    """§5.2: a Rider can move, attack, then move again (in both rule modes)."""
+    s = game(reference_bugs=reference_bugs)
     rd = place(s, "RIDER", 0, (3, 2))
     en = place(s, "WARRIOR", 1, (3, 4))
     move(s, rd.id, (3, 3))
@@ -489,18 +491,20 @@ def test_rider_move_attack_move():
     assert legal(s, actor=rd.id) == []
 
 
-def test_rider_attack_move_move():
-    """§5.2 [quirk]: a Rider can attack, then move twice."""
-    s = game()
+@pytest.mark.parametrize("reference_bugs", [False, True])
+def test_rider_attack_then_one_move_only(reference_bugs):
+    """§5.2 [quirk], §14 item 9: a Rider that attacks first gets one move, which leaves it
+    FINISHED (ATTACKED -move-> FINISHED); attack, move, move never happens."""
+    s = game(reference_bugs=reference_bugs)
     rd = place(s, "RIDER", 0, (3, 3))
     en = place(s, "WARRIOR", 1, (3, 4))
     attack(s, rd.id, en.id)
     assert status_name(s, rd.id) == "ATTACKED"
     assert legal(s, "ATTACK", rd.id) == []
+    assert (3, 2) in move_targets(s, rd.id)
     move(s, rd.id, (3, 2))
-    assert status_name(s, rd.id) == "MOVED_AND_ATTACKED"
-    move(s, rd.id, (3, 1))
     assert status_name(s, rd.id) == "FINISHED"
+    assert legal(s, "MOVE", rd.id) == []
     assert legal(s, actor=rd.id) == []
 
 

@@ -1,4 +1,5 @@
-"""Feature functions on hand-made event logs: exact counts, slopes, undefined values, bins."""
+"""Tribes' feature functions on hand-made event logs: exact counts, slopes, undefined values,
+bins; and the per-game feature registry they live in."""
 
 from __future__ import annotations
 
@@ -8,12 +9,21 @@ import numpy as np
 import pytest
 
 from agents.runner import AgentSpec, GameSpec, run_game
-from qd import features as F
-from qd.features import FEATURES, PlayerGame, get_feature, mean_spread, measure, per_game, slope
+from games.tribes import features as F
+from games.tribes.game import SNAPSHOT_EVENTS
+from qd import features as registry
+from qd.features import PlayerGame, features_of, mean_spread, measure, per_game, slope
+
+FEATURES = features_of("tribes")
+
+
+def get_feature(name):
+    return registry.get_feature(name, "tribes")
 
 
 def game(events, player=0, winner=0, summary=None):
-    return PlayerGame.from_events(events, player, winner, summary=summary)
+    return PlayerGame.from_events(events, player, winner, summary=summary,
+                                  snapshots=SNAPSHOT_EVENTS)
 
 
 def test_counts_are_per_player():
@@ -56,10 +66,10 @@ def test_win_turn_over_won_games_only():
     lost = game([(0, 0, "moves", 1), (30, 0, "moves", 1)], winner=1)
     assert F._win_turn(won) == 7  # the last round the winner acted
     assert math.isnan(F._win_turn(lost))
-    values = per_game([won, lost, won], ["win_turn"])["win_turn"]
+    values = per_game([won, lost, won], [get_feature("win_turn")])["win_turn"]
     assert mean_spread(values) == (7.0, 0.0)
     # never won: undefined mean, placed at the top of the range ("slower than any win")
-    m, s = mean_spread(per_game([lost, lost], ["win_turn"])["win_turn"])
+    m, s = mean_spread(per_game([lost, lost], [get_feature("win_turn")])["win_turn"])
     assert math.isnan(m) and math.isnan(s)
     f = get_feature("win_turn")
     assert measure(f, m) == f.hi == 50
@@ -107,15 +117,18 @@ def test_registry_is_complete_and_extensible():
         f = FEATURES[name]
         assert f.hi > f.lo and f.width > 0 and f.doc
     try:
-        @F.register("roads_built", 0, 10, 1, "roads per game")
+        @registry.register("roads_built", 0, 10, 1, "roads per game", game="tribes")
         def _roads(g):
             return g.count("roads")
         assert _roads(game([(0, 0, "roads", 1), (1, 0, "roads", 1)])) == 2
         assert get_feature("roads_built").bins == 10
     finally:
-        FEATURES.pop("roads_built", None)
+        registry._FEATURES["tribes"].pop("roads_built", None)
     with pytest.raises(ValueError, match="unknown feature"):
         get_feature("nope")
+    # every game has the generic features; a Tribes feature is not another game's
+    assert {"rounds", "win_round"} <= set(FEATURES)
+    assert "attacks" not in registry._FEATURES.get("*", {})
 
 
 def test_from_record_matches_the_game_log():

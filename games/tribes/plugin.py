@@ -1,0 +1,23 @@
+"""Tribes as a playstyles plug-in: importing this module registers everything the game brings.
+
+`games.registry.PLUGINS` names this module, so the first request for the game "tribes"
+(a config, a preset, the command line, an agent) imports it. Nothing else in the generic
+layers knows Tribes.
+"""
+
+from __future__ import annotations
+
+from agents.evaluation import register_evaluator
+from agents.registry import register as register_agent
+from agents.search import register_hooks
+from games.registry import register_game
+from games.tribes import features, scripts  # noqa: F401  (they register on import)
+from games.tribes.evaluation import TribesDiffHeuristic
+from games.tribes.game import TribesGame
+from games.tribes.hooks import TribesHooks
+from games.tribes.rule_based import RuleBasedAgent
+
+register_game("tribes", TribesGame)
+register_evaluator("tribes", "diff", TribesDiffHeuristic, default=True)
+register_hooks("tribes", TribesHooks)
+register_agent("rule_based", RuleBasedAgent, game="tribes")
