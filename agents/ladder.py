@@ -230,7 +230,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     round limit)."""
     from agents.parallel import progress, ray_session, run_games
     from agents.presets import load_presets
-    from agents.tournament import games_frame, summarise, to_markdown
+    from agents.tournament import games_frame, summarise, table_columns, to_markdown
     from games.registry import get_game
 
     pf = load_presets(presets_path)
@@ -269,7 +269,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     out = Path(out) if out is not None else \
         Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
     out.mkdir(parents=True, exist_ok=True)
-    summary = summarise(frame)
+    columns = table_columns(pf.game)
+    summary = summarise(frame, columns)
     info = {"presets": str(Path(presets_path).name), "kind": pf.kind, "game": pf.game,
             "options": options, "levels": level_list, "games_per_pair": n_games, "seed": seed,
             "agents": [{"label": a.display(), "name": a.name, "params": dict(a.params)}
@@ -278,7 +279,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     files = []
     for name, text in (("games.csv", frame.to_csv(index=False)),
                        ("summary.csv", summary.to_csv(index=False, float_format="%.4f")),
-                       ("summary.md", to_markdown(summary)),
+                       ("summary.md", to_markdown(summary, columns)),
                        ("ladder_pairs.csv", pairs.to_csv(index=False)),
                        ("ladder_matrix.csv", matrix.to_csv(index=False)),
                        ("ladder.json", json.dumps(info, indent=2, default=_json_default) + "\n"),

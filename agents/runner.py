@@ -34,7 +34,9 @@ class AgentSpec:
         params = dict(self.params)
         params["seed"] = seed
         if game is not None:
-            params.setdefault("game", game)
+            if params.setdefault("game", game) != game:
+                raise ValueError(f"agent {self.display()}: built for game {params['game']!r}, "
+                                 f"asked to play {game!r}")
         return make_agent(self.name, **params)
 
     def display(self) -> str:

@@ -103,30 +103,59 @@ def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
     return row
 
 
-def summarise(games: pd.DataFrame) -> pd.DataFrame:
+SCORE_COLUMN = ("score", "Score", "{:.0f}")
+"""A result-table column: the summary figure, its header, its format in summary.md."""
+
+
+def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SCORE_COLUMN,)
+              ) -> pd.DataFrame:
     """Per (agent, opponent): games, win rate with its binomial standard error (percentage
-    points), and the agent's mean final score, techs (% of the tree), cities, production."""
+    points), draws, and the agent's mean of each of the game's table figures (`columns`, from
+    the game's `table_columns`; Tribes: score, techs as % of the tree, cities, production).
+
+    Args:
+        games: one row per game (`games_frame`).
+        columns: (summary key, header, format) of each figure column.
+    """
     rows = []
     for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
         seat = g["agent_seat"].to_numpy()
         pick = lambda col: np.where(seat == 0, g[f"p0_{col}"], g[f"p1_{col}"])  # noqa: E731
-        wins = (g["winner"].to_numpy() == seat).astype(float)
+        winner = g["winner"].to_numpy()
+        wins = (winner == seat).astype(float)
         n = len(g)
         p = wins.mean()
-        rows.append({"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
-                     "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
-                     "Score": pick("score").mean(), "Techs %": pick("techs_pct").mean(),
-                     "Cities": pick("cities").mean(), "Production": pick("production").mean()})
+        row = {"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
+               "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
+               "Draws %": 100 * float(pd.isna(g["winner"]).mean())}
+        for key, header, _ in columns:
+            row[header] = pick(key).mean() if f"p0_{key}" in g else float("nan")
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
-def to_markdown(summary: pd.DataFrame) -> str:
-    lines = ["| Agent | Opponent | Games | Win rate (s.e.) | Score | Techs | Cities | Production |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in summary.itertuples(index=False):
-        se = "n/a" if math.isnan(r[4]) else f"{r[4]:.2f}"  # one game has no standard error
-        lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f}% ({se}) | {r[5]:.0f} | "
-                     f"{r[6]:.1f}% | {r[7]:.2f} | {r[8]:.2f} |")
+def table_columns(game: str) -> tuple[tuple[str, str, str], ...]:
+    """The figure columns of a game's result tables (its `table_columns`, else the score)."""
+    from games.registry import get_game
+    return tuple(getattr(get_game(game), "table_columns", (SCORE_COLUMN,)))
+
+
+def to_markdown(summary: pd.DataFrame,
+                columns: Sequence[tuple[str, str, str]] = (SCORE_COLUMN,)) -> str:
+    """The summary as a Markdown table (Table I's layout); a Draws column when any game of
+    the table was drawn."""
+    draws = "Draws %" in summary and bool((summary["Draws %"] > 0).any())
+    head = ["Agent", "Opponent", "Games", "Win rate (s.e.)"] + (["Draws"] if draws else []) \
+        + [h.replace(" %", "") for _, h, _ in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in summary.to_dict("records"):
+        se = "n/a" if math.isnan(r["s.e."]) else f"{r['s.e.']:.2f}"  # one game: no s.e.
+        cells = [str(r["Agent"]), str(r["Opponent"]), str(r["Games"]),
+                 f"{r['Win rate %']:.2f}% ({se})"]
+        if draws:
+            cells.append(f"{r['Draws %']:.1f}%")
+        cells += [fmt.format(r[h]) if not math.isnan(r[h]) else "n/a" for _, h, fmt in columns]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -158,6 +187,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
     `PARTIAL_EVERY` games as games.partial.csv and summary.partial.md, so a long tournament
     shows where it stands and an interrupted one keeps what it played."""
     specs = plan(config)
+    columns = table_columns(config.game)
     out = Path(out) if out is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -170,13 +200,14 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
             partial = games_frame(records, config.agents)
             atomic_write(out / "games.partial.csv", partial.to_csv(index=False))
             atomic_write(out / "summary.partial.md",
-                         f"{len(records)} of {len(specs)} games\n\n" + to_markdown(summarise(partial)))
+                         f"{len(records)} of {len(specs)} games\n\n"
+                         + to_markdown(summarise(partial, columns), columns))
     games = games_frame(records, config.agents)
-    summary = summarise(games)
+    summary = summarise(games, columns)
     if out is not None:
         atomic_write(out / "games.csv", games.to_csv(index=False))
         atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
-        atomic_write(out / "summary.md", to_markdown(summary))
+        atomic_write(out / "summary.md", to_markdown(summary, columns))
         for name in ("games.partial.csv", "summary.partial.md"):
             (out / name).unlink(missing_ok=True)
     return games, summary

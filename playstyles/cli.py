@@ -63,7 +63,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     from agents.parallel import shutdown
-    from agents.tournament import config_from_dict, load_config, run_tournament, to_markdown
+    from agents.tournament import (config_from_dict, load_config, run_tournament,
+                                   table_columns, to_markdown)
 
     if args.config:
         config = load_config(args.config)
@@ -91,7 +92,7 @@ def _tournament(args: argparse.Namespace) -> int:
                                         workers=args.workers, show_progress=not args.quiet)
     finally:
         shutdown()
-    print(to_markdown(summary), end="")
+    print(to_markdown(summary, table_columns(config.game)), end="")
     print(f"{len(games)} games; results in {out}/ (games.csv, summary.csv, summary.md)")
     return 0
 

@@ -26,6 +26,9 @@ class TribesGame(BaseGame):
     option_names = ("mode", "max_rounds", "tribes", "size", "reference_bugs")
     default_levels = "paper"
     level_sets = LEVEL_SETS
+    table_columns = (("score", "Score", "{:.0f}"), ("techs_pct", "Techs %", "{:.1f}%"),
+                     ("cities", "Cities", "{:.2f}"), ("production", "Production", "{:.2f}"))
+    """Figures of the result tables (the paper's Table I): summary key, header, format."""
     search_horizon = 20  # the reference's depth: the difference heuristic judges a leaf
     snapshot_events = SNAPSHOT_EVENTS
     options_doc = {"mode": "capitals | score", "max_rounds": "round limit (default 50 / 30)",

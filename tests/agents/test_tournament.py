@@ -10,6 +10,7 @@ import pytest
 
 from agents.runner import AgentSpec, GameSpec, run_game
 from agents.tournament import (TournamentConfig, config_from_dict, plan, run_tournament,
+                               table_columns,
                                summarise, to_markdown)
 
 RANDOM_A = AgentSpec.of("random", label="A")
@@ -60,7 +61,8 @@ def test_summary_matches_hand_counted_games():
         "p0_cities": [1, 0, 3, 0], "p1_cities": [0, 2, 0, 4],
         "p0_production": [5, 0, 7, 0], "p1_production": [0, 6, 0, 8],
     })
-    row = summarise(games).iloc[0]
+    columns = table_columns("tribes")
+    row = summarise(games, columns).iloc[0]
     assert row["Games"] == 4
     assert row["Win rate %"] == pytest.approx(50.0)  # won games 0 and 1
     assert row["s.e."] == pytest.approx(25.0)
@@ -68,10 +70,16 @@ def test_summary_matches_hand_counted_games():
     assert row["Techs %"] == pytest.approx(37.5)
     assert row["Cities"] == pytest.approx(2.5)
     assert row["Production"] == pytest.approx(6.5)
-    assert "| X | Y | 4 | 50.00% (25.00) | 250 |" in to_markdown(summarise(games))
-    one = summarise(games.iloc[:1])
+    assert "| X | Y | 4 | 50.00% (25.00) | 250 | 37.5% | 2.50 | 6.50 |" in \
+        to_markdown(summarise(games, columns), columns)
+    one = summarise(games.iloc[:1], columns)
     assert math.isnan(one.iloc[0]["s.e."])
-    assert "| X | Y | 1 | 100.00% (n/a) | 100 |" in to_markdown(one)
+    assert "| X | Y | 1 | 100.00% (n/a) | 100 |" in to_markdown(one, columns)
+    # a drawn game (no winner) is neither a win nor a loss, and the table shows draws
+    drawn = games.assign(winner=[0, 1, None, 0])
+    row = summarise(drawn, columns).iloc[0]
+    assert row["Win rate %"] == pytest.approx(50.0) and row["Draws %"] == pytest.approx(25.0)
+    assert "| Draws |" in to_markdown(summarise(drawn, columns), columns)
 
 
 @pytest.mark.parametrize("data, message", [

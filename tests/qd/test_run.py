@@ -12,20 +12,13 @@ import yaml
 
 import qd.run as run_mod
 from playstyles.cli import main
-from qd.evaluation import register_mapping
 from qd.run import RunError, evolve
 
 REPO = Path(__file__).resolve().parents[2]
 TIMING = ("seconds", "think_s", "marker")
 
 
-def _mcts_style(names, genome):
-    """A genome that changes how the test agent plays (exploration and depth)."""
-    return {"c": round(0.2 + 2.0 * float(genome[0]), 3), "horizon": 1 + int(4 * genome[1])}
-
-
-register_mapping("test_mcts_style", _mcts_style)
-
+# the genome mapping "test_mcts_style" is registered by tests/conftest.py
 TINY = {
     "game": "tribes",
     "name": "tiny",

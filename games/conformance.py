@@ -1,0 +1,210 @@
+"""The conformance check every game plug-in passes: random play to the end over many seeds,
+with the protocol's invariants checked after every action.
+
+    from games.conformance import check_game
+    report = check_game("tribes", seeds=range(5), options={"max_rounds": 10})
+
+Checked for every game and seed:
+
+* the game builds a state from each level it names; `tick` starts at 0 and never decreases;
+* before the end, `legal_actions()` is non-empty, has no duplicates, and
+  `actions_by_actor()` holds exactly the same actions; every action has a type name, a
+  description and a data form that survives JSON and turns back into the same action;
+* copies are independent: an action applied to a copy leaves the original unchanged (its
+  player, round, legal actions, scores, events and end);
+* an illegal action raises `IllegalAction` (an object that is no action, and an action that
+  was legal earlier and is not now) and leaves the state unchanged;
+* same seed, same game: the game is played twice from the same seeds and gives the same
+  actions, events and results;
+* results are consistent: `winner()` is None until the end; at the end the ranking is a
+  permutation of the players led by the winner (if any), `scores()` has one number per
+  player and `summary(p)` starts with "score";
+* the game ends within `max_actions`.
+
+The search agents' side (every agent builds by name for the game and spends its
+forward-model budget exactly) is `agents.conformance.check_agents`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from games.api import IllegalAction, ends_turn
+from games.registry import get_game
+
+
+class ConformanceError(AssertionError):
+    """A game breaks the protocol; the message names the game, seed, action index and rule."""
+
+
+@dataclass
+class ConformanceReport:
+    game: str
+    games: int = 0
+    actions: int = 0
+    turns: int = 0
+    draws: int = 0
+    wins: dict[int, int] = field(default_factory=dict)
+
+
+def _fail(game: str, seed: int, step: int, msg: str) -> ConformanceError:
+    return ConformanceError(f"{game}: seed {seed}, action {step}: {msg}")
+
+
+def _view(state) -> tuple:
+    """What a copy must never change in its original."""
+    over = state.is_terminal()
+    return (state.current_player if not over else None, state.tick, over,
+            tuple(state.legal_actions()) if not over else (), tuple(state.scores()),
+            len(state.events()))
+
+
+def _play(game_name: str, game, level: Any, seed: int, options: dict[str, Any],
+          max_actions: int, report: ConformanceReport | None) -> tuple[list, Any]:
+    rng = np.random.default_rng(seed)
+    state = game.new_state(level, seed, **options)
+    fail = lambda step, msg: _fail(game_name, seed, step, msg)  # noqa: E731
+    if state.tick != 0:
+        raise fail(0, f"tick starts at {state.tick}, not 0")
+    if getattr(state, "game_name", None) != game_name:
+        raise fail(0, f"state.game_name is {getattr(state, 'game_name', None)!r}, "
+                      f"expected {game_name!r}")
+    n = state.num_players
+    actions: list = []
+    seen: list = []
+    tick = 0
+    for step in range(max_actions + 1):
+        if state.is_terminal():
+            break
+        if step == max_actions:
+            raise fail(step, f"no end within {max_actions} actions")
+        if state.winner() is not None:
+            raise fail(step, "winner() is not None before the end")
+        legal = list(state.legal_actions())
+        if not legal:
+            raise fail(step, "no legal action before the end")
+        if len(set(legal)) != len(legal):
+            raise fail(step, "legal_actions() lists an action twice")
+        if not 0 <= state.current_player < n:
+            raise fail(step, f"current_player {state.current_player} not in 0..{n - 1}")
+        grouped = [a for types in state.actions_by_actor().values()
+                   for acts in types.values() for a in acts]
+        if sorted(map(repr, grouped)) != sorted(map(repr, legal)):
+            raise fail(step, "actions_by_actor() does not hold exactly the legal actions")
+        a = legal[int(rng.integers(len(legal)))]
+        if step % 7 == 0:
+            _check_action_forms(game, state, a, fail, step)
+            _check_copy(state, a, fail, step)
+            _check_illegal(state, seen, legal, fail, step)
+        seen.append(a)
+        if len(seen) > 64:
+            seen.pop(0)
+        turn_over = ends_turn(state, a)
+        state.apply(a)
+        actions.append(a)
+        if report is not None:
+            report.actions += 1
+            report.turns += int(turn_over)
+        if state.tick < tick:
+            raise fail(step, f"tick went back from {tick} to {state.tick}")
+        tick = state.tick
+    _check_results(state, n, lambda msg: fail(len(actions), msg))
+    if report is not None:
+        report.games += 1
+        w = state.winner()
+        if w is None:
+            report.draws += 1
+        else:
+            report.wins[w] = report.wins.get(w, 0) + 1
+    return actions, state
+
+
+def _check_action_forms(game, state, a, fail, step) -> None:
+    if not isinstance(state.action_type_name(a), str) or not isinstance(state.describe(a), str):
+        raise fail(step, f"action_type_name / describe of {a!r} is not text")
+    data = json.loads(json.dumps(game.action_to_data(a)))
+    if game.action_from_data(data) != a:
+        raise fail(step, f"{a!r} does not survive action_to_data / JSON / action_from_data")
+
+
+def _check_copy(state, a, fail, step) -> None:
+    before = _view(state)
+    c = state.copy()
+    if _view(c) != before:
+        raise fail(step, "a copy differs from its original")
+    c.apply(a)
+    if _view(state) != before:
+        raise fail(step, f"applying {a!r} to a copy changed the original")
+
+
+def _check_illegal(state, seen, legal, fail, step) -> None:
+    before = _view(state)
+    legal_set = set(legal)
+    stale = next((b for b in reversed(seen) if b not in legal_set), None)
+    for bad in (object(), stale):
+        if bad is None:
+            continue
+        try:
+            state.apply(bad)
+        except IllegalAction:
+            pass
+        except Exception as e:  # noqa: BLE001 - the wrong error is the finding
+            raise fail(step, f"an illegal action raised {type(e).__name__}, not IllegalAction: "
+                             f"{e}") from None
+        else:
+            raise fail(step, f"the illegal action {bad!r} was applied without an error")
+        if _view(state) != before:
+            raise fail(step, f"the refused action {bad!r} changed the state")
+
+
+def _check_results(state, n: int, fail) -> None:
+    ranking = list(state.ranking())
+    if sorted(ranking) != list(range(n)):
+        raise fail(f"ranking {ranking} is not a permutation of the {n} players")
+    w = state.winner()
+    if w is not None and ranking[0] != w:
+        raise fail(f"the winner {w} does not lead the ranking {ranking}")
+    if len(state.scores()) != n:
+        raise fail(f"scores() has {len(state.scores())} numbers for {n} players")
+    for p in range(n):
+        s = state.summary(p)
+        if not s or next(iter(s)) != "score":
+            raise fail(f"summary({p}) does not start with 'score': {list(s)[:3]}")
+        if not isinstance(state.player_name(p), str):
+            raise fail(f"player_name({p}) is not text")
+
+
+def check_game(name: str, seeds: Iterable[int] = range(10), level: Any = None,
+               options: dict[str, Any] | None = None,
+               max_actions: int = 100_000) -> ConformanceReport:
+    """Play random games of the game `name` to the end and check the protocol; raises
+    `ConformanceError` at the first broken rule.
+
+    Args:
+        name: the registered game.
+        seeds: one game per seed (game seed and random player), on the game's default
+            levels in turn unless `level` is given.
+        level: the level of every game (default: the game's default level set).
+        options: game options (e.g. a round limit that keeps games short).
+        max_actions: a game that has not ended after this many actions fails.
+    """
+    game = get_game(name)
+    options = dict(options or {})
+    levels = [level] if level is not None else game.level_set(game.default_levels)
+    report = ConformanceReport(name)
+    for k, seed in enumerate(seeds):
+        lv = levels[k % len(levels)]
+        actions, end = _play(name, game, lv, seed, options, max_actions, report)
+        again, end2 = _play(name, game, lv, seed, options, max_actions, None)
+        if again != actions:
+            i = next((i for i, (x, y) in enumerate(zip(actions, again)) if x != y),
+                     min(len(actions), len(again)))
+            raise _fail(name, seed, i, "the same seed played a different game")
+        if end.events() != end2.events() or end.scores() != end2.scores() \
+                or end.winner() != end2.winner():
+            raise _fail(name, seed, len(actions), "the same game ended differently")
+    return report

@@ -1,0 +1,22 @@
+"""What the tests add to the registries, in one place (no test module registers at import).
+
+* the tiny test game Nim (`tests/games/nim.py`), known to the game registry as "nim": a
+  plug-in module named once, exactly as a game of another package would be;
+* the genome mapping `test_mcts_style` of the evolution-run tests (a genome that changes how
+  MCTS plays, so that runs are fast and still have something to evolve).
+"""
+
+from __future__ import annotations
+
+from games.registry import register_plugin
+from qd.evaluation import register_mapping
+
+register_plugin("nim", "tests.games.nim")
+
+
+def _mcts_style(names, genome):
+    """A genome that changes how the test agent plays (exploration and depth)."""
+    return {"c": round(0.2 + 2.0 * float(genome[0]), 3), "horizon": 1 + int(4 * genome[1])}
+
+
+register_mapping("test_mcts_style", _mcts_style)
