@@ -18,7 +18,7 @@ import numpy as np
 from games.api import Action, GameState, is_pass
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, SearchAgent, as_bool, random_action,
+from agents.search import (DEFAULT_BUDGET, SearchAgent, flag, random_action,
                            resolve_budget, search_copy)
 
 
@@ -41,7 +41,7 @@ class FlatMCAgent(SearchAgent):
             raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")
         super().__init__(seed, budget, game, evaluator)
         self.rollout_length = rollout_length
-        self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
+        self.prioritize_root = flag(prioritize_root, "prioritize_root")
 
     def root_actions(self, state: GameState) -> list[Action]:
         """The candidate root actions: one random group under root prioritisation, End Turn

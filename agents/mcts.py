@@ -37,7 +37,7 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, as_bool, random_action,
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, flag, random_action,
                            resolve_budget, search_copy)
 from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
 
@@ -86,10 +86,10 @@ class MCTSAgent(SearchAgent):
         super().__init__(seed, budget, game, evaluator)
         self.c = float(c)
         self.horizon = horizon
-        self.rollouts = as_bool(rollouts, "rollouts")
-        self.prioritize_root = as_bool(prioritize_root, "prioritize_root")
-        self.charge_selection = as_bool(charge_selection, "charge_selection")
-        self.solver = as_bool(solver, "solver")
+        self.rollouts = flag(rollouts, "rollouts")
+        self.prioritize_root = flag(prioritize_root, "prioritize_root")
+        self.charge_selection = flag(charge_selection, "charge_selection")
+        self.solver = flag(solver, "solver")
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ decision

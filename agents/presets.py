@@ -20,14 +20,17 @@ Every place that takes an agent spec also takes `preset:FILE#NAME` (see `resolve
 
 from __future__ import annotations
 
-from agents.files import atomic_write
-
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+
+from agents.files import atomic_write
+from agents.registry import agent_names, check_agent, make_agent
+from agents.runner import AgentSpec
+from games.registry import get_game
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -56,12 +59,10 @@ class Preset:
 
     def spec(self, label: str | None = None):
         """The preset as an `AgentSpec` (for tournaments, ladders and Ray tasks)."""
-        from agents.runner import AgentSpec
         return AgentSpec.of(self.agent, label=label or self.name, **self.params)
 
     def build(self, seed: int = 0):
         """The exact agent, seeded."""
-        from agents.registry import make_agent
         return make_agent(self.agent, **{"game": self.game, **self.params, "seed": seed})
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,7 +189,6 @@ def _check_evidence(ev: Any, where: str, key: str) -> None:
 
 
 def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> None:
-    from agents.registry import check_agent, make_agent
     if not isinstance(params, dict):
         raise _fail(where, key, f"a mapping parameter: value expected, got {params!r}")
     for k in params:
@@ -221,7 +221,6 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
 
 def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     """Check a preset file's content completely and return it; errors name the field."""
-    from agents.registry import agent_names
     if not isinstance(data, dict):
         raise PresetError(f"{where}: a JSON object expected")
     for k in data:
@@ -238,7 +237,6 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     game = data.get("game")
     if not isinstance(game, str) or not game:
         raise _fail(where, "game", f"a game name expected, got {game!r}")
-    from games.registry import get_game
     try:
         get_game(game)
     except ValueError as e:
@@ -317,7 +315,6 @@ def full_params(agent: str, params: Mapping[str, Any], game: str) -> dict[str, A
     """Every parameter of the agent `agent` built with `params` for `game` (its own
     `params()`), without the seed; checked to rebuild the same agent, so a preset never
     depends on defaults."""
-    from agents.registry import make_agent
     built = make_agent(agent, **{"game": game, **params, "seed": 0})
     if not hasattr(built, "params"):
         return {k: v for k, v in params.items() if k != "seed"}

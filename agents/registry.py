@@ -102,42 +102,6 @@ def make_agent(name: str, game: str | None = None, **params: Any):
     return factory(**_with_game(name, factory, params, game))
 
 
-def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """`name` or `name:key=value,key=value` -> (name, params); values become int, float or text.
-
-    `preset:FILE#NAME` -> the preset's agent and every parameter (`agents.presets`): every
-    place that reads agent specs goes through here, so all of them accept presets."""
-    if spec.strip().startswith("preset:"):
-        from agents.presets import resolve_spec
-        return resolve_spec(spec)
-    name, _, rest = spec.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ValueError(f"agent {spec!r}: expected key=value, got {item!r}")
-        params[key.strip()] = _parse_value(value.strip())
-    return name.strip(), params
-
-
-def parse_agent_spec(spec: str, seed: int = 0, game: str | None = None):
-    """Build an agent from a `name:key=value,...` spec, seeded with `seed` unless it sets one."""
-    name, params = split_spec(spec)
-    params.setdefault("seed", seed)
-    if game is not None:
-        params.setdefault("game", game)
-    return make_agent(name, **params)
-
-
-def _parse_value(v: str) -> Any:
-    for cast in (int, float):
-        try:
-            return cast(v)
-        except ValueError:
-            pass
-    return v
-
-
 # ------------------------------------------------------------------------------ agents of every game
 
 def _random(seed: int = 0):

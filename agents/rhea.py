@@ -22,7 +22,7 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, as_bool, random_action,
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, flag, random_action,
                            resolve_budget, search_copy)
 
 Genome = list  # of actions or None (to be filled by a random legal action)
@@ -63,8 +63,8 @@ class RHEAAgent(SearchAgent):
         self.mutation_rate = float(mutation_rate)
         self.tournament_size = tournament_size
         self.mutate_best = mutate_best
-        self.elitism = as_bool(elitism, "elitism")
-        self.shift_buffer = as_bool(shift_buffer, "shift_buffer")
+        self.elitism = flag(elitism, "elitism")
+        self.shift_buffer = flag(shift_buffer, "shift_buffer")
         self.last_evaluations = 0
         self._buffer: Genome | None = None
         self._buffer_key: Any = None

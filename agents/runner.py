@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from agents.registry import make_agent
 from games.api import GameState, ends_turn, totals
 from games.registry import get_game
 
@@ -30,7 +31,6 @@ class AgentSpec:
 
     def build(self, seed: int, game: str | None = None):
         """The agent, seeded with `seed`, for `game` (given to agents that take one)."""
-        from agents.registry import make_agent
         params = dict(self.params)
         params["seed"] = seed
         if game is not None:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from agents.evaluation import make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import get_game, load_plugin, lookup_keys
 
@@ -89,16 +90,12 @@ def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
     return c
 
 
-def as_bool(value: Any, name: str) -> bool:
-    """A flag given as a bool, 0/1 or text (agent specs on the command line are text)."""
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if v in ("1", "true", "yes", "on"):
-            return True
-        if v in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"{name}: expected true or false, got {value!r}")
-    return bool(value)
+def flag(value: Any, name: str) -> bool:
+    """A typed flag: True or False (text such as "false" is parsed at the edge,
+    `agents.specs`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}: expected true or false, got {value!r}")
 
 
 # ------------------------------------------------------------------------------ game hooks
@@ -182,7 +179,6 @@ class SearchAgent:
 
     def bind(self, game: str) -> None:
         """Resolve everything that depends on the game (an unknown evaluator fails here)."""
-        from agents.evaluation import make_evaluator
         self.hooks = hooks_for(game)
         self.evaluate = make_evaluator(game, self.evaluator).evaluate
         self.game_horizon = getattr(get_game(game), "search_horizon", None)

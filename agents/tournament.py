@@ -9,8 +9,6 @@ the play-styles paper's Table I.
 
 from __future__ import annotations
 
-from agents.files import atomic_write
-
 import json
 import math
 from dataclasses import dataclass, field
@@ -20,8 +18,12 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from agents.files import atomic_write
 from agents.parallel import progress, run_games
+from agents.registry import validate_agent
 from agents.runner import AgentSpec, GameRecord, GameSpec
+from agents.specs import split_spec
+from games.registry import get_game
 
 
 @dataclass
@@ -57,7 +59,6 @@ class TournamentConfig:
 
 def level_seeds(game: str, levels: str | Sequence[Any] | None) -> list[Any]:
     """The levels of a set name (None: the game's default set) or the list itself."""
-    from games.registry import get_game
     g = get_game(game)
     if levels is None:
         levels = g.default_levels
@@ -136,7 +137,6 @@ def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SC
 
 def table_columns(game: str) -> tuple[tuple[str, str, str], ...]:
     """The figure columns of a game's result tables (its `table_columns`, else the score)."""
-    from games.registry import get_game
     return tuple(getattr(get_game(game), "table_columns", (SCORE_COLUMN,)))
 
 
@@ -229,9 +229,8 @@ _AGENT_KEYS = {"name", "label", "params"}
 def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
     """An agent entry: "name", "name:k=v,...,label=L", or {name, label, params}."""
     if isinstance(entry, str):
-        from agents.registry import split_spec
         try:
-            name, params = split_spec(entry)
+            name, params = split_spec(entry, game)
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         label = str(params.pop("label", entry))
@@ -248,9 +247,8 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
         raise ValueError(f"{where}.params: a mapping of parameter: value expected")
     name = str(entry["name"])
     if name.startswith("preset:"):  # a preset, its parameters overridden by `params`
-        from agents.registry import split_spec
         try:
-            base, preset_params = split_spec(name)
+            base, preset_params = split_spec(name, game)
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         return _checked_agent(base, str(entry.get("label") or name), {**preset_params, **params},
@@ -260,7 +258,6 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
 
 def _checked_agent(name: str, label: str, params: dict, where: str,
                    game: str | None) -> AgentSpec:
-    from agents.registry import validate_agent
     try:
         validate_agent(name, params, game)
     except ValueError as e:
@@ -278,7 +275,6 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     if "game" not in data:
         raise ValueError(f"{source}: key 'game' missing: name the game (e.g. tribes)")
     game = data["game"]
-    from games.registry import get_game
     try:
         g = get_game(game)
     except ValueError as e:

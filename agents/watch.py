@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.registry import parse_agent_spec
+from agents.specs import parse_agent_spec
 from games.api import ends_turn
 from agents.runner import play_game
 from games.recording import load_record, make_record, replay, save_record

@@ -30,7 +30,7 @@ import platform
 import statistics
 import time
 
-from agents.registry import parse_agent_spec
+from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 

@@ -40,7 +40,7 @@ from agents.portfolio.portfolio import (ACTION, DEFAULT_WEIGHT, VALUE, WEIGHT, P
                                         portfolio, produce_assignments)
 from agents.portfolio.pruning import Pruner, Schedule
 from agents.portfolio.script import make_context
-from agents.search import (Budget, DEFAULT_BUDGET, SearchAgent, as_bool, random_action,
+from agents.search import (Budget, DEFAULT_BUDGET, SearchAgent, flag, random_action,
                            resolve_budget, search_copy)
 from agents.tree import TIE, TreeNode, backup, most_visited, run_iterations, select_uct
 
@@ -131,28 +131,10 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
 
 
 def _weights_arg(value: Any, name: str) -> Mapping[str, float] | Sequence[float] | None:
-    """Weights as given: a dict (script -> weight), a list (genome values in layout order),
-    JSON text of either, or `Name:0.25;Other:1` text (agent specs on the command line)."""
-    if value is None or isinstance(value, (Mapping, list, tuple)):
+    """Weights as given: a dict (script -> weight) or a list (genome values in layout order);
+    text forms are parsed at the edge (`agents.specs.parse_weights`)."""
+    if value is None or isinstance(value, (Mapping, list, tuple, np.ndarray)):
         return value
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            pass
-        out = {}
-        for item in filter(None, (x.strip() for x in text.split(";"))):
-            key, sep, v = item.partition(":")
-            if not sep:
-                raise ValueError(f"{name}: expected Script:weight;... or JSON, got {value!r}")
-            try:
-                out[key.strip()] = float(v)
-            except ValueError:
-                raise ValueError(f"{name}: weight of {key.strip()!r} is not a number: {v!r}")
-        return out
     raise ValueError(f"{name}: expected a dict of script weights or a list of genome values, "
                      f"got {value!r}")
 
@@ -166,13 +148,12 @@ def _with_weights(base: Portfolio, weights: Any) -> Portfolio:
 
 
 def _rollout_policy(value: Any) -> str:
-    if isinstance(value, str) and value.strip().lower() in ROLLOUT_POLICIES:
-        return value.strip().lower()
-    try:
-        return "portfolio" if as_bool(value, "rollouts") else "none"
-    except ValueError:
-        raise ValueError(f"rollouts: expected true (= portfolio), false (= none) or one of "
-                         f"{', '.join(ROLLOUT_POLICIES)}; got {value!r}") from None
+    if isinstance(value, str) and value in ROLLOUT_POLICIES:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "portfolio" if value else "none"
+    raise ValueError(f"rollouts: expected true (= portfolio), false (= none) or one of "
+                     f"{', '.join(ROLLOUT_POLICIES)}; got {value!r}")
 
 
 class PMCTSAgent(SearchAgent):
@@ -182,7 +163,9 @@ class PMCTSAgent(SearchAgent):
 
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
                  horizon: int | None = None, rollouts: bool | str = True, bias: bool = False,
-                 pruning: bool = False, weights: Any = None, opponent_weights: Any = None,
+                 pruning: bool = False,
+                 weights: Mapping[str, float] | Sequence[float] | None = None,
+                 opponent_weights: Mapping[str, float] | Sequence[float] | None = None,
                  genome: str | Sequence[str] | None = None, reference_portfolio: bool = False,
                  alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
                  base: float = 1.3, charge_selection: bool = False, final: str = "visits",
@@ -218,10 +201,10 @@ class PMCTSAgent(SearchAgent):
         self.c = float(c)
         self.horizon = horizon
         self.rollouts = _rollout_policy(rollouts)
-        self.bias = as_bool(bias, "bias")
-        self.pruning = as_bool(pruning, "pruning")
-        self.reference_portfolio = as_bool(reference_portfolio, "reference_portfolio")
-        self.charge_selection = as_bool(charge_selection, "charge_selection")
+        self.bias = flag(bias, "bias")
+        self.pruning = flag(pruning, "pruning")
+        self.reference_portfolio = flag(reference_portfolio, "reference_portfolio")
+        self.charge_selection = flag(charge_selection, "charge_selection")
         self.final = final
         Schedule(alpha_k, alpha_t, a_mult, base)  # validates the values as given
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))

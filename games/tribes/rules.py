@@ -17,6 +17,7 @@ from games.tribes.actions import (
 )
 from games.tribes.combat import attack_outcome
 from games.tribes.javarandom import java_shuffle
+from games.tribes.pieces import City
 
 
 class Forced:
@@ -151,7 +152,6 @@ def capture(s, a) -> None:
 
 
 def _capture_village(s, u, pos: int) -> None:
-    from games.tribes.state import City
     me = u.tribe
     c = City.__new__(City)
     c.id = s.new_id()

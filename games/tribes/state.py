@@ -15,6 +15,7 @@ from games.tribes import constants as K
 from games.tribes.actions import ACTION_NAMES, END_TURN, list_actions
 from games.tribes.actions import describe as describe_action
 from games.tribes.javarandom import JavaRandom, java_shuffle
+from games.tribes.pieces import City, Tribe, Unit
 from games.tribes.rules import APPLY
 
 
@@ -28,57 +29,6 @@ class TribesOptions:
 
     def rounds(self) -> int:
         return self.max_rounds if self.max_rounds is not None else K.DEFAULT_ROUNDS[self.mode]
-
-
-class Unit:
-    __slots__ = ("id", "tribe", "type", "pos", "hp", "max_hp", "kills", "veteran", "status",
-                 "home", "base", "tok")
-
-    def clone(self, tok: object) -> "Unit":
-        u = Unit.__new__(Unit)
-        u.id, u.tribe, u.type, u.pos, u.hp, u.max_hp = self.id, self.tribe, self.type, self.pos, self.hp, self.max_hp
-        u.kills, u.veteran, u.status, u.home, u.base = self.kills, self.veteran, self.status, self.home, self.base
-        u.tok = tok
-        return u
-
-
-class City:
-    __slots__ = ("id", "tribe", "pos", "level", "pop", "pop_need", "prod_bonus", "capital", "walls",
-                 "bound", "worth", "units", "temples", "tok")
-
-    def clone(self, tok: object) -> "City":
-        c = City.__new__(City)
-        c.id, c.tribe, c.pos, c.level, c.pop, c.pop_need = self.id, self.tribe, self.pos, self.level, self.pop, self.pop_need
-        c.prod_bonus, c.capital, c.walls, c.bound, c.worth = self.prod_bonus, self.capital, self.walls, self.bound, self.worth
-        c.units = self.units[:]
-        c.temples = {t: v[:] for t, v in self.temples.items()} if self.temples else {}
-        c.tok = tok
-        return c
-
-    def production(self) -> int:
-        if self.pop >= 0:
-            return self.level + self.prod_bonus + (1 if self.capital else 0)
-        return self.pop
-
-
-class Tribe:
-    __slots__ = ("id", "key", "stars", "score", "techs", "kills", "cities", "extra_units",
-                 "capital", "monuments", "pacifist", "connected", "result", "tok")
-
-    def clone(self, tok: object) -> "Tribe":
-        t = Tribe.__new__(Tribe)
-        t.id, t.key, t.stars, t.score, t.techs, t.kills = self.id, self.key, self.stars, self.score, self.techs, self.kills
-        t.cities, t.extra_units = self.cities[:], self.extra_units[:]
-        t.capital, t.monuments, t.pacifist = self.capital, self.monuments[:], self.pacifist
-        t.connected, t.result = self.connected[:], self.result
-        t.tok = tok
-        return t
-
-    def has(self, tech: int) -> bool:
-        return (self.techs >> tech) & 1 == 1
-
-    def n_techs(self) -> int:
-        return self.techs.bit_count()
 
 
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS

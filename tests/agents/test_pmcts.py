@@ -18,7 +18,8 @@ from agents.portfolio import ACTION, ACTOR, SCRIPT, VALUE, WEIGHT, produce_assig
 from agents.portfolio import pmcts as P
 from agents.portfolio.pmcts import PMCTSAgent, _PNode, sample_assignment, script_counts
 from agents.portfolio.pruning import Pruner, Schedule
-from agents.registry import make_agent, parse_agent_spec
+from agents.registry import make_agent
+from agents.specs import parse_agent_spec
 from agents.runner import play_game
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS

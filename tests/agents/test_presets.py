@@ -11,7 +11,8 @@ import pytest
 
 from agents.presets import (Preset, PresetError, PresetFile, build_agent, dump_presets,
                             full_params, load_presets, presets_from_dict, slug)
-from agents.registry import make_agent, parse_agent_spec, split_spec
+from agents.registry import make_agent
+from agents.specs import parse_agent_spec, split_spec
 from agents.runner import AgentSpec, GameSpec, run_game
 from agents.tournament import parse_agent
 from playstyles.cli import main

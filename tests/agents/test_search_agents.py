@@ -191,11 +191,22 @@ def test_registered_and_rebuilt_from_params(name):
 
 
 def test_flags_accept_text_from_agent_specs():
-    from agents.registry import parse_agent_spec
+    from agents.specs import parse_agent_spec
     a = parse_agent_spec("mcts:rollouts=false,prioritize_root=true,budget=10", seed=1)
     assert a.rollouts is False and a.prioritize_root is True and a.budget == 10
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="rollouts: expected true or false"):
         parse_agent_spec("mcts:rollouts=maybe")
+
+
+def test_agents_take_typed_values_and_text_is_parsed_at_the_edge():
+    from agents.specs import split_spec
+    with pytest.raises(ValueError, match="rollouts: expected true or false, got 'false'"):
+        make_agent("mcts", rollouts="false")  # text reaches no agent unparsed
+    name, params = split_spec("pmcts_pu:weights=SpawnRange:1;ResearchNaval:0,bias=no", "tribes")
+    assert params == {"weights": {"SpawnRange": 1.0, "ResearchNaval": 0.0}, "bias": False}
+    assert split_spec("pmcts:rollouts=random")[1] == {"rollouts": "random"}
+    with pytest.raises(ValueError, match="weights: expected a dict"):
+        make_agent("pmcts_pu", game="tribes", weights="SpawnRange:1")
 
 
 def test_game_neutral_modules_do_not_import_tribes():
