@@ -18,8 +18,8 @@ import numpy as np
 from games.api import Action, GameState, is_pass
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, SearchAgent, flag, random_action,
-                           resolve_budget, search_copy)
+from agents.search import (DEFAULT_BUDGET, SearchAgent, arguments, at_least, flag,
+                           random_action, resolve_budget, search_copy)
 
 
 class FlatMCAgent(SearchAgent):
@@ -37,11 +37,16 @@ class FlatMCAgent(SearchAgent):
             game: the game; None binds to the game of the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
-        if rollout_length is not None and rollout_length < 1:
-            raise ValueError(f"rollout_length: must be >= 1, got {rollout_length}")
+        self.check_params(arguments(locals()), game)
         super().__init__(seed, budget, game, evaluator)
         self.rollout_length = rollout_length
-        self.prioritize_root = flag(prioritize_root, "prioritize_root")
+        self.prioritize_root = prioritize_root
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None) -> None:
+        super().check_params(p, game)
+        at_least(p, "rollout_length", 1, optional=True)
+        flag(p["prioritize_root"], "prioritize_root")
 
     def root_actions(self, state: GameState) -> list[Action]:
         """The candidate root actions: one random group under root prioritisation, End Turn

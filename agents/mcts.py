@@ -37,8 +37,8 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, flag, random_action,
-                           resolve_budget, search_copy)
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
+                           random_action, resolve_budget, search_copy)
 from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
 
 WIN, LOSS = 1, -1
@@ -79,18 +79,23 @@ class MCTSAgent(SearchAgent):
             game: the game; None binds to the game of the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
-        if horizon is not None and horizon < 1:
-            raise ValueError(f"horizon: must be >= 1, got {horizon}")
-        if c < 0:
-            raise ValueError(f"c: must be >= 0, got {c}")
+        self.check_params(arguments(locals()), game)
         super().__init__(seed, budget, game, evaluator)
         self.c = float(c)
         self.horizon = horizon
-        self.rollouts = flag(rollouts, "rollouts")
-        self.prioritize_root = flag(prioritize_root, "prioritize_root")
-        self.charge_selection = flag(charge_selection, "charge_selection")
-        self.solver = flag(solver, "solver")
+        self.rollouts = rollouts
+        self.prioritize_root = prioritize_root
+        self.charge_selection = charge_selection
+        self.solver = solver
         self.last_iterations = 0
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None) -> None:
+        super().check_params(p, game)
+        at_least(p, "horizon", 1, optional=True)
+        at_least(p, "c", 0)
+        for name in ("rollouts", "prioritize_root", "charge_selection", "solver"):
+            flag(p[name], name)
 
     # ------------------------------------------------------------------ decision
     def act(self, state: GameState, budget: int | None = None) -> Action:

@@ -16,7 +16,7 @@ import numpy as np
 from games.api import Action, GameState, is_pass
 
 from agents.evaluation import Evaluator
-from agents.search import DEFAULT_BUDGET, SearchAgent, resolve_budget, search_copy
+from agents.search import DEFAULT_BUDGET, SearchAgent, arguments, resolve_budget, search_copy
 
 
 class OSLAAgent(SearchAgent):
@@ -30,6 +30,7 @@ class OSLAAgent(SearchAgent):
             game: the game; None binds to the game of the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
+        self.check_params(arguments(locals()), game)
         super().__init__(seed, budget, game, evaluator)
 
     def act(self, state: GameState, budget: int | None = None) -> Action:

@@ -83,11 +83,21 @@ def check_agent(name: str, params: dict[str, Any], game: str | None = None) -> N
 
 
 def validate_agent(name: str, params: dict[str, Any], game: str | None = None) -> None:
-    """`check_agent`, and a bad value too: the agent is built once and dropped (building an
-    agent is cheap), so configs fail before any game runs."""
+    """`check_agent`, and every value too, without building the agent: an agent class that
+    declares `check_params(params, game)` (every search agent) is given its parameters with
+    the defaults filled in, so a config fails before any game runs, naming the value."""
     check_agent(name, params, game)
+    factory = factory_of(name, game)
+    target = getattr(factory, "func", factory)  # a functools.partial's class
+    check = getattr(target, "check_params", None)
+    if check is None:
+        return
+    full = {k: p.default for k, p in inspect.signature(target).parameters.items()
+            if p.default is not inspect.Parameter.empty}
+    full.update(getattr(factory, "keywords", None) or {})
+    full.update(params)
     try:
-        make_agent(name, **{"game": game, **params})
+        check(full, game)
     except TypeError as e:
         raise ValueError(f"agent {name}: {e}") from None
 

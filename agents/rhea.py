@@ -22,8 +22,8 @@ from typing import Any
 from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, flag, random_action,
-                           resolve_budget, search_copy)
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
+                           random_action, resolve_budget, search_copy)
 
 Genome = list  # of actions or None (to be filled by a random legal action)
 
@@ -49,25 +49,30 @@ class RHEAAgent(SearchAgent):
             game: the game; None binds to the game of the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
-        if population < 1:
-            raise ValueError(f"population: must be >= 1, got {population}")
-        if length < 1:
-            raise ValueError(f"length: must be >= 1, got {length}")
-        if not 0.0 <= mutation_rate <= 1.0:
-            raise ValueError(f"mutation_rate: must be in [0, 1], got {mutation_rate}")
-        if tournament_size < 1:
-            raise ValueError(f"tournament_size: must be >= 1, got {tournament_size}")
+        self.check_params(arguments(locals()), game)
         super().__init__(seed, budget, game, evaluator)
         self.population = population
         self.length = length
         self.mutation_rate = float(mutation_rate)
         self.tournament_size = tournament_size
         self.mutate_best = mutate_best
-        self.elitism = flag(elitism, "elitism")
-        self.shift_buffer = flag(shift_buffer, "shift_buffer")
+        self.elitism = elitism
+        self.shift_buffer = shift_buffer
         self.last_evaluations = 0
         self._buffer: Genome | None = None
         self._buffer_key: Any = None
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None) -> None:
+        super().check_params(p, game)
+        for name in ("population", "length", "tournament_size"):
+            at_least(p, name, 1)
+        at_least(p, "mutate_best", 0)
+        at_least(p, "mutation_rate", 0)
+        if p["mutation_rate"] > 1:
+            raise ValueError(f"mutation_rate: must be in [0, 1], got {p['mutation_rate']}")
+        for name in ("elitism", "shift_buffer"):
+            flag(p[name], name)
 
     # ------------------------------------------------------------------ decision
     def act(self, state: GameState, budget: int | None = None) -> Action:

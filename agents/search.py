@@ -68,6 +68,22 @@ class Budget:
         state.apply(action)
 
 
+def arguments(frame_locals: dict[str, Any]) -> dict[str, Any]:
+    """A constructor's arguments from its `locals()` (taken first thing in `__init__`)."""
+    return {k: v for k, v in frame_locals.items() if k not in ("self", "__class__")}
+
+
+def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False) -> None:
+    """`p[name]` must be a number >= lo (or None when `optional`)."""
+    v = p[name]
+    if optional and v is None:
+        return
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{name}: must be a number >= {lo:g}, got {v!r}")
+    if not v >= lo:
+        raise ValueError(f"{name}: must be >= {lo:g}, got {v!r}")
+
+
 def check_budget(budget: Any) -> int:
     """A budget as given by a config or command line: a whole number of calls, at least 0."""
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
@@ -165,6 +181,21 @@ class SearchAgent:
     With `game=None` the agent binds to the game of the first state it decides in; `bind`
     then resolves the game's hooks, its default evaluator (when `evaluator` is None) and
     its default search horizon (when the agent's horizon is None)."""
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None) -> None:
+        """Raise one ValueError naming the first bad value among the agent's parameters `p`
+        (every parameter, defaults filled in), without building anything: configs are checked
+        with it before any game runs, and the constructor calls it too. Subclasses add theirs
+        to the base checks (budget, game, evaluator name)."""
+        check_budget(p["budget"])
+        ev = p.get("evaluator")
+        g = p.get("game") or game
+        if isinstance(ev, str) and g is not None:
+            from agents.evaluation import evaluator_names
+            if ev not in evaluator_names(g):
+                raise ValueError(f"evaluator: unknown evaluator {ev!r} for game {g!r}; known: "
+                                 f"{', '.join(evaluator_names(g))}")
 
     def __init__(self, seed: int, budget: int, game: str | None, evaluator: Any) -> None:
         self.seed = seed

@@ -37,11 +37,11 @@ from games.api import Action, GameState
 
 from agents.evaluation import Evaluator
 from agents.portfolio.portfolio import (ACTION, DEFAULT_WEIGHT, VALUE, WEIGHT, Portfolio,
-                                        portfolio, produce_assignments)
+                                        check_portfolio_args, portfolio, produce_assignments)
 from agents.portfolio.pruning import Pruner, Schedule
 from agents.portfolio.script import make_context
-from agents.search import (Budget, DEFAULT_BUDGET, SearchAgent, flag, random_action,
-                           resolve_budget, search_copy)
+from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
+                           random_action, resolve_budget, search_copy)
 from agents.tree import TIE, TreeNode, backup, most_visited, run_iterations, select_uct
 
 ROLLOUT_POLICIES = ("portfolio", "random", "none")
@@ -192,21 +192,15 @@ class PMCTSAgent(SearchAgent):
                 the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
-        if horizon is not None and horizon < 1:
-            raise ValueError(f"horizon: must be >= 1, got {horizon}")
-        if c < 0:
-            raise ValueError(f"c: must be >= 0, got {c}")
-        if final not in FINAL_CHOICES:
-            raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, got {final!r}")
+        self.check_params(arguments(locals()), game)
         self.c = float(c)
         self.horizon = horizon
         self.rollouts = _rollout_policy(rollouts)
-        self.bias = flag(bias, "bias")
-        self.pruning = flag(pruning, "pruning")
-        self.reference_portfolio = flag(reference_portfolio, "reference_portfolio")
-        self.charge_selection = flag(charge_selection, "charge_selection")
+        self.bias = bias
+        self.pruning = pruning
+        self.reference_portfolio = reference_portfolio
+        self.charge_selection = charge_selection
         self.final = final
-        Schedule(alpha_k, alpha_t, a_mult, base)  # validates the values as given
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
         self.genome = list(genome) if isinstance(genome, (list, tuple)) else genome
         self._weights = _weights_arg(weights, "weights")
@@ -219,6 +213,26 @@ class PMCTSAgent(SearchAgent):
         self.last_assignments = 0
         self.last_root: _PNode | None = None
         super().__init__(seed, budget, game, evaluator)
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None) -> None:
+        """Also the portfolio's side against the script registry (script names, weights,
+        the genome layout), without building a portfolio."""
+        super().check_params(p, game)
+        at_least(p, "horizon", 1, optional=True)
+        at_least(p, "c", 0)
+        if p["final"] not in FINAL_CHOICES:
+            raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, "
+                             f"got {p['final']!r}")
+        _rollout_policy(p["rollouts"])
+        for name in ("bias", "pruning", "reference_portfolio", "charge_selection"):
+            flag(p[name], name)
+        Schedule(p["alpha_k"], p["alpha_t"], p["a_mult"], p["base"])
+        weights = _weights_arg(p["weights"], "weights")
+        opponent = _weights_arg(p["opponent_weights"], "opponent_weights")
+        g = p.get("game") or game
+        if g is not None:
+            check_portfolio_args(g, p["genome"], weights, opponent, p["reference_portfolio"])
 
     def bind(self, game: str) -> None:
         """The game's portfolio with this agent's weights (an unknown script, a bad weight

@@ -93,31 +93,11 @@ class Portfolio:
             tab[atype] = tuple(names)
         names_in_table = [n for ns in tab.values() for n in ns]
         w = {n: DEFAULT_WEIGHT for n in names_in_table}
-        for n, v in (weights or {}).items():
-            if n not in known:
-                problems.append(f"weight for unknown script {n!r}")
-            elif n not in w:
-                problems.append(f"weight for script {n!r}, which is not in the portfolio table")
-            elif not _is_weight(v):
-                problems.append(f"weight of {n!r} must be a number in [0, 1], got {v!r}")
-            else:
-                w[n] = float(v)
-        try:
-            lay = layout_names(game, genome, names_in_table)
-        except ValueError as e:
-            problems.append(str(e))
-            lay = ()
-        for n in lay:
-            if n not in w:
-                problems.append(f"genome names script {n!r}, which is not in the portfolio table"
-                                if n in known else f"genome names unknown script {n!r}")
-        if len(set(lay)) != len(lay):
-            problems.append(f"genome names a script twice: {list(lay)}")
-        if problems:
-            msg = f"portfolio ({game}): " + "; ".join(problems)
-            if any("unknown script" in p for p in problems):
-                msg += f". Known scripts: {', '.join(known)}"
-            raise ValueError(msg)
+        problems += _weight_problems(known, w, weights or {})
+        w.update({n: float(v) for n, v in (weights or {}).items()
+                  if n in w and _is_weight(v)})
+        lay = _layout(game, genome, names_in_table, known, problems)
+        _raise(game, problems, known)
         self.table: Mapping[str, tuple[str, ...]] = MappingProxyType(tab)
         self.weights: Mapping[str, float] = MappingProxyType(w)
         self.genome: tuple[str, ...] = lay
@@ -190,6 +170,71 @@ class Portfolio:
                 by_kind[kind] = tuple((n, known[n].fn, self.weights[n]) for n in names)
             self._compiled = (rank, by_kind, {})
         return self._compiled
+
+
+def _weight_problems(known: Mapping[str, Any], table: Mapping[str, float],
+                     weights: Mapping[str, Any]) -> list[str]:
+    """What is wrong with script weights given by name, for a portfolio table."""
+    problems = []
+    for n, v in weights.items():
+        if n not in known:
+            problems.append(f"weight for unknown script {n!r}")
+        elif n not in table:
+            problems.append(f"weight for script {n!r}, which is not in the portfolio table")
+        elif not _is_weight(v):
+            problems.append(f"weight of {n!r} must be a number in [0, 1], got {v!r}")
+    return problems
+
+
+def _layout(game: str, genome: Any, names_in_table: Sequence[str], known: Mapping[str, Any],
+            problems: list[str]) -> tuple[str, ...]:
+    """The genome layout's script names; what is wrong with it goes into `problems`."""
+    try:
+        lay = layout_names(game, genome, names_in_table)
+    except ValueError as e:
+        problems.append(str(e))
+        return ()
+    for n in lay:
+        if n not in names_in_table:
+            problems.append(f"genome names script {n!r}, which is not in the portfolio table"
+                            if n in known else f"genome names unknown script {n!r}")
+    if len(set(lay)) != len(lay):
+        problems.append(f"genome names a script twice: {list(lay)}")
+    return lay
+
+
+def _raise(game: str, problems: list[str], known: Mapping[str, Any]) -> None:
+    if problems:
+        msg = f"portfolio ({game}): " + "; ".join(problems)
+        if any("unknown script" in p for p in problems):
+            msg += f". Known scripts: {', '.join(known)}"
+        raise ValueError(msg)
+
+
+def check_portfolio_args(game: str, genome: Any, weights: Any, opponent_weights: Any = None,
+                         reference: bool = False) -> None:
+    """Check an agent's portfolio arguments against the script registry, without building a
+    portfolio: the game has scripts, the genome layout resolves, weights (by name, or genome
+    values in layout order) name known scripts of the default table and lie in [0, 1]."""
+    known = scripts_of(game)
+    exclude = game_info(game).layouts.get("reference-excluded", ()) if reference else ()
+    names_in_table = [n for n in known if n not in set(exclude)]
+    problems: list[str] = []
+    if genome is None:
+        genome = "paper" if "paper" in game_info(game).layouts else "none"
+    lay = _layout(game, genome, names_in_table, known, problems)
+    table = dict.fromkeys(names_in_table, DEFAULT_WEIGHT)
+    for w in (weights, opponent_weights):
+        if isinstance(w, Mapping):
+            problems += _weight_problems(known, table, w)
+        elif w is not None:
+            values = list(w)
+            if len(values) != len(lay):
+                problems.append(f"genome: expected {len(lay)} values ({', '.join(lay)}), "
+                                f"got {len(values)}")
+            problems += [f"weight of {n!r} must be a number in [0, 1], got {v!r}"
+                         for n, v in zip(lay, values) if not _is_weight(v)]
+    _raise(game, problems, known)
 
 
 def _is_weight(v: Any) -> bool:

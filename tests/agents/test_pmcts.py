@@ -387,6 +387,7 @@ def test_game_neutral_modules_do_not_import_tribes():
 
 
 # ------------------------------------------------------------------------------ strength
+@pytest.mark.slow
 def test_pmcts_pu_beats_random_at_a_small_budget():
     """P-MCTS PU with 100 FM calls per decision against the random agent, both seats, 10
     rounds on six paper levels: won at least 8 of 12 (measured: 11 of 12 on these seeds, 21 of

@@ -4,6 +4,8 @@ hand-built positions (default board of tests.tribes.builders: 8x8 plain, Xin-Xi 
 
 from __future__ import annotations
 
+import pytest
+
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
@@ -61,6 +63,7 @@ def test_registry_builds_it():
 
 
 # ------------------------------------------------------------------ strength
+@pytest.mark.slow
 def test_beats_random_in_short_games():
     """Measured with exactly this setup on all 25 paper levels: 24/25 wins at 15 rounds,
     25/25 at 20 and at 30 (10/10 on these first 10 levels); with other game / random seeds

@@ -7,7 +7,10 @@ Games are short (a few rounds) and budgets small, so the whole file runs in well
 from __future__ import annotations
 
 import subprocess
+import functools
 import sys
+
+import re
 
 import pytest
 
@@ -405,6 +408,7 @@ def test_rhea_shifts_its_buffer_within_a_turn_only():
 
 
 # ------------------------------------------------------------------------------ strength
+@pytest.mark.slow
 def test_mcts_beats_random_almost_always_at_a_small_budget():
     """MCTS with 500 FM calls per decision against the random agent, both seats, 10 rounds on
     six paper levels: won at least 11 of 12. Measured: 12 of these 12, 22 of 24 on twelve levels
@@ -421,6 +425,7 @@ def test_mcts_beats_random_almost_always_at_a_small_budget():
     assert wins >= 11, f"MCTS won only {wins} of 12 games against random"
 
 
+@pytest.mark.slow
 def test_mcts_at_budget_2000_beats_mcts_at_budget_100():
     """More search must pay: the default MCTS (random rollouts to the horizon) at 2000 FM calls
     against 100, both seats, 10 rounds on six paper levels, must win at least 9 of 12.
@@ -447,3 +452,36 @@ def test_a_bad_budget_is_refused_when_the_agent_is_built(name, budget):
 
 def test_a_whole_float_budget_is_accepted_as_an_int():
     assert make_agent("mcts", budget=300.0).budget == 300
+
+
+def test_configs_are_checked_against_the_registries_without_building_agents(monkeypatch):
+    """validate_agent names a bad value (a range, a flag, a script name, a weight, the
+    genome's length, an evaluator) from the agent's `check_params` and the script registry;
+    no agent and no portfolio is built."""
+    from agents.portfolio import pmcts
+    from agents.registry import validate_agent
+    portfolio = sys.modules["agents.portfolio.portfolio"]
+
+    def refusing(init):
+        @functools.wraps(init)  # the signature stays the agent's
+        def refuse(*a, **k):
+            raise AssertionError("built")
+        return refuse
+    monkeypatch.setattr(pmcts.PMCTSAgent, "__init__", refusing(pmcts.PMCTSAgent.__init__))
+    monkeypatch.setattr(portfolio.Portfolio, "__init__", refusing(portfolio.Portfolio.__init__))
+    validate_agent("pmcts_pu", {"budget": 10, "weights": {"SpawnRange": 1.0}}, "tribes")
+    for params, message in (
+            ({"c": -1}, "c: must be >= 0"),
+            ({"bias": "yes"}, "bias: expected true or false"),
+            ({"weights": {"NoSuchScript": 1.0}}, "weight for unknown script 'NoSuchScript'"),
+            ({"weights": {"SpawnRange": 2}}, "weight of 'SpawnRange' must be a number in [0, 1]"),
+            ({"weights": [0.5, 0.5]}, "genome: expected 11 values"),
+            ({"genome": "nope"}, "unknown layout 'nope'"),
+            ({"evaluator": "nope"}, "unknown evaluator 'nope' for game 'tribes'"),
+            ({"alpha_k": 0}, "alpha_k: must be > 0")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            validate_agent("pmcts_pu", params, "tribes")
+    with pytest.raises(ValueError, match="horizon: must be >= 1"):
+        validate_agent("mcts", {"horizon": 0}, "nim")
+    with pytest.raises(ValueError, match="registers no portfolio scripts"):
+        validate_agent("pmcts_pu", {}, "openspiel:tic_tac_toe")

@@ -102,6 +102,7 @@ def test_config_errors_name_the_key(data, message):
     assert str(e.value).startswith("t.yaml")
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_workers(tmp_path):
     """Serial play and two Ray workers give the same games (ordered by plan, not by arrival)."""
     pytest.importorskip("ray")
