@@ -4,9 +4,10 @@ Each iteration picks a root action uniformly at random (never the pass action of
 multi-action turn, Tribes' End Turn, while something else is legal), plays it on a search copy
 followed by random actions (again avoiding the pass, so the playout mostly stays in the own
 turn, as in the reference) up to `rollout_length` actions in all (default: the game's
-`search_horizon`, or to the end of the game), and evaluates the end state against the root. The answer is the root action with the
-highest plain mean. Unlike the reference it gives the opponents no random extra techs (a
-leftover of partial observability) and uses the plain mean, not the highest mean ever seen.
+`search_horizon`, or to the end of the game), and evaluates the end state against the root.
+The answer is the root action with the highest plain mean. Unlike the reference it gives the
+opponents no random extra techs (a leftover of partial observability) and uses the plain mean,
+not the highest mean ever seen.
 """
 
 from __future__ import annotations
@@ -15,11 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from games.api import Action, GameState, is_pass
-
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, SearchAgent, arguments, at_least, flag,
-                           random_action, resolve_budget, search_copy)
+from agents.search import (
+    DEFAULT_BUDGET,
+    SearchAgent,
+    arguments,
+    at_least,
+    flag,
+    random_action,
+    resolve_budget,
+    search_copy,
+)
+from games.api import Action, GameState, is_pass
 
 
 class FlatMCAgent(SearchAgent):

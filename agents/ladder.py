@@ -17,8 +17,6 @@ ladder_matrix.csv, ladder_pairs.csv, ladder.json (the verdict), ladder.md and la
 
 from __future__ import annotations
 
-from agents.files import atomic_write
-
 import json
 import math
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from agents.files import atomic_write
 from agents.runner import AgentSpec, GameSpec
 
 Z95 = 1.959963984540054
@@ -169,10 +168,10 @@ def pair_table(games: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
         wins_a = int(np.sum(winner == seat))
         wins_b = int(np.sum(winner == 1 - seat))
         draws = n - wins_a - wins_b
-        for x, y, w, l in ((a, b, wins_a, wins_b), (b, a, wins_b, wins_a)):
+        for x, y, w, lost in ((a, b, wins_a, wins_b), (b, a, wins_b, wins_a)):
             s = w + 0.5 * draws
             low, high = wilson_interval(s, n)
-            rows.append({"agent": x, "opponent": y, "games": n, "wins": w, "losses": l,
+            rows.append({"agent": x, "opponent": y, "games": n, "wins": w, "losses": lost,
                          "draws": draws, "win_rate": s / n, "ci_low": low, "ci_high": high})
     order = {lab: k for k, lab in enumerate(labels)}
     out = pd.DataFrame(rows)

@@ -34,12 +34,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from games.api import Action, GameState
-
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
-                           random_action, resolve_budget, search_copy)
+from agents.search import (
+    DEFAULT_BUDGET,
+    Budget,
+    SearchAgent,
+    arguments,
+    at_least,
+    flag,
+    random_action,
+    resolve_budget,
+    search_copy,
+)
 from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
+from games.api import Action, GameState
 
 WIN, LOSS = 1, -1
 """Proven values (MCTS-Solver), from the searcher's point of view."""

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from games.api import Action, GameState, is_pass
-
 from agents.evaluation import Evaluator
 from agents.search import DEFAULT_BUDGET, SearchAgent, arguments, resolve_budget, search_copy
+from games.api import Action, GameState, is_pass
 
 
 class OSLAAgent(SearchAgent):

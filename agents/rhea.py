@@ -18,12 +18,19 @@ from __future__ import annotations
 
 from typing import Any
 
-
-from games.api import Action, GameState
-
 from agents.evaluation import Evaluator
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
-                           random_action, resolve_budget, search_copy)
+from agents.search import (
+    DEFAULT_BUDGET,
+    Budget,
+    SearchAgent,
+    arguments,
+    at_least,
+    flag,
+    random_action,
+    resolve_budget,
+    search_copy,
+)
+from games.api import Action, GameState
 
 Genome = list  # of actions or None (to be filled by a random legal action)
 

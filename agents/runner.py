@@ -96,8 +96,9 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
 
     A decision with a single legal action (e.g. a turn where only the pass is left) is taken
     without asking the agent, as in the reference game loop. `on_turn_end` sees the state
-    after every action that ends a turn (`games.api.ends_turn`) and at the end. `timing`, if given, receives per player
-    [decisions, seconds spent deciding]; `on_action` sees every action before it is applied.
+    after every action that ends a turn (`games.api.ends_turn`) and at the end. `timing`, if
+    given, receives per player [decisions, seconds spent deciding]; `on_action` sees every
+    action before it is applied.
     """
     n = 0
     clock = time.perf_counter

@@ -312,7 +312,8 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     if known_options is not None:
         for k in options:
             if k not in known_options:
-                raise ValueError(f"{source}: options: unknown game option {k!r} (known: {list(known_options)})")
+                raise ValueError(f"{source}: options: unknown game option {k!r} "
+                                 f"(known: {list(known_options)})")
     levels = data.get("levels")
     try:
         level_seeds(game, levels)

@@ -13,9 +13,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from games.api import GameState
-
 from agents.search import Budget, BudgetExhausted
+from games.api import GameState
 
 TIE = 1e-12
 """Scores closer than this are ties (broken uniformly with the agent's generator)."""

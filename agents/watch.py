@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from agents.runner import play_game
 from agents.specs import parse_agent_spec
 from games.api import ends_turn
-from agents.runner import play_game
 from games.recording import load_record, make_record, replay, save_record
 from games.registry import get_game
 

@@ -1,8 +1,8 @@
 """Forward-model speed of the Tribes engine, printed as JSON.
 
 Snapshots: random-agent games (or `--player rule_based`, closer to the reference's snapshots)
-on the 25 `paper` levels, keeping every third decision state that offers more than one action. Then, per repetition (the first is a warm-up, the figures
-are medians over the others):
+on the 25 `paper` levels, keeping every third decision state that offers more than one
+action. Then, per repetition (the first is a warm-up, the figures are medians over the others):
 * copies/s: `copy()` of every snapshot, repeated;
 * apply+list/s: random rollouts of up to 20 actions from a copy of every snapshot, timing
   `apply(action)` together with listing the next state's legal actions (the copy and the

@@ -28,9 +28,9 @@ from collections import Counter
 import numpy as np
 
 from agents.portfolio import portfolio, produce_assignments
-from games.tribes import scripts as tribes_scripts
 from agents.registry import make_agent
 from games.registry import get_game
+from games.tribes import scripts as tribes_scripts
 from games.tribes.actions import ACTION_NAMES
 from games.tribes.level_sets import PAPER_SEEDS
 

@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-
 DEFAULT_GAME = "tribes"
 """The game a command plays when it names none (the only place that names a game)."""
 
@@ -63,8 +62,13 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     from agents.parallel import shutdown
-    from agents.tournament import (config_from_dict, load_config, run_tournament,
-                                   table_columns, to_markdown)
+    from agents.tournament import (
+        config_from_dict,
+        load_config,
+        run_tournament,
+        table_columns,
+        to_markdown,
+    )
 
     if args.config:
         config = load_config(args.config)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from plots.rundir import RunFiles
+from qd.rundir import METRICS, RunFiles
 
 
 @dataclass
@@ -25,13 +25,17 @@ class Progress:
 
 
 def progress_data(run: RunFiles) -> Progress:
-    """The curves' data from metrics.csv, starting at (0 evaluations, empty archive)."""
+    """The curves' data from metrics.csv, starting at (0 evaluations, empty archive).
+
+    Args:
+        run: the run directory.
+    """
     m = run.metrics
     if m is None or m.empty:
-        raise ValueError(f"{run.dir}: no metrics.csv yet (no batch finished)")
+        raise ValueError(f"{run.dir}: no {METRICS} yet (no batch finished)")
     for col in ("evaluations", "cells", "qd_score", "best_win_rate"):
         if col not in m:
-            raise ValueError(f"{run.dir / 'metrics.csv'}: no column {col!r}")
+            raise ValueError(f"{run.path(METRICS)}: no column {col!r}")
     m = m.sort_values("evaluations", kind="stable")
     zero = np.zeros(1)
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plots.rundir import Axis, RunFiles
+from qd.rundir import Axis, RunFiles, evolved_column, validated_column
 
-PERCENT_FIELDS = ("win_rate", "coverage", "win_rate_validated", "win_rate_evolved")
+PERCENT_FIELDS = ("win_rate", "coverage", validated_column("win_rate"), evolved_column("win_rate"))
 
 FIELD_TITLES = {
     "win_rate": "win rate of the cell's elite",
@@ -30,7 +30,7 @@ FIELD_TITLES = {
     "evaluation": "evaluation at which the elite was found",
     "batch": "batch in which the elite was found",
     "games": "games played by the elite",
-    "win_rate_validated": "win rate on held-out levels",
+    validated_column("win_rate"): "win rate on held-out levels",
 }
 
 
@@ -85,8 +85,12 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
                  frame: pd.DataFrame | None = None) -> Heatmap:
     """The grid of `fieldname` over the inhabited cells of the run's archive.
 
-    `frame` defaults to elites.csv; any frame with `grid_index`, `cell` and the field works
-    (the report uses it for validated values)."""
+    Args:
+        run: the run directory.
+        fieldname: the numeric column to show.
+        frame: the elites (default elites.csv); any frame with `grid_index`, `cell` and the
+            field works (the report uses it for validated values).
+    """
     frame = run.elites if frame is None else frame
     axes = run.axes
     if frame.empty:

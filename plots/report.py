@@ -10,8 +10,9 @@
     report.html                 all of the above in one self-contained page (images inlined)
 
 It reads files only (config.yaml, elites.csv, metrics.csv, validation.csv and
-validation_summary.json), so any run directory can be re-reported, also one copied from a
-cluster to a laptop without the code's Python objects.
+validation_summary.json, through `qd.rundir`, the run directory's schema), so any run directory
+can be re-reported, also one copied from a cluster to a laptop without the code's Python
+objects.
 """
 
 from __future__ import annotations
@@ -29,13 +30,37 @@ import pandas as pd
 
 from plots.curves import draw_progress, progress_data
 from plots.heatmap import Heatmap, draw_heatmap, format_value, heatmap_data
-from plots.rundir import RunFiles
+from qd.rundir import (
+    ELITES_TABLE,
+    PROGRESS_CHART,
+    REPORT,
+    VALIDATION_CHART,
+    WIN_RATE_CI,
+    RunFiles,
+    evolved_column,
+    heatmap_file,
+    mean_column,
+    std_column,
+    validated_column,
+    validated_columns,
+)
 
-VALIDATED_FIELDS = ("win_rate_validated", "games_validated", "mean_score_validated")
+VALIDATED_FIELDS = tuple(validated_column(c) for c in ("win_rate", "games", "mean_score"))
+WIN_RATE_VALIDATED = VALIDATED_FIELDS[0]
 
 
 @dataclass
 class Report:
+    """What `write_report` wrote.
+
+    Args:
+        run_dir: the run directory.
+        html: report.html.
+        files: every file written.
+        heatmaps: the data of each heatmap drawn, by field.
+        table: the elites table (elites_table.csv).
+    """
+
     run_dir: Path
     html: Path
     files: list[Path] = field(default_factory=list)
@@ -44,25 +69,33 @@ class Report:
 
 
 def elites_with_validation(run: RunFiles) -> pd.DataFrame:
-    """elites.csv with the validated columns of validation.csv joined on the elite's index."""
+    """elites.csv with the validated columns of validation.csv joined on the elite's index
+    (not the validated grid coordinates).
+
+    Args:
+        run: the run directory.
+    """
     elites = run.elites
     v = run.validation
     if elites.empty or v is None or v.empty:
         return elites
-    keep = ["index"] + [c for c in v.columns if c.endswith("_validated")
-                        and not c.startswith("measure_")]
+    keep = ["index"] + validated_columns(v.columns, measures=False)
     return elites.merge(v[keep], on="index", how="left")
 
 
 def elites_table(run: RunFiles) -> pd.DataFrame:
     """The elites for people: best first, quality, grid features (mean and spread over the
-    elite's games), validated win rate if any, then the weights by script name."""
+    elite's games), validated win rate if any, then the weights by script name.
+
+    Args:
+        run: the run directory.
+    """
     frame = elites_with_validation(run)
     if frame.empty:
         return pd.DataFrame()
     cols = ["cell", "win_rate", "wins", "games", "mean_score"]
     for a in run.axes:
-        cols += [f"{a.name}_mean", f"{a.name}_std"]
+        cols += [mean_column(a.name), std_column(a.name)]
     cols += [c for c in VALIDATED_FIELDS if c in frame]
     cols += run.weight_columns()
     cols += [c for c in ("evaluation", "batch") if c in frame]
@@ -73,40 +106,46 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
 
 def write_report(run_dir: str | Path, fields: Sequence[str] = (),
                  title: str | None = None) -> Report:
-    """Write every figure, the elites table and report.html into the run directory."""
+    """Write every figure, the elites table and report.html into the run directory.
+
+    Args:
+        run_dir: the run directory.
+        fields: more heatmaps: numeric columns of elites.csv (or validated ones).
+        title: the page's title (default: names the run).
+    """
     run = RunFiles(run_dir)
     d = run.dir
-    report = Report(d, d / "report.html")
+    report = Report(d, run.path(REPORT))
     merged = elites_with_validation(run)
     images: list[tuple[str, Path, str]] = []  # (heading, file, caption)
     if not merged.empty:
         wanted = ["win_rate"]
-        if "win_rate_validated" in merged and merged["win_rate_validated"].notna().any():
-            wanted.append("win_rate_validated")
+        if WIN_RATE_VALIDATED in merged and merged[WIN_RATE_VALIDATED].notna().any():
+            wanted.append(WIN_RATE_VALIDATED)
         wanted += [f for f in fields if f not in wanted]
         for f in wanted:
             hm = heatmap_data(run, f, merged)
             titled = {"win_rate": "win rate of each cell's elite in evolution (training levels)",
-                      "win_rate_validated": "win rate of each elite on held-out levels "
-                                            "(at its evolved cell; blank = not validated)"}
-            path = draw_heatmap(hm, d / f"heatmap_{f}.png", title=titled.get(f))
+                      WIN_RATE_VALIDATED: "win rate of each elite on held-out levels "
+                                          "(at its evolved cell; blank = not validated)"}
+            path = draw_heatmap(hm, run.path(heatmap_file(f)), title=titled.get(f))
             report.heatmaps[f] = hm
             report.files.append(path)
             images.append((f"Archive: {f.replace('_', ' ')}", path,
                            "Each cell's elite; numbers are the coloured values."))
     if run.metrics is not None and not run.metrics.empty:
-        path = draw_progress(progress_data(run), d / "progress.png", title=run.name)
+        path = draw_progress(progress_data(run), run.path(PROGRESS_CHART), title=run.name)
         report.files.append(path)
         images.append(("Progress", path, "Per batch, against genomes evaluated."))
     has_validation = run.validation is not None and not run.validation.empty
     if has_validation:
         from plots.validation import draw_validation
-        path = draw_validation(run, d / "validation.png")
+        path = draw_validation(run, run.path(VALIDATION_CHART))
         report.files.append(path)
     table = elites_table(run)
     report.table = table
     if not table.empty:
-        p = d / "elites_table.csv"
+        p = run.path(ELITES_TABLE)
         _atomic_write(p, table.to_csv(index=False))
         report.files.append(p)
     page = _html(run, images, table, has_validation, title)
@@ -225,7 +264,7 @@ def _validation_html(run: RunFiles) -> str:
                      "all validated elites:</p>")
         parts.append(_table(["value", "Spearman rho"], rows))
         parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
-    path = run.dir / "validation.png"
+    path = run.path(VALIDATION_CHART)
     if path.exists():
         parts.append(_img(path))
     parts.append("<p>Table II of the paper for these elites (evolved / validated):</p>")
@@ -234,20 +273,27 @@ def _validation_html(run: RunFiles) -> str:
 
 
 def table_two_html(run: RunFiles) -> str:
+    """Table II of the paper (evolved / validated) as an HTML table, best validated first.
+
+    Args:
+        run: a run directory holding validation.csv.
+    """
     v = run.validation
     axes = run.axes
     headers = ["cell", "win rate", *[_esc(a.name) for a in axes], "validated cell", "games"]
     rows = []
-    for r in v.sort_values("win_rate_validated", ascending=False, kind="stable").itertuples():
+    ci_low, ci_high = WIN_RATE_CI
+    for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
         d = r._asdict()
         row = [_esc(d["cell"]),
-               f"{_pct(d['win_rate_evolved'])} / {_pct(d['win_rate_validated'])} "
-               f"<span class=small>[{_pct(d.get('win_rate_ci_low'))}-"
-               f"{_pct(d.get('win_rate_ci_high'))}]</span>"]
+               f"{_pct(d[evolved_column('win_rate')])} / {_pct(d[WIN_RATE_VALIDATED])} "
+               f"<span class=small>[{_pct(d.get(ci_low))}-{_pct(d.get(ci_high))}]</span>"]
         for a in axes:
-            row.append(f"{_num(d.get(f'{a.name}_evolved'))} / {_num(d.get(f'{a.name}_validated'))}")
+            row.append(f"{_num(d.get(evolved_column(a.name)))} / "
+                       f"{_num(d.get(validated_column(a.name)))}")
         row.append(_esc(d.get("validated_cell", "")))
-        row.append(f"{_num(d.get('games_evolved'))} / {_num(d.get('games_validated'))}")
+        row.append(f"{_num(d.get(evolved_column('games')))} / "
+                   f"{_num(d.get(validated_column('games')))}")
         rows.append(row)
     return _table(headers, rows)
 
@@ -257,7 +303,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
         return "<p>No elite yet.</p>"
     axes = run.axes
     weights = run.weight_columns()
-    validated = "win_rate_validated" in table
+    validated = WIN_RATE_VALIDATED in table
     headers = ["cell", "win rate", "wins / games", "mean score"]
     headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd</span>" for a in axes]
     if validated:
@@ -268,10 +314,10 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
         row = [_esc(r["cell"]), _pct(r["win_rate"]), f"{int(r['wins'])} / {int(r['games'])}",
                _num(r["mean_score"], 4)]
         for a in axes:
-            mean, sd = r.get(f"{a.name}_mean"), r.get(f"{a.name}_std")
+            mean, sd = r.get(mean_column(a.name)), r.get(std_column(a.name))
             row.append(f"{_num(mean)} &plusmn; {_num(sd, 2)}")
         if validated:
-            row.append(_pct(r.get("win_rate_validated")))
+            row.append(_pct(r.get(WIN_RATE_VALIDATED)))
         for w in weights:
             val = float(r[w])
             row.append(f'<span style="display:inline-block;min-width:2.5em;'
@@ -285,7 +331,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     if feats and not merged.empty:
         order = {c: i for i, c in enumerate(table["cell"])}
         m = merged.assign(_o=merged["cell"].map(order)).sort_values("_o")
-        rows = [[_esc(r["cell"])] + [_num(r.get(f"{f}_mean")) for f in feats]
+        rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
                 for r in m.to_dict("records")]
         out.append("<details><summary>every behaviour feature of every elite (means over its "
                    "games)</summary>" + _table(["cell", *[_esc(f) for f in feats]], rows)

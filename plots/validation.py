@@ -4,7 +4,7 @@ Left: the grid (first two features, in feature units, lines at the bin edges) wi
 per validated elite from its evolved position to its validated one, coloured by how far it
 moved (same cell, a neighbouring cell, farther). With one feature the vertical axis is the
 win rate. Right: evolved against validated win rate, with the diagonal; points below it are
-elites whose evolved win rate was optimistic. Data from validation.csv.
+elites whose evolved win rate was optimistic. Data from validation.csv (`qd.rundir`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plots.rundir import RunFiles
+from qd.rundir import VALIDATION, RunFiles, evolved_column, measure_column, validated_column
 
 MOVE_COLOURS = {"same cell": "tab:green", "neighbour": "tab:orange", "farther": "tab:red"}
 
@@ -33,27 +33,43 @@ class Arrows:
 
 
 def arrow_data(run: RunFiles, frame: pd.DataFrame | None = None) -> Arrows:
+    """Each validated elite's evolved and validated position (and win rates).
+
+    Args:
+        run: the run directory.
+        frame: the validation table (default: validation.csv).
+    """
     v = run.validation if frame is None else frame
     if v is None or v.empty:
-        raise ValueError(f"{run.dir}: no validation.csv (run `playstyles validate` first)")
+        raise ValueError(f"{run.dir}: no {VALIDATION} (run `playstyles validate` first)")
     axes = run.axes
+
+    def both(name: str) -> tuple[np.ndarray, np.ndarray]:
+        return (v[evolved_column(name)].to_numpy(float),
+                v[validated_column(name)].to_numpy(float))
+
     fx = axes[0].name
-    xs = (v[f"measure_{fx}_evolved"].to_numpy(float), v[f"measure_{fx}_validated"].to_numpy(float))
+    xs = both(measure_column(fx))
     if len(axes) > 1:
         fy = axes[1].name
-        ys = (v[f"measure_{fy}_evolved"].to_numpy(float),
-              v[f"measure_{fy}_validated"].to_numpy(float))
+        ys = both(measure_column(fy))
     else:
         fy = "win rate"
-        ys = (v["win_rate_evolved"].to_numpy(float), v["win_rate_validated"].to_numpy(float))
+        ys = both("win_rate")
     moves = ["same cell" if s else "neighbour" if n else "farther"
              for s, n in zip(v["same_cell"].astype(bool), v["neighbour"].astype(bool))]
     return Arrows(fx, fy, np.column_stack([xs[0], ys[0]]), np.column_stack([xs[1], ys[1]]),
-                  moves, v["cell"].astype(str).tolist(), v["win_rate_evolved"].to_numpy(float),
-                  v["win_rate_validated"].to_numpy(float))
+                  moves, v["cell"].astype(str).tolist(), *both("win_rate"))
 
 
 def draw_validation(run: RunFiles, path: str | Path, frame: pd.DataFrame | None = None) -> Path:
+    """Draw the validation chart to a PNG.
+
+    Args:
+        run: the run directory.
+        path: the image file.
+        frame: the validation table (default: validation.csv).
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -25,6 +25,15 @@ import pandas as pd
 from ribs.archives import GridArchive
 
 from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
+from qd.rundir import (
+    CELL_COLUMNS,
+    FOUND_COLUMNS,
+    QUALITY_COLUMNS,
+    grid_index_text,
+    mean_column,
+    measure_column,
+    std_column,
+)
 
 SCORE_SCALE = 1000.0  # the band reaches 3/8 at a mean score of 1000
 
@@ -99,9 +108,9 @@ class EliteArchive:
         extra = {"win_rate": ((), np.float64), "wins": ((), np.int64),
                  "games": ((), np.int64), "mean_score": ((), np.float64),
                  "batch": ((), np.int64), "evaluation": ((), np.int64)}
-        for n in self.stat_names:
-            extra[f"{n}_mean"] = ((), np.float64)
-            extra[f"{n}_std"] = ((), np.float64)
+        for n in self.stat_names:  # pyribs fields named as elites.csv's columns
+            extra[mean_column(n)] = ((), np.float64)
+            extra[std_column(n)] = ((), np.float64)
         self.grid = GridArchive(
             solution_dim=len(self.genome_names),
             dims=[f.bins for f in self.features],
@@ -124,8 +133,8 @@ class EliteArchive:
             "evaluation": np.arange(first_evaluation, first_evaluation + len(evals),
                                     dtype=np.int64)}
         for n in self.stat_names:
-            out[f"{n}_mean"] = np.array([e.feature_mean[n] for e in evals], float)
-            out[f"{n}_std"] = np.array([e.feature_std[n] for e in evals], float)
+            out[mean_column(n)] = np.array([e.feature_mean[n] for e in evals], float)
+            out[std_column(n)] = np.array([e.feature_std[n] for e in evals], float)
         return out
 
     def add(self, evals: Sequence[Evaluation], batch: int = 0, first_evaluation: int = 0):
@@ -154,31 +163,29 @@ class EliteArchive:
         return ":".join(parts)
 
     def frame(self) -> pd.DataFrame:
-        """One row per elite, ordered by cell: cell, genome by script name, quality, features."""
+        """One row per elite, ordered by cell: elites.csv (`qd.rundir.elite_columns`)."""
         if len(self.grid) == 0:
             return pd.DataFrame()
         d = self.grid.data()
         order = np.argsort(d["index"], kind="stable")
         grid_idx = self.grid.int_to_grid_index(d["index"][order])
+        cell, grid_index, index = CELL_COLUMNS
         rows: dict[str, list] = {
-            "cell": [self.cell_label(g) for g in grid_idx],
-            "grid_index": [",".join(str(int(i)) for i in g) for g in grid_idx],
-            "index": d["index"][order].tolist(),
+            cell: [self.cell_label(g) for g in grid_idx],
+            grid_index: [grid_index_text(g) for g in grid_idx],
+            index: d["index"][order].tolist(),
         }
         for j, name in enumerate(self.genome_names):
             rows[name] = d["solution"][order, j].tolist()
-        rows["win_rate"] = d["win_rate"][order].tolist()
-        rows["wins"] = d["wins"][order].tolist()
-        rows["games"] = d["games"][order].tolist()
-        rows["mean_score"] = d["mean_score"][order].tolist()
-        rows["objective"] = d["objective"][order].tolist()
+        for c in QUALITY_COLUMNS:  # pyribs fields of the same names
+            rows[c] = d[c][order].tolist()
         for j, f in enumerate(self.features):
-            rows[f"measure_{f.name}"] = d["measures"][order, j].tolist()
+            rows[measure_column(f.name)] = d["measures"][order, j].tolist()
         for n in self.stat_names:
-            rows[f"{n}_mean"] = d[f"{n}_mean"][order].tolist()
-            rows[f"{n}_std"] = d[f"{n}_std"][order].tolist()
-        rows["batch"] = d["batch"][order].tolist()
-        rows["evaluation"] = d["evaluation"][order].tolist()
+            rows[mean_column(n)] = d[mean_column(n)][order].tolist()
+            rows[std_column(n)] = d[std_column(n)][order].tolist()
+        for c in FOUND_COLUMNS:
+            rows[c] = d[c][order].tolist()
         return pd.DataFrame(rows)
 
 

@@ -17,15 +17,16 @@ from typing import Any
 import numpy as np
 
 from agents.runner import AgentSpec
-from qd.emitters import COMMON_PARAMS, KIND_PARAMS, KINDS
+from qd.emitters import emitter_params
 from qd.evaluation import GENOME_MAPPINGS, Plan
 from qd.features import Feature, features_of
+from qd.rundir import GENOME_SCRIPTS
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
 
-TOP_KEYS = ("name", "game", "options", "levels", "agent", "genome", "opponent", "repetitions",
-            "features", "emitter", "evaluations", "seed")
+TOP_KEYS = ("name", "game", "options", "levels", "agent", "genome", GENOME_SCRIPTS, "opponent",
+            "repetitions", "features", "emitter", "evaluations", "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
@@ -38,6 +39,26 @@ class ConfigError(ValueError):
 
 @dataclass
 class RunConfig:
+    """A validated run config with every default resolved (see `config_from_dict`).
+
+    Args:
+        name: the run's name (the run directory is runs/<name> unless given).
+        game: the registered game.
+        options: the game's options.
+        train_levels: the level seeds evolution plays.
+        held_out_levels: the level seeds kept for validation (disjoint from the training ones).
+        agent: the evolved agent: name, label, budget, params, genome_mapping.
+        genome: the genome's layout name or list of script names, as given.
+        genome_names: the evolved scripts in genome order (`genome_scripts` in config.yaml).
+        opponent: the opponent: name, label, budget, params.
+        repetitions: games per training level.
+        features: the grid's features (with their ranges).
+        emitter: `kind` and every parameter of that emitter kind.
+        evaluations: genomes to evaluate in total.
+        seed: the run seed.
+        source: where the config came from (named in errors).
+    """
+
     name: str
     game: str
     options: dict[str, Any]
@@ -55,12 +76,14 @@ class RunConfig:
     source: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
-        """The resolved config (every default filled in), as written to the run directory."""
+        """The resolved config (every default filled in, the evolved scripts under
+        `genome_scripts`), as written to the run directory's config.yaml."""
         return {
             "name": self.name, "game": self.game, "options": dict(self.options),
             "levels": {"train": list(self.train_levels), "held_out": list(self.held_out_levels)},
             "agent": {k: self.agent[k] for k in AGENT_KEYS},
             "genome": self.genome if isinstance(self.genome, str) else list(self.genome),
+            GENOME_SCRIPTS: list(self.genome_names),
             "opponent": {k: self.opponent[k] for k in OPPONENT_KEYS},
             "repetitions": self.repetitions,
             "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
@@ -180,7 +203,7 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
 
 def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
            default_name: str) -> dict[str, Any]:
-    from agents.registry import split_spec
+    from agents.specs import split_spec
     if data is None:
         data = {"name": default_name}
     if isinstance(data, str):
@@ -286,45 +309,28 @@ def _features(game: str, data: Any, source: str) -> list[Feature]:
 
 
 def _emitter(data: Any, source: str) -> dict[str, Any]:
+    """`kind` (default `paper`) and every parameter of that kind, checked by its class
+    (`qd.emitters.register_emitter`): the kind's defaults under the given values."""
     d = dict(_mapping(data, source, "emitter")) if data is not None else {}
     kind = d.pop("kind", "paper")
-    if kind not in KINDS:
-        raise _err(source, "emitter.kind", f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
-    known = ("kind", *COMMON_PARAMS, *KIND_PARAMS[kind])
-    _check_keys(d, known, source, "emitter")
-    p = {**COMMON_PARAMS, **KIND_PARAMS[kind], **d}
-    p["batch_size"] = _int(p["batch_size"], source, "emitter.batch_size", 1)
-    p["initial_random"] = _int(p["initial_random"], source, "emitter.initial_random", 0)
-    if not isinstance(p["one_hot"], bool):
-        raise _err(source, "emitter.one_hot", f"true or false expected, got {p['one_hot']!r}")
-    vals = p["values"]
-    if not isinstance(vals, list) or len(vals) < 2:
-        raise _err(source, "emitter.values", "a list of at least two weights expected")
-    vals = [_number(v, source, "emitter.values") for v in vals]
-    if any(not 0.0 <= v <= 1.0 for v in vals) or len(set(vals)) != len(vals):
-        raise _err(source, "emitter.values", f"distinct weights in [0, 1] expected, got {vals}")
-    p["values"] = sorted(vals)
-    if not p["one_hot"] and p["initial_random"] == 0:
-        raise _err(source, "emitter.initial_random", "must be >= 1 when one_hot is false "
-                                                     "(the search needs initial elites)")
-    for k in ("iso_sigma", "line_sigma", "sigma0"):
-        if k in p:
-            p[k] = _number(p[k], source, f"emitter.{k}")
-            if p[k] <= 0:
-                raise _err(source, f"emitter.{k}", f"must be > 0, got {p[k]}")
-    if "ranker" in p and p["ranker"] not in ("2imp", "imp", "obj", "2obj", "rd", "2rd"):
-        raise _err(source, "emitter.ranker", f"unknown ranker {p['ranker']!r}")
-    if "restart_rule" in p and not (p["restart_rule"] in ("no_improvement", "basic") or (
-            isinstance(p["restart_rule"], int) and not isinstance(p["restart_rule"], bool))):
-        raise _err(source, "emitter.restart_rule", "no_improvement, basic or a number of "
-                                                   "iterations expected")
-    return {"kind": kind, **p}
+    try:
+        params = emitter_params(kind, d, "emitter")
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
+    return {"kind": kind, **params}
 
 
 # ------------------------------------------------------------------------------ entry points
 
 def config_from_dict(data: Any, source: str = "config", name: str | None = None) -> RunConfig:
-    """Validate a config mapping and resolve its defaults; errors name the key."""
+    """Validate a config mapping and resolve its defaults; errors (ConfigError) name the key.
+
+    Args:
+        data: the config mapping (as read from YAML; a resolved config reads back to the
+            same run).
+        source: where it came from, named in errors (a file name).
+        name: the run's name when the mapping gives none.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a mapping of keys expected")
     _check_keys(data, TOP_KEYS, source, "")
@@ -372,6 +378,15 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
         raise _err(source, "genome", str(e)) from None
     if not genome_names:
         raise _err(source, "genome", "names no script to evolve")
+    recorded = data.get(GENOME_SCRIPTS)
+    if recorded is not None:
+        if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
+            raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
+                                               f"{recorded!r}")
+        if list(recorded) != list(genome_names):
+            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts genome "
+                                               f"{genome!r} names now: {list(genome_names)} "
+                                               f"(the weight columns would be misread)")
 
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     from qd.evaluation import GENOME_MAPPINGS as maps
@@ -414,8 +429,12 @@ def read_yaml(path: str | Path) -> Any:
 
 
 def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
-    """Read and validate a YAML run config (the run's name defaults to the file's stem; a
-    config without a seed takes `seed` if given, else a fresh random one)."""
+    """Read and validate a YAML run config (the run's name defaults to the file's stem).
+
+    Args:
+        path: the YAML file.
+        seed: the seed of a config that gives none (default: a fresh random one).
+    """
     data = read_yaml(path)
     if isinstance(data, dict) and data.get("seed") is None and seed is not None:
         data = {**data, "seed": seed}

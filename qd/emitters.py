@@ -16,29 +16,38 @@ in the batch) gets the paper's one-weight mutation so that no evaluation is spen
 
 Every random choice comes from numpy Generators seeded from the run seed (the emitter's own,
 and pyribs' internal ones, seeded at construction and pickled with the checkpoint).
+
+A new emitter is one class and one registration: subclass `GridEmitter` (or `RibsEmitter` to
+wrap a pyribs emitter), set `kind` and `params` (its own parameters and their defaults; the
+common ones are inherited), take them as keyword arguments, validate them in `check`, write
+`_search`, and decorate the class with `@register_emitter`. The config's `emitter.kind` then
+names it, and `emitter.<param>` sets its parameters:
+
+    @register_emitter
+    class Uniform(GridEmitter):
+        kind = "uniform"
+
+        def _search(self, n):
+            return self.rng.choice(self.values, size=(n, self.solution_dim))
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import copy
+import inspect
+import math
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
-KINDS = ("paper", "iso_line", "cma_me")
-"""Emitter kinds a config may name."""
+EMITTERS: dict[str, type["GridEmitter"]] = {}
+"""Emitter kinds a config may name -> their classes, in registration order."""
 
-COMMON_PARAMS = {"batch_size": 8, "initial_random": 40, "one_hot": True,
-                 "values": list(PAPER_VALUES)}
-KIND_PARAMS: dict[str, dict[str, Any]] = {
-    "paper": {},
-    "iso_line": {"iso_sigma": 0.15, "line_sigma": 0.2},
-    "cma_me": {"sigma0": 0.25, "ranker": "2imp", "restart_rule": "no_improvement"},
-}
-"""Default parameters: common to all kinds, and per kind."""
 
+# ------------------------------------------------------------------------------ Algorithm 1
 
 def snap(x: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Clip to the grid's range and move every coordinate to the nearest grid value (the
@@ -71,17 +80,191 @@ def mutate_one(genome: np.ndarray, values: np.ndarray, rng: np.random.Generator)
     return child
 
 
+# ------------------------------------------------------------------------------ checks
+
+def param_error(where: str, key: str, msg: str) -> ValueError:
+    """The error of a bad emitter parameter, naming it (`emitter.batch_size: ...`).
+
+    Args:
+        where: the parameters' place in the config (`emitter`).
+        key: the parameter.
+        msg: what is wrong.
+    """
+    return ValueError(f"{where}.{key}: {msg}")
+
+
+def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None) -> int:
+    """An integer parameter (not a bool), at least `lo`; stored back as an int.
+
+    Args:
+        params: the parameters (changed in place).
+        key: the parameter.
+        where: the parameters' place in the config.
+        lo: the smallest value allowed.
+    """
+    value = params[key]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise param_error(where, key, f"an integer expected, got {value!r}")
+    if lo is not None and value < lo:
+        raise param_error(where, key, f"must be >= {lo}, got {value}")
+    params[key] = int(value)
+    return params[key]
+
+
+def check_number(params: dict[str, Any], key: str, where: str, positive: bool = False
+                 ) -> float:
+    """A finite number (not a bool); stored back as a float.
+
+    Args:
+        params: the parameters (changed in place).
+        key: the parameter.
+        where: the parameters' place in the config.
+        positive: it must be > 0.
+    """
+    value = params[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
+        raise param_error(where, key, f"a finite number expected, got {value!r}")
+    value = float(value)
+    if positive and value <= 0:
+        raise param_error(where, key, f"must be > 0, got {value}")
+    params[key] = value
+    return value
+
+
+def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
+    """A true/false parameter.
+
+    Args:
+        params: the parameters.
+        key: the parameter.
+        where: the parameters' place in the config.
+    """
+    if not isinstance(params[key], bool):
+        raise param_error(where, key, f"true or false expected, got {params[key]!r}")
+    return params[key]
+
+
+# ------------------------------------------------------------------------------ registry
+
+def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
+    """Class decorator: make an emitter class a config `emitter.kind` (its `kind`).
+
+    The class declares its own parameters and defaults in `params` (the base classes' are
+    inherited), takes every parameter as a keyword argument of its constructor (with the
+    same default, if any) and validates them in `check`. A later registration of the same
+    kind replaces the earlier one.
+
+    Args:
+        cls: a `GridEmitter` subclass with a `kind`.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, GridEmitter)):
+        raise TypeError(f"register_emitter: a GridEmitter subclass expected, got {cls!r}")
+    kind = cls.__dict__.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"register_emitter: {cls.__name__} sets no kind (a class attribute "
+                         f"naming it in configs)")
+    defaults = cls.defaults()
+    if "kind" in defaults or "seed" in defaults:
+        raise ValueError(f"emitter {kind}: 'kind' and 'seed' are not parameters")
+    sig = inspect.signature(cls.__init__)
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    for key, value in defaults.items():
+        p = sig.parameters.get(key)
+        if p is None:
+            if not takes_any:
+                raise ValueError(f"emitter {kind}: {cls.__name__}() takes no parameter {key!r}")
+        elif p.default is not p.empty and not _same_default(p.default, value):
+            raise ValueError(f"emitter {kind}: {cls.__name__}() defaults {key} to "
+                             f"{p.default!r}, its params to {value!r}")
+    EMITTERS[kind] = cls
+    return cls
+
+
+def _same_default(a: Any, b: Any) -> bool:
+    """A keyword default equals a declared one (a tuple default stands for a list)."""
+    if isinstance(a, tuple):
+        a = list(a)
+    if isinstance(b, tuple):
+        b = list(b)
+    return type(a) is type(b) and a == b
+
+
+def emitter_class(kind: Any, where: str = "emitter") -> type["GridEmitter"]:
+    """The class registered for `kind`.
+
+    Args:
+        kind: the config's `emitter.kind`.
+        where: the emitter's place in the config (for the error).
+    """
+    if not isinstance(kind, str) or kind not in EMITTERS:
+        raise param_error(where, "kind", f"unknown kind {kind!r} (known: {', '.join(EMITTERS)})")
+    return EMITTERS[kind]
+
+
+def emitter_params(kind: Any, given: Mapping[str, Any], where: str = "emitter"
+                   ) -> dict[str, Any]:
+    """Every parameter of an emitter kind, checked: the given ones over the defaults, in the
+    order of the defaults. Errors (ValueError) name the parameter (`emitter.batch_size: ...`).
+
+    Args:
+        kind: the config's `emitter.kind`.
+        given: the parameters the config sets (without `kind`).
+        where: the emitter's place in the config.
+    """
+    cls = emitter_class(kind, where)
+    defaults = cls.defaults()
+    for key in given:
+        if key not in defaults:
+            raise param_error(where, str(key),
+                              f"unknown key (known: {', '.join(('kind', *defaults))})")
+    return cls.check({**defaults, **given}, where)
+
+
+def make_emitter(archive, kind: str, seed: int | None = None, **params: Any) -> "GridEmitter":
+    """An emitter of a registered kind, its parameters checked and completed by defaults.
+
+    Args:
+        archive: the pyribs archive it feeds.
+        kind: the registered kind (`paper`, `iso_line`, `cma_me`, ...).
+        seed: seed of its generators.
+        **params: its parameters (defaults for the others).
+    """
+    p = emitter_params(kind, params)
+    return EMITTERS[kind](archive, seed=seed, **p)
+
+
+# ------------------------------------------------------------------------------ emitters
+
 class GridEmitter(EmitterBase):
     """Initial individuals first, then `_search` batches; solutions always on the grid.
 
     `limit`, set by the run loop before `ask`, caps the batch at the evaluations left (the
     pyribs searches need whole batches and may ignore it; see `exact_budget`).
+
+    Subclasses set `kind` (and register with `@register_emitter`), declare their own
+    parameters in `params`, validate them in `check` and write `_search` (and
+    `_search_tell` if the search learns from its results).
+
+    Args:
+        archive: the pyribs archive (its `solution_dim` is the genome's length).
+        batch_size: genomes per batch.
+        initial_random: random initial genomes (R_M), after the one-hot ones.
+        one_hot: start with one genome per weight, that weight 1 and the others 0.
+        values: the weight grid; every solution's weights are among them.
+        seed: seed of the emitter's generator.
     """
 
+    kind: ClassVar[str | None] = None
+    """The name configs give the emitter (`emitter.kind`); None for a base class."""
+    params: ClassVar[dict[str, Any]] = {"batch_size": 8, "initial_random": 40,
+                                        "one_hot": True, "values": list(PAPER_VALUES)}
+    """This class's own parameters and their defaults (a subclass lists only its own)."""
     exact_budget = True
 
-    def __init__(self, archive, *, batch_size: int, initial_random: int, one_hot: bool,
-                 values: Sequence[float], seed: int) -> None:
+    def __init__(self, archive, *, batch_size: int = 8, initial_random: int = 40,
+                 one_hot: bool = True, values: Sequence[float] = PAPER_VALUES,
+                 seed: int | None = None) -> None:
         dim = archive.solution_dim
         super().__init__(archive, solution_dim=dim, bounds=None,
                          lower_bounds=np.zeros(dim), upper_bounds=np.ones(dim))
@@ -95,6 +278,42 @@ class GridEmitter(EmitterBase):
         self.last_add_info: dict = {}
         self._searching = False
 
+    # ---------------------------------------------------------------- parameters
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every parameter and its default: the base classes' first, then each subclass's."""
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            out.update(copy.deepcopy(klass.__dict__.get("params", {})))
+        return out
+
+    @classmethod
+    def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
+        """Validate every parameter (all present) and return them in canonical form;
+        a subclass checks its own after `super().check`. A bad value raises ValueError
+        naming `<where>.<key>`.
+
+        Args:
+            params: every parameter of the emitter (defaults filled in).
+            where: the emitter's place in the config.
+        """
+        p = dict(params)
+        check_int(p, "batch_size", where, 1)
+        check_int(p, "initial_random", where, 0)
+        check_bool(p, "one_hot", where)
+        vals = p["values"]
+        if not isinstance(vals, list) or len(vals) < 2:
+            raise param_error(where, "values", "a list of at least two weights expected")
+        vals = [check_number({"values": v}, "values", where) for v in vals]
+        if any(not 0.0 <= v <= 1.0 for v in vals) or len(set(vals)) != len(vals):
+            raise param_error(where, "values", f"distinct weights in [0, 1] expected, got {vals}")
+        p["values"] = sorted(vals)
+        if not p["one_hot"] and p["initial_random"] == 0:
+            raise param_error(where, "initial_random", "must be >= 1 when one_hot is false "
+                                                       "(the search needs initial elites)")
+        return p
+
+    # ---------------------------------------------------------------- ask / tell
     @property
     def initial_left(self) -> int:
         return len(self.queue) - self.pos
@@ -121,10 +340,12 @@ class GridEmitter(EmitterBase):
 
     # ---------------------------------------------------------------- subclass hooks
     def _search(self, n: int) -> np.ndarray:
+        """`n` genomes (or a whole batch, if the search cannot cut it) once the initial
+        individuals are evaluated."""
         raise NotImplementedError
 
     def _search_tell(self, solution, objective, measures, add_info, **fields) -> None:
-        pass
+        """The results of the genomes `_search` proposed."""
 
     def _elites(self) -> np.ndarray:
         """The elites' genomes in cell order (independent of insertion history)."""
@@ -132,8 +353,20 @@ class GridEmitter(EmitterBase):
         return d["solution"][np.argsort(d["index"], kind="stable")]
 
 
+@register_emitter
 class PaperEmitter(GridEmitter):
-    """Algorithm 1 of the paper: random elite, one weight changed to another grid value."""
+    """Algorithm 1 of the paper: random elite, one weight changed to another grid value.
+
+    Args:
+        archive: the pyribs archive.
+        batch_size: genomes per batch.
+        initial_random: random initial genomes (R_M).
+        one_hot: start with the one-hot genomes.
+        values: the weight grid.
+        seed: seed of the emitter's generator.
+    """
+
+    kind = "paper"
 
     def _search(self, n: int) -> np.ndarray:
         elites = self._elites()
@@ -145,30 +378,31 @@ class PaperEmitter(GridEmitter):
 
 
 class RibsEmitter(GridEmitter):
-    """A pyribs emitter whose solutions are snapped to the value grid."""
+    """Base of the emitters that wrap a pyribs emitter (`self.inner`, built by the subclass
+    with `_inner_args()`); its solutions are snapped to the value grid, and a snapped genome
+    that is already an elite or in the batch gets one weight mutated. (Checkpoints written
+    before the split into one class per pyribs emitter hold instances of this class; they
+    resume through its `_search` and `_search_tell`.)
+
+    Args:
+        archive: the pyribs archive.
+        batch_size: genomes per batch (the pyribs emitter's batch size too).
+        initial_random: random initial genomes (R_M).
+        one_hot: start with the one-hot genomes.
+        values: the weight grid.
+        seed: seed of the emitter's generator; the pyribs emitter's is derived from it.
+    """
 
     exact_budget = False
 
-    def __init__(self, archive, *, kind: str, batch_size: int, initial_random: int,
-                 one_hot: bool, values: Sequence[float], seed: int, **params: Any) -> None:
-        super().__init__(archive, batch_size=batch_size, initial_random=initial_random,
-                         one_hot=one_hot, values=values, seed=seed)
+    def _inner_args(self, seed: int | None) -> dict[str, Any]:
+        """The pyribs emitter's start (the grid's middle value), bounds (the grid's range),
+        batch size and seed (derived from the emitter's)."""
         dim = self.solution_dim
         inner_seed = int(np.random.SeedSequence(seed).spawn(1)[0].generate_state(1)[0])
-        x0 = np.full(dim, float(np.median(self.values)))
-        bounds = [(float(self.values[0]), float(self.values[-1]))] * dim
-        if kind == "iso_line":
-            self.inner = IsoLineEmitter(archive, iso_sigma=params["iso_sigma"],
-                                        line_sigma=params["line_sigma"], x0=x0, bounds=bounds,
-                                        batch_size=self.batch_size, seed=inner_seed)
-        elif kind == "cma_me":
-            self.inner = EvolutionStrategyEmitter(
-                archive, x0=x0, sigma0=params["sigma0"], ranker=params["ranker"],
-                es="cma_es", restart_rule=params["restart_rule"], bounds=bounds,
-                batch_size=self.batch_size, seed=inner_seed)
-        else:
-            raise ValueError(f"emitter: unknown pyribs kind {kind!r}")
-        self.kind = kind
+        return {"x0": np.full(dim, float(np.median(self.values))),
+                "bounds": [(float(self.values[0]), float(self.values[-1]))] * dim,
+                "batch_size": self.batch_size, "seed": inner_seed}
 
     def _search(self, n: int) -> np.ndarray:
         out = snap(self.inner.ask(), self.values)
@@ -185,10 +419,84 @@ class RibsEmitter(GridEmitter):
         self.inner.tell(solution, objective, measures, add_info, **fields)
 
 
-def make_emitter(archive, kind: str, seed: int, **params: Any) -> GridEmitter:
-    """Build an emitter of `kind` with the (already validated) parameters."""
-    p = {**COMMON_PARAMS, **KIND_PARAMS[kind], **params}
-    common = {k: p.pop(k) for k in list(COMMON_PARAMS)}
-    if kind == "paper":
-        return PaperEmitter(archive, seed=seed, **common)
-    return RibsEmitter(archive, kind=kind, seed=seed, **common, **p)
+@register_emitter
+class IsoLineGridEmitter(RibsEmitter):
+    """pyribs' `IsoLineEmitter` (Iso+LineDD), snapped to the weight grid.
+
+    Args:
+        archive: the pyribs archive.
+        iso_sigma: spread of the isotropic Gaussian around a random elite.
+        line_sigma: spread along the line between two random elites.
+        batch_size: genomes per batch.
+        initial_random: random initial genomes (R_M).
+        one_hot: start with the one-hot genomes.
+        values: the weight grid.
+        seed: seed of the emitter's generator; the pyribs emitter's is derived from it.
+    """
+
+    kind = "iso_line"
+    params = {"iso_sigma": 0.15, "line_sigma": 0.2}
+
+    def __init__(self, archive, *, iso_sigma: float = 0.15, line_sigma: float = 0.2,
+                 batch_size: int = 8, initial_random: int = 40, one_hot: bool = True,
+                 values: Sequence[float] = PAPER_VALUES, seed: int | None = None) -> None:
+        super().__init__(archive, batch_size=batch_size, initial_random=initial_random,
+                         one_hot=one_hot, values=values, seed=seed)
+        self.inner = IsoLineEmitter(archive, iso_sigma=iso_sigma, line_sigma=line_sigma,
+                                    **self._inner_args(seed))
+
+    @classmethod
+    def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
+        p = super().check(params, where)
+        check_number(p, "iso_sigma", where, positive=True)
+        check_number(p, "line_sigma", where, positive=True)
+        return p
+
+
+CMA_RANKERS = ("2imp", "imp", "obj", "2obj", "rd", "2rd")
+CMA_RESTART_RULES = ("no_improvement", "basic")
+
+
+@register_emitter
+class CmaMeGridEmitter(RibsEmitter):
+    """pyribs' `EvolutionStrategyEmitter` with CMA-ES (CMA-ME), snapped to the weight grid.
+
+    Args:
+        archive: the pyribs archive.
+        sigma0: CMA-ES's initial step size.
+        ranker: pyribs' ranker (`2imp`: two-stage improvement, CMA-ME's; `imp`, `obj`,
+            `2obj`, `rd`, `2rd`).
+        restart_rule: when CMA-ES restarts: `no_improvement`, `basic`, or after this many
+            iterations.
+        batch_size: genomes per batch.
+        initial_random: random initial genomes (R_M).
+        one_hot: start with the one-hot genomes.
+        values: the weight grid.
+        seed: seed of the emitter's generator; the pyribs emitter's is derived from it.
+    """
+
+    kind = "cma_me"
+    params = {"sigma0": 0.25, "ranker": "2imp", "restart_rule": "no_improvement"}
+
+    def __init__(self, archive, *, sigma0: float = 0.25, ranker: str = "2imp",
+                 restart_rule: str | int = "no_improvement", batch_size: int = 8,
+                 initial_random: int = 40, one_hot: bool = True,
+                 values: Sequence[float] = PAPER_VALUES, seed: int | None = None) -> None:
+        super().__init__(archive, batch_size=batch_size, initial_random=initial_random,
+                         one_hot=one_hot, values=values, seed=seed)
+        self.inner = EvolutionStrategyEmitter(archive, sigma0=sigma0, ranker=ranker,
+                                              es="cma_es", restart_rule=restart_rule,
+                                              **self._inner_args(seed))
+
+    @classmethod
+    def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
+        p = super().check(params, where)
+        check_number(p, "sigma0", where, positive=True)
+        if p["ranker"] not in CMA_RANKERS:
+            raise param_error(where, "ranker", f"unknown ranker {p['ranker']!r}")
+        rule = p["restart_rule"]
+        if not (rule in CMA_RESTART_RULES or (isinstance(rule, int)
+                                              and not isinstance(rule, bool))):
+            raise param_error(where, "restart_rule", "no_improvement, basic or a number of "
+                                                     "iterations expected")
+        return p

@@ -25,12 +25,24 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from agents.presets import Preset, PresetFile, dump_presets, full_params
 from qd.features import Feature
+from qd.rundir import (
+    CONFIG,
+    WIN_RATE_CI,
+    RunFiles,
+    mean_column,
+    measure_column,
+    parse_grid_index,
+    presets_file,
+    validated_column,
+    validated_columns,
+    weight_columns,
+)
 
 KINDS = ("difficulty", "style")
+WIN_RATE_VALIDATED = validated_column("win_rate")  # of validation.csv, joined to the elites
 
 # ------------------------------------------------------------------------------ selection
 
@@ -128,40 +140,42 @@ def _num(x: Any) -> float | None:
 def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
                    out: str | Path | None = None, names: Sequence[str] | None = None
                    ) -> tuple[PresetFile, Path]:
-    """Choose `count` elites of the run as presets of `kind` and write the preset file
-    (default: <run>/presets_<kind>.json). `names` overrides the generated names."""
+    """Choose elites of the run as presets and write the preset file.
+
+    Args:
+        run_dir: the run directory.
+        kind: `difficulty` (spread over win rate) or `style` (distinct corners of the
+            feature space).
+        count: presets to choose.
+        out: the preset file (default: <run>/presets_<kind>.json).
+        names: the presets' names (default: generated).
+    """
     from qd.config import load_config
 
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
-    run_dir = Path(run_dir)
-    if not (run_dir / "config.yaml").exists():
-        raise ValueError(f"{run_dir}: not a run directory (no config.yaml)")
-    config = load_config(run_dir / "config.yaml")
-    path = run_dir / "elites.csv"
-    elites = pd.read_csv(path) if path.exists() and path.stat().st_size else pd.DataFrame()
+    run = RunFiles(run_dir)
+    run_dir = run.dir
+    config = load_config(run.path(CONFIG))
+    elites = run.elites
     if elites.empty:
         raise ValueError(f"{run_dir}: the archive has no elite to export")
-    vpath = run_dir / "validation.csv"
-    validation = pd.read_csv(vpath) if vpath.exists() and vpath.stat().st_size else None
+    validation = run.validation
     vsummary = {}
     if validation is not None:
-        import json
-        sp = run_dir / "validation_summary.json"
-        vsummary = json.loads(sp.read_text()) if sp.exists() else {}
-        keep = [c for c in validation.columns if c.endswith("_validated")] + \
-            ["win_rate_ci_low", "win_rate_ci_high"]
+        vsummary = run.validation_summary or {}
+        keep = validated_columns(validation.columns) + list(WIN_RATE_CI)
         elites = elites.merge(validation[["index"] + keep], on="index", how="left")
     if names is not None and len(names) != count:
         raise ValueError(f"names: {len(names)} given for {count} presets")
 
     feats = [f.name for f in config.features]
-    validated = "win_rate_validated" in elites and \
-        int(elites["win_rate_validated"].notna().sum()) >= count
+    validated = WIN_RATE_VALIDATED in elites and \
+        int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
     if kind == "difficulty":
-        pool = elites[elites["win_rate_validated"].notna()] if validated else elites
+        pool = elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites
         pool = pool.reset_index(drop=True)
-        col = "win_rate_validated" if validated else "win_rate"
+        col = WIN_RATE_VALIDATED if validated else "win_rate"
         picked = pick_difficulty(pool[col].to_numpy(float), count)
         rows = pool.iloc[picked]
         labels = [f"level {i + 1}" for i in range(count)]
@@ -171,19 +185,20 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     else:
         # validated positions when validation covered enough elites (more games, unseen
         # levels: the better estimate of how the preset will play), else the evolved ones
-        pool = (elites[elites["win_rate_validated"].notna()] if validated else elites) \
+        pool = (elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites) \
             .reset_index(drop=True)
-        pos_col, val_col = (("measure_{}_validated", "{}_validated") if validated
-                            else ("measure_{}", "{}_mean"))
-        pts = pool[[pos_col.format(f) for f in feats]].to_numpy(float)
-        quality = pool["win_rate_validated" if validated else "win_rate"].to_numpy(float)
+        pos_col = (lambda f: validated_column(measure_column(f))) if validated \
+            else measure_column
+        val_col = validated_column if validated else mean_column
+        pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
+        quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
         picked = pick_styles(pts, quality, count)
         rows = pool.iloc[picked]
-        cols = {f: pool[val_col.format(f)] for f in feats}
+        cols = {f: pool[val_col(f)] for f in feats}
         ranges = {f: (float(np.nanmin(c)), float(np.nanmax(c))) if c.notna().any()
                   else (0.0, 0.0) for f, c in cols.items()}
         by_name = {f.name: f for f in config.features}
-        labels = [style_name({f: _num(r[val_col.format(f)]) for f in feats}, ranges, by_name)
+        labels = [style_name({f: _num(r[val_col(f)]) for f in feats}, ranges, by_name)
                   for r in rows.to_dict("records")]
         counts: dict[str, int] = {}
         for lab in labels:
@@ -197,23 +212,22 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     opponent = _spec_text(config.opponent)
     presets = []
     for label, r in zip(labels, rows.to_dict("records")):
-        genome = np.array([float(r[n]) for n in config.genome_names])
+        genome = np.array([float(r[n]) for n in weight_columns(config.genome_names)])
         spec = plan.agent_for(genome)
         params = full_params(spec.name, dict(spec.params), config.game)
-        has_val = _num(r.get("win_rate_validated")) is not None
+        has_val = _num(r.get(WIN_RATE_VALIDATED)) is not None
         ev: dict[str, Any] = {
             "run": config.name, "cell": str(r["cell"]),
-            "grid_index": [int(i) for i in str(r["grid_index"]).split(",")],
-            "features": {f: _num(r[f"{f}_mean"]) for f in feats},
+            "grid_index": parse_grid_index(r["grid_index"]),
+            "features": {f: _num(r[mean_column(f)]) for f in feats},
             "win_rate_evolved": float(r["win_rate"]), "games_evolved": int(r["games"]),
-            "win_rate_validated": _num(r.get("win_rate_validated")) if has_val else None,
-            "games_validated": int(r["games_validated"]) if has_val else None,
+            "win_rate_validated": _num(r.get(WIN_RATE_VALIDATED)) if has_val else None,
+            "games_validated": int(r[validated_column("games")]) if has_val else None,
             "win_rate_source": "validated" if has_val and validated else "evolved",
             "opponent": opponent}
         if has_val:
-            ev["features_validated"] = {f: _num(r.get(f"{f}_validated")) for f in feats}
-            ev["win_rate_validated_ci"] = [float(r["win_rate_ci_low"]),
-                                           float(r["win_rate_ci_high"])]
+            ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
+            ev["win_rate_validated_ci"] = [float(r[c]) for c in WIN_RATE_CI]
             ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
         rate = ev["win_rate_validated"] if ev["win_rate_source"] == "validated" \
             else ev["win_rate_evolved"]
@@ -238,7 +252,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               if kind == "difficulty" else "style: corners of the feature space ("
               + ("validated" if validated else "evolved") + " features), then farthest-point"}
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
-    target = Path(out) if out is not None else run_dir / f"presets_{kind}.json"
+    target = Path(out) if out is not None else run.path(presets_file(kind))
     dump_presets(pf, target)
     pf.path = target
     return pf, target

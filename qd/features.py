@@ -199,7 +199,7 @@ def slope(points: Sequence[tuple[int, float]]) -> float:
     return float(dx @ (y - y.mean())) / var
 
 
-# ------------------------------------------------------------------------------ features of every game
+# ------------------------------------------------------------------------ features of every game
 
 @register("rounds", 0, 100, 10, "length of the game in rounds", game="*",
           words=("short games", "medium games", "long games"))

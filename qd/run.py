@@ -9,20 +9,11 @@ played when the driver died is asked for again (the emitters' generators are res
 checkpoint, so it is the same batch), and the games it had already finished are taken from
 `partial.pkl` instead of being played again (a game is a pure function of its spec).
 
-Run directory:
-    config.yaml      the config as run (defaults, seed and level seeds resolved)
-    checkpoint.pkl   scheduler + archive + emitter and archive generators + counters
-    elites.csv       one row per elite
-    individuals.csv  one row per evaluated genome (elite or not)
-    metrics.csv      one row per batch
-    games.csv        one row per game
-    run.log          what happened, batch by batch
-    partial.pkl      games of the batch in progress (removed when the batch is checkpointed)
+The run directory's files and columns are named in `qd.rundir` (its schema); the checkpoint
+holds the scheduler, the archive, the emitter and archive generators and the counters.
 """
 
 from __future__ import annotations
-
-from agents.files import atomic_write
 
 import logging
 import pickle
@@ -35,12 +26,34 @@ import numpy as np
 import pandas as pd
 from ribs.schedulers import Scheduler
 
+from agents.files import atomic_write
 from agents.runner import GameRecord
 from qd.archive import EliteArchive, Evaluation, evaluate_games
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.evaluation import genome_side, play, worker_count
 from qd.features import PlayerGame, features_of
+from qd.rundir import (
+    BATCH_TABLES,
+    CHECKPOINT,
+    CONFIG,
+    ELITES,
+    GAME_SIDES,
+    GAMES,
+    GENOME_SCRIPTS,
+    INDIVIDUALS,
+    LOG,
+    METRIC_COLUMNS,
+    METRICS,
+    OCCUPIED,
+    PARTIAL,
+    STATUS,
+    event_count_prefixes,
+    mean_column,
+    measure_column,
+    side_prefix,
+    std_column,
+)
 
 CHECKPOINT_VERSION = 1
 
@@ -54,7 +67,7 @@ class RunError(RuntimeError):
 
 @dataclass
 class RunState:
-    """Everything needed to continue a run; pickled whole into checkpoint.pkl."""
+    """Everything needed to continue a run; pickled whole into the checkpoint."""
 
     version: int
     config: dict[str, Any]
@@ -176,13 +189,14 @@ def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameReco
     rows = []
     for k, (rec, seat) in enumerate(genome_side(records)):
         spec = rec.spec
+        me = side_prefix("genome")
         row: dict[str, Any] = {
             "batch": batch, "evaluation": first_eval + k // gpi, "game": k % gpi,
-            "level": spec.level, "game_seed": spec.seed, "genome_seat": seat,
-            "rounds": rec.rounds, "winner": rec.winner, "genome_won": int(rec.winner == seat),
+            "level": spec.level, "game_seed": spec.seed, f"{me}seat": seat,
+            "rounds": rec.rounds, "winner": rec.winner, f"{me}won": int(rec.winner == seat),
             "seconds": round(rec.seconds, 4)}
-        for who, p in (("genome", seat), ("opponent", 1 - seat)):
-            row.update(rec.player_columns(p, f"{who}_", digits=4))
+        for who, p in zip(GAME_SIDES, (seat, 1 - seat)):
+            row.update(rec.player_columns(p, side_prefix(who), digits=4))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -192,15 +206,15 @@ def _individual_rows(batch: int, first_eval: int, names: Sequence[str],
     rows = []
     for k, e in enumerate(evals):
         row: dict[str, Any] = {"batch": batch, "evaluation": first_eval + k,
-                               "status": ("rejected", "improved", "new")[int(status[k])]}
+                               "status": STATUS[int(status[k])]}
         row.update({n: float(v) for n, v in zip(names, e.genome)})
         row.update({"win_rate": e.win_rate, "wins": e.wins, "games": e.games,
                     "mean_score": e.mean_score})
         for f, m in zip(features, e.measures):
-            row[f"measure_{f.name}"] = float(m)
+            row[measure_column(f.name)] = float(m)
         for n in e.feature_mean:
-            row[f"{n}_mean"] = e.feature_mean[n]
-            row[f"{n}_std"] = e.feature_std[n]
+            row[mean_column(n)] = e.feature_mean[n]
+            row[std_column(n)] = e.feature_std[n]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -211,7 +225,7 @@ def _run_dir(config_path: Path, config_name: str, out: str | Path | None) -> Pat
     if out is not None:
         return Path(out)
     here = config_path.parent
-    if config_path.name == "config.yaml" and (here / "checkpoint.pkl").exists():
+    if config_path.name == CONFIG and (here / CHECKPOINT).exists():
         return here  # resuming from the run directory's own config
     return Path("runs") / config_name
 
@@ -223,7 +237,7 @@ def _logger(run_dir: Path) -> logging.Logger:
     for h in list(log.handlers):
         log.removeHandler(h)
         h.close()
-    h = logging.FileHandler(run_dir / "run.log")
+    h = logging.FileHandler(run_dir / LOG)
     h.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
     log.addHandler(h)
     return log
@@ -236,21 +250,24 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
     name = raw.get("name") if isinstance(raw, dict) else None
     run_dir = _run_dir(config_path, name if isinstance(name, str) and name else
                        config_path.stem, out)
-    ckpt = run_dir / "checkpoint.pkl"
-    cfg_file = run_dir / "config.yaml"
-    occupied = ckpt.exists() or cfg_file.exists()
+    ckpt = run_dir / CHECKPOINT
+    cfg_file = run_dir / CONFIG
+    occupied = any((run_dir / name).exists() for name in OCCUPIED)
     if occupied and not resume:
         raise RunError(f"{run_dir} already holds a run; continue it with --resume, or give "
                        f"another directory with --out")
     if resume and not occupied:
-        raise RunError(f"{run_dir}: nothing to resume (no checkpoint.pkl or config.yaml)")
+        raise RunError(f"{run_dir}: nothing to resume (no {' or '.join(OCCUPIED)})")
     state = _load_checkpoint(ckpt) if resume and ckpt.exists() else None
     previous = state.config if state is not None else (
         read_yaml(cfg_file) if resume else None)
     seed = previous.get("seed") if isinstance(previous, dict) else None
     config = load_config(config_path, seed=seed)
     if previous is not None:
-        diff = _diff(previous, config.to_dict())
+        now = config.to_dict()
+        if isinstance(previous, dict) and GENOME_SCRIPTS not in previous:
+            now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
+        diff = _diff(previous, now)
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
                            f"{', '.join(diff)}); resume with the config it was started with "
@@ -263,17 +280,22 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
            max_batches: int | None = None) -> RunResult:
     """Run (or, with `resume`, continue) the evolution described by a YAML config.
 
-    `out`: the run directory (default runs/<name>). `address` (or RAY_ADDRESS): a Ray cluster
-    to join; otherwise a local Ray with `workers` CPUs (default: all), or no Ray at all with
-    `workers=0`. `max_batches` stops after that many batches (the run can be resumed).
+    Args:
+        config_path: the YAML run config (or a run directory's own config.yaml).
+        out: the run directory (default runs/<name>).
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        resume: continue the run in `out` from its last checkpoint.
+        workers: CPUs of the local Ray (default: all); 0 plays in-process without Ray.
+        show_progress: a progress bar on the terminal.
+        max_batches: stop after that many batches (the run can be resumed).
     """
     config, run_dir, state = _prepare(config_path, out, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
     if state is None:
         state = new_state(config)
-    if not (run_dir / "config.yaml").exists():
-        atomic_write(run_dir / "config.yaml", dump_config(config))
-    for name in ("games.csv", "individuals.csv", "metrics.csv"):
+    if not (run_dir / CONFIG).exists():
+        atomic_write(run_dir / CONFIG, dump_config(config))
+    for name in BATCH_TABLES:
         _drop_batches(run_dir / name, state.batch)
     log = _logger(run_dir)
     log.info("%s %s: %d of %d evaluations done, %d batches", "resumed" if resume else "started",
@@ -302,7 +324,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         bar = tqdm(total=config.evaluations * gpi, initial=state.evaluations * gpi,
                    unit="game", desc=config.name, dynamic_ncols=True)
         _postfix(bar, state)
-    partial = run_dir / "partial.pkl"
+    partial = run_dir / PARTIAL
     batches = 0
     try:
         while state.evaluations < config.evaluations:
@@ -344,12 +366,12 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             state.evaluations += len(evals)
             state.games += len(records)
             stats = state.archive.stats()
-            _append_csv(run_dir / "games.csv", _game_rows(state.batch, first, gpi, records),
-                        fill_zero=("genome_n_", "opponent_n_"))
-            _append_csv(run_dir / "individuals.csv",
+            _append_csv(run_dir / GAMES, _game_rows(state.batch, first, gpi, records),
+                        fill_zero=event_count_prefixes())
+            _append_csv(run_dir / INDIVIDUALS,
                         _individual_rows(state.batch, first, config.genome_names, evals,
                                          status, config.features))
-            atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
+            atomic_write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
             wall = time.perf_counter() - t_batch
             state.elapsed += wall
             driver = time.perf_counter() - t_driver
@@ -364,8 +386,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 if wall > 0 else 0.0,
                 "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2)}
             state.batch += 1
-            _append_csv(run_dir / "metrics.csv", pd.DataFrame([metrics]))
-            atomic_write(run_dir / "checkpoint.pkl", pickle.dumps(state, protocol=5))
+            _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS))
+            atomic_write(run_dir / CHECKPOINT, pickle.dumps(state, protocol=5))
             partial.unlink(missing_ok=True)
             batches += 1
             log.info("batch %d: %d evaluations, %d games, %d cells (%d new), QD score %.2f, "
@@ -381,8 +403,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
     finally:
         if bar is not None:
             bar.close()
-    if not (run_dir / "elites.csv").exists():
-        atomic_write(run_dir / "elites.csv", state.archive.frame().to_csv(index=False))
+    if not (run_dir / ELITES).exists():
+        atomic_write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
     complete = state.evaluations >= config.evaluations
     log.info("%s after %d batches, %d evaluations", "finished" if complete else "paused",
              state.batch, state.evaluations)

@@ -14,7 +14,8 @@ played from both seats. Seeds come from the run seed, the elite's cell index and
 that evolution never uses), so the result does not depend on the number of workers, on which
 other cells are validated, or on the order games finish.
 
-Files written into the run directory (the last validation replaces the previous one):
+Files written into the run directory (the last validation replaces the previous one; names
+in `qd.rundir`):
 
     validation.csv           one row per validated elite (Table II and the cell it lands in)
     validation_summary.json  settings, Spearman per feature, shares in own / neighbouring cell
@@ -25,8 +26,6 @@ Files written into the run directory (the last validation replaces the previous 
 
 from __future__ import annotations
 
-from agents.files import atomic_write
-
 import json
 import math
 from dataclasses import dataclass, field
@@ -36,8 +35,28 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from agents.files import atomic_write
 from agents.ladder import alternating_games, wilson_interval
 from agents.runner import AgentSpec, GameRecord, GameSpec
+from qd.rundir import (
+    CONFIG,
+    ELITES,
+    VALIDATION,
+    VALIDATION_CHART,
+    VALIDATION_GAMES,
+    VALIDATION_SUMMARY,
+    VALIDATION_TABLE,
+    WIN_RATE_CI,
+    RunFiles,
+    evolved_column,
+    grid_index_text,
+    mean_column,
+    measure_column,
+    parse_grid_index,
+    validated_column,
+    validated_std_column,
+    weight_columns,
+)
 
 SUMMARY_VERSION = 1
 VALIDATION_KEY = 0x56414C  # first spawn-key entry of validation games ("VAL")
@@ -45,6 +64,15 @@ VALIDATION_KEY = 0x56414C  # first spawn-key entry of validation games ("VAL")
 
 @dataclass
 class ValidationResult:
+    """What `validate` wrote.
+
+    Args:
+        run_dir: the run directory.
+        table: validation.csv (one row per validated elite).
+        summary: validation_summary.json.
+        files: the files written.
+    """
+
     run_dir: Path
     table: pd.DataFrame
     summary: dict[str, Any]
@@ -122,34 +150,36 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
              show_progress: bool = True, chart: bool = True) -> ValidationResult:
-    """Replay the run's elites (all, or those in `cells`, named as in elites.csv) on held-out
-    levels and write Table II, its summary and the chart into the run directory.
+    """Replay the run's elites on held-out levels and write Table II, its summary and the
+    chart into the run directory.
 
-    `levels`: a level set name or seeds (default: the run's held-out levels). `games`: games
-    per elite (default: two per level, one from each seat). `workers=0` plays in-process;
-    otherwise on Ray (`address` joins a cluster)."""
+    Args:
+        run_dir: the run directory.
+        levels: a level set name or level seeds (default: the run's held-out levels).
+        games: games per elite (default: two per level, one from each seat).
+        cells: only the elites of these cells, named as in elites.csv (default: all).
+        workers: CPUs of the local Ray (default: all); 0 plays in-process.
+        address: a Ray cluster to join.
+        show_progress: a progress bar on the terminal.
+        chart: also draw validation.png.
+    """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
     from qd.evaluation import genome_side, play
     from qd.features import PlayerGame
 
-    run_dir = Path(run_dir)
-    if not (run_dir / "config.yaml").exists():
-        raise ValueError(f"{run_dir}: not a run directory (no config.yaml)")
-    config = load_config(run_dir / "config.yaml")
-    elites_path = run_dir / "elites.csv"
-    if not elites_path.exists() or elites_path.stat().st_size == 0:
-        raise ValueError(f"{run_dir}: no elites.csv yet (no batch finished)")
-    try:
-        elites = pd.read_csv(elites_path)
-    except pd.errors.EmptyDataError:
-        elites = pd.DataFrame()
+    run = RunFiles(run_dir)
+    run_dir = run.dir
+    config = load_config(run.path(CONFIG))
+    if not run.has(ELITES):
+        raise ValueError(f"{run_dir}: no {ELITES} yet (no batch finished)")
+    elites = run.elites
     if elites.empty:
         raise ValueError(f"{run_dir}: the archive has no elite to validate")
-    names = list(config.genome_names)
+    names = weight_columns(config.genome_names)
     absent = [n for n in names if n not in elites.columns]
     if absent:
-        raise ValueError(f"{elites_path}: no weight column for {', '.join(absent)}")
+        raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
     chosen = _chosen(elites, cells)
     level_list = _levels(config.game, levels, config.held_out_levels)
     n_games = 2 * len(level_list) if games is None else int(games)
@@ -181,34 +211,36 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         ev = evaluate_games(genome, pg, feats)
         v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
         v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
-        e_grid = [int(i) for i in str(row["grid_index"]).split(",")]
+        e_grid = parse_grid_index(row["grid_index"])
         dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
         low, high = wilson_interval(ev.wins, ev.games)
+        ci_low, ci_high = WIN_RATE_CI
         out: dict[str, Any] = {
             "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
-            "games_evolved": int(row["games"]), "win_rate_evolved": float(row["win_rate"]),
-            "games_validated": ev.games, "wins_validated": ev.wins,
-            "win_rate_validated": ev.win_rate, "win_rate_ci_low": low, "win_rate_ci_high": high,
-            "mean_score_evolved": float(row["mean_score"]),
-            "mean_score_validated": ev.mean_score}
+            evolved_column("games"): int(row["games"]),
+            evolved_column("win_rate"): float(row["win_rate"]),
+            validated_column("games"): ev.games, validated_column("wins"): ev.wins,
+            validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
+            evolved_column("mean_score"): float(row["mean_score"]),
+            validated_column("mean_score"): ev.mean_score}
         for j, f in enumerate(feats):
-            out[f"{f.name}_evolved"] = float(row[f"{f.name}_mean"])
-            out[f"{f.name}_validated"] = ev.feature_mean[f.name]
-            out[f"{f.name}_std_validated"] = ev.feature_std[f.name]
-            out[f"measure_{f.name}_evolved"] = float(row[f"measure_{f.name}"])
-            out[f"measure_{f.name}_validated"] = float(ev.measures[j])
+            m = measure_column(f.name)
+            out[evolved_column(f.name)] = float(row[mean_column(f.name)])
+            out[validated_column(f.name)] = ev.feature_mean[f.name]
+            out[validated_std_column(f.name)] = ev.feature_std[f.name]
+            out[evolved_column(m)] = float(row[m])
+            out[validated_column(m)] = float(ev.measures[j])
         out.update({"validated_cell": archive.cell_label(v_grid),
-                    "validated_grid_index": ",".join(map(str, v_grid)),
+                    "validated_grid_index": grid_index_text(v_grid),
                     "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
         rows.append(out)
         for (rec, seat), g in zip(genome_side(mine), range(n_games)):
             game_rows.append(_game_row(row, g, rec, seat))
     table = pd.DataFrame(rows)
 
-    spear: dict[str, float | None] = {
-        "win_rate": spearman(table["win_rate_evolved"], table["win_rate_validated"])}
-    for f in feats:
-        spear[f.name] = spearman(table[f"{f.name}_evolved"], table[f"{f.name}_validated"])
+    spear: dict[str, float | None] = {}
+    for name in ("win_rate", *(f.name for f in feats)):
+        spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
     overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
     summary = {
         "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
@@ -219,19 +251,18 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         "spearman": spear,
         "same_cell_share": float(table["same_cell"].mean()),
         "neighbour_share": float(table["neighbour"].mean()),
-        "mean_win_rate_evolved": float(table["win_rate_evolved"].mean()),
-        "mean_win_rate_validated": float(table["win_rate_validated"].mean()),
+        "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
+        "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
     }
-    files = [run_dir / "validation.csv", run_dir / "validation_games.csv",
-             run_dir / "validation_summary.json", run_dir / "validation.md"]
+    files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
+             run.path(VALIDATION_TABLE)]
     atomic_write(files[0], table.to_csv(index=False))
     atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
     atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
     atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
     if chart:
-        from plots.rundir import RunFiles
         from plots.validation import draw_validation
-        files.append(draw_validation(RunFiles(run_dir), run_dir / "validation.png"))
+        files.append(draw_validation(RunFiles(run_dir), run.path(VALIDATION_CHART)))
     return ValidationResult(run_dir, table, summary, files)
 
 
@@ -254,15 +285,24 @@ def _fmt(x: Any, pct: bool = False) -> str:
 
 def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
                        summary: dict[str, Any]) -> str:
-    """Table II of the paper (evolved / validated) plus the summary lines."""
+    """Table II of the paper (evolved / validated) plus the summary lines.
+
+    Args:
+        table: validation.csv.
+        features: the grid's features.
+        summary: validation_summary.json.
+    """
     head = ["Cell", "Win rate evolved / validated (95% CI)",
             *[f"{f} evolved / validated" for f in features], "Validated cell"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    ci_low, ci_high = WIN_RATE_CI
     for r in table.to_dict("records"):
         cells = [f"[{r['cell']}]",
-                 f"{_fmt(r['win_rate_evolved'], True)} / {_fmt(r['win_rate_validated'], True)} "
-                 f"({_fmt(r['win_rate_ci_low'], True)}-{_fmt(r['win_rate_ci_high'], True)})"]
-        cells += [f"{_fmt(r[f + '_evolved'])} / {_fmt(r[f + '_validated'])}" for f in features]
+                 f"{_fmt(r[evolved_column('win_rate')], True)} / "
+                 f"{_fmt(r[validated_column('win_rate')], True)} "
+                 f"({_fmt(r[ci_low], True)}-{_fmt(r[ci_high], True)})"]
+        cells += [f"{_fmt(r[evolved_column(f)])} / {_fmt(r[validated_column(f)])}"
+                  for f in features]
         cells.append(f"[{r['validated_cell']}]")
         lines.append("| " + " | ".join(cells) + " |")
     sp = summary["spearman"]

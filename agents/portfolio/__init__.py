@@ -5,10 +5,27 @@
 * `portfolio`: portfolios as data (table, weights, genome layout) and the assignment generator.
 """
 
-from agents.portfolio.portfolio import (ACTION, ACTOR, SCRIPT, VALUE, WEIGHT, Portfolio,
-                                        default_table, portfolio, produce_assignments)
-from agents.portfolio.script import (DEFAULT_VALUE, ScriptContext, make_context, register,
-                                     register_game, register_wrapper, script, scripts_of)
+from agents.portfolio.portfolio import (
+                                        ACTION,
+                                        ACTOR,
+                                        SCRIPT,
+                                        VALUE,
+                                        WEIGHT,
+                                        Portfolio,
+                                        default_table,
+                                        portfolio,
+                                        produce_assignments,
+)
+from agents.portfolio.script import (
+                                        DEFAULT_VALUE,
+                                        ScriptContext,
+                                        make_context,
+                                        register,
+                                        register_game,
+                                        register_wrapper,
+                                        script,
+                                        scripts_of,
+)
 
 __all__ = ["ACTION", "ACTOR", "SCRIPT", "VALUE", "WEIGHT", "Portfolio", "default_table",
            "portfolio", "produce_assignments", "DEFAULT_VALUE", "ScriptContext", "make_context",

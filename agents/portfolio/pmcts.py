@@ -25,7 +25,6 @@ assignments at about half the cost of generating them all.
 
 from __future__ import annotations
 
-import json
 import math
 from bisect import bisect_right
 from functools import partial
@@ -33,16 +32,32 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from games.api import Action, GameState
-
 from agents.evaluation import Evaluator
-from agents.portfolio.portfolio import (ACTION, DEFAULT_WEIGHT, VALUE, WEIGHT, Portfolio,
-                                        check_portfolio_args, portfolio, produce_assignments)
+from agents.portfolio.portfolio import (
+    ACTION,
+    DEFAULT_WEIGHT,
+    VALUE,
+    WEIGHT,
+    Portfolio,
+    check_portfolio_args,
+    portfolio,
+    produce_assignments,
+)
 from agents.portfolio.pruning import Pruner, Schedule
 from agents.portfolio.script import make_context
-from agents.search import (DEFAULT_BUDGET, Budget, SearchAgent, arguments, at_least, flag,
-                           random_action, resolve_budget, search_copy)
+from agents.search import (
+    DEFAULT_BUDGET,
+    Budget,
+    SearchAgent,
+    arguments,
+    at_least,
+    flag,
+    random_action,
+    resolve_budget,
+    search_copy,
+)
 from agents.tree import TIE, TreeNode, backup, most_visited, run_iterations, select_uct
+from games.api import Action, GameState
 
 ROLLOUT_POLICIES = ("portfolio", "random", "none")
 FINAL_CHOICES = ("visits", "mean")

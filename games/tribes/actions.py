@@ -359,7 +359,9 @@ def describe(s, a: tuple) -> str:
             return f"{name} {who} -> {xy(target)}"
         if kind in (ATTACK, CONVERT):
             o = s.units.get(target)
-            return f"{name} {who} -> {K.UNIT_NAMES[o.type].lower()}#{target}@{xy(o.pos)}" if o else f"{name} {who}"
+            if o is None:
+                return f"{name} {who}"
+            return f"{name} {who} -> {K.UNIT_NAMES[o.type].lower()}#{target}@{xy(o.pos)}"
         return f"{name} {who}"
     if kind in CITY_ACTIONS:
         c = s.cities.get(actor)

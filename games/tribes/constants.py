@@ -173,6 +173,7 @@ INCOMPLETE, WIN, LOSS = 0, 1, -1
 """A tribe's result."""
 
 from games.tribes.level import TRIBE_NAMES  # noqa: E402,F401  (defined once, with the level format)
+
 LUXIDOOR = 6
 TRIBE_START_TECH = (CLIMBING, ORGANIZATION, HUNTING, RIDING, FISHING, ARCHERY, -1, SMITHERY,
                     FARMING, MEDITATION, SHIELDS, ROADS)

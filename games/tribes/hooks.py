@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from games.tribes.actions import (CITY_ACTIONS, DESTROY, DISBAND, END_TURN, UNIT_ACTIONS)
-
 from agents.search import GameHooks
+from games.tribes.actions import CITY_ACTIONS, DESTROY, DISBAND, END_TURN, UNIT_ACTIONS
 
 
 class TribesHooks(GameHooks):

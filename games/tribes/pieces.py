@@ -10,8 +10,9 @@ class Unit:
 
     def clone(self, tok: object) -> "Unit":
         u = Unit.__new__(Unit)
-        u.id, u.tribe, u.type, u.pos, u.hp, u.max_hp = self.id, self.tribe, self.type, self.pos, self.hp, self.max_hp
-        u.kills, u.veteran, u.status, u.home, u.base = self.kills, self.veteran, self.status, self.home, self.base
+        u.id, u.tribe, u.type, u.pos = self.id, self.tribe, self.type, self.pos
+        u.hp, u.max_hp, u.kills, u.veteran = self.hp, self.max_hp, self.kills, self.veteran
+        u.status, u.home, u.base = self.status, self.home, self.base
         u.tok = tok
         return u
 
@@ -22,8 +23,9 @@ class City:
 
     def clone(self, tok: object) -> "City":
         c = City.__new__(City)
-        c.id, c.tribe, c.pos, c.level, c.pop, c.pop_need = self.id, self.tribe, self.pos, self.level, self.pop, self.pop_need
-        c.prod_bonus, c.capital, c.walls, c.bound, c.worth = self.prod_bonus, self.capital, self.walls, self.bound, self.worth
+        c.id, c.tribe, c.pos, c.level = self.id, self.tribe, self.pos, self.level
+        c.pop, c.pop_need, c.prod_bonus = self.pop, self.pop_need, self.prod_bonus
+        c.capital, c.walls, c.bound, c.worth = self.capital, self.walls, self.bound, self.worth
         c.units = self.units[:]
         c.temples = {t: v[:] for t, v in self.temples.items()} if self.temples else {}
         c.tok = tok
@@ -41,7 +43,8 @@ class Tribe:
 
     def clone(self, tok: object) -> "Tribe":
         t = Tribe.__new__(Tribe)
-        t.id, t.key, t.stars, t.score, t.techs, t.kills = self.id, self.key, self.stars, self.score, self.techs, self.kills
+        t.id, t.key, t.stars = self.id, self.key, self.stars
+        t.score, t.techs, t.kills = self.score, self.techs, self.kills
         t.cities, t.extra_units = self.cities[:], self.extra_units[:]
         t.capital, t.monuments, t.pacifist = self.capital, self.monuments[:], self.pacifist
         t.connected, t.result = self.connected[:], self.result

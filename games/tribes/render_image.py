@@ -30,7 +30,8 @@ def render_image(s, path: str | Path, title: str | None = None) -> None:
             colour = TRIBE_COLOUR[s.cities[c].tribe % len(TRIBE_COLOUR)]
             ax.add_patch(Rectangle((y + 0.04, n - 1 - x + 0.04), 0.92, 0.92, fill=False,
                                    edgecolor=colour, linewidth=1.2, alpha=0.7))
-        mark = BUILDING_SYMBOL.get(s.building[i], "*") if s.building[i] else RESOURCE_SYMBOL.get(s.resource[i])
+        mark = (BUILDING_SYMBOL.get(s.building[i], "*") if s.building[i]
+                else RESOURCE_SYMBOL.get(s.resource[i]))
         if mark:
             ax.text(y + 0.14, n - 1 - x + 0.84, mark, ha="center", va="center", fontsize=6,
                     color="black", fontweight="bold" if s.building[i] else "normal")

@@ -10,9 +10,30 @@ from __future__ import annotations
 
 from games.tribes import constants as K
 from games.tribes.actions import (
-    ATTACK, BUILD, BUILD_ROAD, BURN_FOREST, CAPTURE, CLEAR_FOREST, CONVERT, DESTROY, DISBAND,
-    END_TURN, EXAMINE, GATHER_COST, GROW_FOREST, HEAL_OTHERS, LEVEL_UP, MAKE_VETERAN, MOVE,
-    RECOVER, RESEARCH_TECH, RESOURCE_GATHERING, SPAWN, UPGRADE_BOAT, UPGRADE_SHIP, ACTION_NAMES,
+    ACTION_NAMES,
+    ATTACK,
+    BUILD,
+    BUILD_ROAD,
+    BURN_FOREST,
+    CAPTURE,
+    CLEAR_FOREST,
+    CONVERT,
+    DESTROY,
+    DISBAND,
+    END_TURN,
+    EXAMINE,
+    GATHER_COST,
+    GROW_FOREST,
+    HEAL_OTHERS,
+    LEVEL_UP,
+    MAKE_VETERAN,
+    MOVE,
+    RECOVER,
+    RESEARCH_TECH,
+    RESOURCE_GATHERING,
+    SPAWN,
+    UPGRADE_BOAT,
+    UPGRADE_SHIP,
     city_tiles,
 )
 from games.tribes.combat import attack_outcome

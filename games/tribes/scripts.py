@@ -24,9 +24,17 @@ from operator import itemgetter
 
 import numpy as np
 
-from agents.portfolio.script import (DEFAULT_VALUE, ScriptContext, lazy, pick_max, pick_min,
-                                     register_game, register_layout, register_wrapper,
-                                     script)
+from agents.portfolio.script import (
+    DEFAULT_VALUE,
+    ScriptContext,
+    lazy,
+    pick_max,
+    pick_min,
+    register_game,
+    register_layout,
+    register_wrapper,
+    script,
+)
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome, round_half_up

@@ -500,7 +500,8 @@ class TribesState:
     def _ports_within(self, start: int, tid: int, steps: int = 4) -> list[int]:
         """Own ports reachable from a port by a water path of at most `steps` steps over
         neutral or own water."""
-        terrain, building, nbrs, tc, cities = self.terrain, self.building, self._nbrs, self.tile_city, self.cities
+        terrain, building, nbrs = self.terrain, self.building, self._nbrs
+        tc, cities = self.tile_city, self.cities
         is_water = K.IS_WATER
         frontier = [start]
         seen = {start}

@@ -9,8 +9,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.ladder import (HOLDS, NOT_SIGNIFICANT, VIOLATED, alternating_games, order_verdict,
-                           pair_table, run_ladder, wilson_interval)
+from agents.ladder import (
+    HOLDS,
+    NOT_SIGNIFICANT,
+    VIOLATED,
+    alternating_games,
+    order_verdict,
+    pair_table,
+    run_ladder,
+    wilson_interval,
+)
 from agents.presets import Preset, PresetFile, dump_presets, full_params
 from playstyles.cli import main
 

@@ -19,8 +19,8 @@ from agents.portfolio import pmcts as P
 from agents.portfolio.pmcts import PMCTSAgent, _PNode, sample_assignment, script_counts
 from agents.portfolio.pruning import Pruner, Schedule
 from agents.registry import make_agent
-from agents.specs import parse_agent_spec
 from agents.runner import play_game
+from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 from tests.agents.counting import CountingState
@@ -396,7 +396,8 @@ def test_pmcts_pu_beats_random_at_a_small_budget():
     for g in range(12):
         seat = g % 2
         s = GAME.new_state(PAPER_SEEDS[g // 2], g, max_rounds=10)
-        agents = [make_agent("pmcts_pu", game="tribes", seed=g, budget=100), make_agent("random", seed=100 + g)]
+        agents = [make_agent("pmcts_pu", game="tribes", seed=g, budget=100),
+                  make_agent("random", seed=100 + g)]
         if seat:
             agents.reverse()
         play_game(s, agents)

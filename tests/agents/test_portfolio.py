@@ -12,18 +12,37 @@ import math
 import numpy as np
 import pytest
 
-from agents.portfolio import (ACTION, ACTOR, SCRIPT, VALUE, WEIGHT, Portfolio, portfolio,
-                              produce_assignments, scripts_of)
-from agents.portfolio.script import (ScriptContext, make_context, register_game, script)
-from games.tribes.scripts import PAPER_GENOME, TYPE_ORDER
+from agents.portfolio import (
+    ACTION,
+    ACTOR,
+    SCRIPT,
+    VALUE,
+    WEIGHT,
+    Portfolio,
+    portfolio,
+    produce_assignments,
+    scripts_of,
+)
+from agents.portfolio.script import ScriptContext, make_context, register_game, script
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome
 from games.tribes.level_sets import PAPER_SEEDS
-
-from tests.tribes.builders import (act, capital, clear, game, give_tech, idx, place,
-                                   set_building, set_city, set_stars, xy)
+from games.tribes.scripts import PAPER_GENOME, TYPE_ORDER
+from tests.tribes.builders import (
+    act,
+    capital,
+    clear,
+    game,
+    give_tech,
+    idx,
+    place,
+    set_building,
+    set_city,
+    set_stars,
+    xy,
+)
 
 SCRIPTS = scripts_of("tribes")
 G = get_game("tribes")

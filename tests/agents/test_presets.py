@@ -9,11 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from agents.presets import (Preset, PresetError, PresetFile, build_agent, dump_presets,
-                            full_params, load_presets, presets_from_dict, slug)
+from agents.presets import (
+    Preset,
+    PresetError,
+    PresetFile,
+    build_agent,
+    dump_presets,
+    full_params,
+    load_presets,
+    presets_from_dict,
+    slug,
+)
 from agents.registry import make_agent
-from agents.specs import parse_agent_spec, split_spec
 from agents.runner import AgentSpec, GameSpec, run_game
+from agents.specs import parse_agent_spec, split_spec
 from agents.tournament import parse_agent
 from playstyles.cli import main
 

@@ -6,15 +6,24 @@ from __future__ import annotations
 
 import pytest
 
+from agents.registry import make_agent
+from agents.runner import play_game
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.level_sets import PAPER_SEEDS
-from agents.registry import make_agent
 from games.tribes.rule_based import END_TURN_VALUE, RuleBasedAgent
-from agents.runner import play_game
 from tests.tribes.builders import (
-    board, capital, clear, game, give_tech, idx, place, set_city, set_resource, set_stars,
+    board,
+    capital,
+    clear,
+    game,
+    give_tech,
+    idx,
+    place,
+    set_city,
+    set_resource,
+    set_stars,
 )
 
 GAME = get_game("tribes")

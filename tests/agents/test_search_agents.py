@@ -6,11 +6,10 @@ Games are short (a few rounds) and budgets small, so the whole file runs in well
 
 from __future__ import annotations
 
-import subprocess
 import functools
-import sys
-
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -19,9 +18,9 @@ from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
 from agents.runner import play_game
 from agents.search import Budget, BudgetExhausted, hooks_for
-from games.tribes.evaluation import TribesDiffHeuristic
 from games.registry import get_game
 from games.tribes import constants as K
+from games.tribes.evaluation import TribesDiffHeuristic
 from games.tribes.level_sets import PAPER_SEEDS
 from tests.agents.counting import CountingState
 

@@ -9,9 +9,15 @@ import pandas as pd
 import pytest
 
 from agents.runner import AgentSpec, GameSpec, run_game
-from agents.tournament import (TournamentConfig, config_from_dict, plan, run_tournament,
-                               table_columns,
-                               summarise, to_markdown)
+from agents.tournament import (
+    TournamentConfig,
+    config_from_dict,
+    plan,
+    run_tournament,
+    summarise,
+    table_columns,
+    to_markdown,
+)
 
 RANDOM_A = AgentSpec.of("random", label="A")
 RANDOM_B = AgentSpec.of("random", label="B")
@@ -88,10 +94,12 @@ def test_summary_matches_hand_counted_games():
     ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
     ({"agents": ["random", {"name": "random", "lable": "b"}]}, "agents[1]: unknown key 'lable'"),
     ({"agents": ["random", "mcts:rollouts=maybe"]}, "agents[1]: rollouts: expected true or false"),
-    ({"agents": ["random", {"name": "mcts", "params": {"budget": -1}}]}, "agents[1]: budget: must be a whole number"),
+    ({"agents": ["random", {"name": "mcts", "params": {"budget": -1}}]},
+     "agents[1]: budget: must be a whole number"),
     ({"agents": ["random", "random:label=b"], "pairings": [["random", "c"]]}, "unknown agent 'c'"),
     ({"agents": ["random", "random:label=b"], "levels": "nosuchset"}, "levels:"),
-    ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}}, "unknown game option 'max_round'"),
+    ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}},
+     "unknown game option 'max_round'"),
     ({"agents": ["random", "random:label=b"], "repetitions": "many"}, "'repetitions' must be an integer"),
     ({"agents": ["random", "random"]}, "labels must be distinct"),
 ])

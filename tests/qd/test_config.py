@@ -26,7 +26,8 @@ def test_defaults_are_the_paper_setting():
 def test_opponent_gets_the_same_budget():
     c = config_from_dict({"game": "tribes", "agent": {"budget": 123}, "seed": 0})
     assert c.opponent["budget"] == 123
-    c = config_from_dict({"game": "tribes", "agent": {"budget": 123}, "opponent": "mcts:budget=7", "seed": 0})
+    c = config_from_dict({"game": "tribes", "agent": {"budget": 123},
+                          "opponent": "mcts:budget=7", "seed": 0})
     assert c.opponent["budget"] == 7
     c = config_from_dict({"game": "tribes", **TINY, "opponent": "random"})
     assert c.opponent["budget"] is None  # random takes no budget
@@ -113,9 +114,10 @@ def test_file_errors_name_the_file(tmp_path):
 
 
 def test_level_split_is_reproducible():
-    a = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
-    b = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 1}, "seed": 0})
-    c = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 5, "split_seed": 2}, "seed": 0})
+    def split(seed):
+        return config_from_dict({"game": "tribes", "seed": 0,
+                                 "levels": {"set": "paper", "train": 5, "split_seed": seed}})
+    a, b, c = split(1), split(1), split(2)
     assert a.train_levels == b.train_levels != c.train_levels
     d = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 0.2}, "seed": 0})
     assert len(d.train_levels) == 5

@@ -15,10 +15,10 @@ from playstyles.cli import main
 from qd.config import load_config
 from qd.export import corner_order, export_presets, pick_difficulty, pick_styles, style_name
 from qd.features import Feature, features_of
-
-TRIBES = features_of("tribes")
 from qd.validation import validate
 from tests.plots.tiny_run import copy_run, tiny_run
+
+TRIBES = features_of("tribes")
 
 
 def test_pick_difficulty_spreads_over_win_rate():

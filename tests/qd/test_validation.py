@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plots.rundir import RunFiles
 from playstyles.cli import main
+from plots.rundir import RunFiles
 from qd.validation import spearman, validate
 from tests.plots.tiny_run import copy_run, tiny_run
 

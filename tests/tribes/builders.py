@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from games.tribes import constants as K
 from games.tribes import actions as A
+from games.tribes import constants as K
 from games.tribes.level import Level
 from games.tribes.state import TribesOptions, TribesState, new_game
 

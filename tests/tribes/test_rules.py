@@ -14,12 +14,36 @@ import pytest
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome, round_half_up
 from games.tribes.levelgen import generate_level
-from games.tribes.state import LOSS, WIN, new_game, TribesOptions
-
+from games.tribes.state import LOSS, WIN, TribesOptions, new_game
 from tests.tribes.builders import (
-    act, add_road, attack, attack_targets, board, capital, city_at, clear, end_turn, find, game,
-    give_tech, idx, is_legal, legal, move, move_targets, owner, place, play_until_turn_of,
-    reach, remove_tech, set_building, set_city, set_stars, set_terrain, set_unit, unit_at,
+    act,
+    add_road,
+    attack,
+    attack_targets,
+    board,
+    capital,
+    city_at,
+    clear,
+    end_turn,
+    find,
+    game,
+    give_tech,
+    idx,
+    is_legal,
+    legal,
+    move,
+    move_targets,
+    owner,
+    place,
+    play_until_turn_of,
+    reach,
+    remove_tech,
+    set_building,
+    set_city,
+    set_stars,
+    set_terrain,
+    set_unit,
+    unit_at,
 )
 
 
@@ -1082,7 +1106,7 @@ def test_copy_is_independent_of_the_original():
     assert c.tribes[0].stars == 15 and s.tribes[0].stars == 20
 
 
-# ====================================================================== fixed reference bugs (§14 items 11-16)
+# ================================================================ fixed reference bugs (§14 items 11-16)
 # By default the engine implements the intended rule (docs/tribes-differences.md).
 
 def test_destroying_a_temple_removes_its_points():
@@ -1151,7 +1175,7 @@ def test_city_capture_leaves_building_effects_unchanged():
     assert (c.pop, c.prod_bonus, c.level) == (1, 0, 1)
 
 
-# ====================================================================== other unit actions (§5, §6.5, §6.6, §11)
+# ============================================================== other unit actions (§5, §6.5, §6.6, §11)
 
 def test_spawn_refused_when_the_city_is_full():
     """§5.3: a city supports level + 1 units (2 at level 1)."""

@@ -12,7 +12,12 @@ from functools import lru_cache
 import pytest
 
 from tests.tribes.trace_replay import (
-    FIXED_BUG_TAGS, MAIN_GAMES, TRACES_DIR, Replayer, load_trace, trace_path,
+    FIXED_BUG_TAGS,
+    MAIN_GAMES,
+    TRACES_DIR,
+    Replayer,
+    load_trace,
+    trace_path,
 )
 
 pytestmark = pytest.mark.skipif(not TRACES_DIR.is_dir(),

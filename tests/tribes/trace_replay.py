@@ -51,8 +51,17 @@ from pathlib import Path
 from games.tribes import constants as K
 from games.tribes import rules
 from games.tribes.actions import (
-    ACTION_NAMES, ACTION_OF_NAME, BUILD, BUILD_ROAD, CITY_ACTIONS, END_TURN, MOVE, RESEARCH_TECH,
-    TRIBE_ACTOR, UNIT_ACTIONS, reachable,
+    ACTION_NAMES,
+    ACTION_OF_NAME,
+    BUILD,
+    BUILD_ROAD,
+    CITY_ACTIONS,
+    END_TURN,
+    MOVE,
+    RESEARCH_TECH,
+    TRIBE_ACTOR,
+    UNIT_ACTIONS,
+    reachable,
 )
 from games.tribes.level import Level
 from games.tribes.state import LOSS, WIN, TribesOptions, new_game

@@ -1,0 +1,485 @@
+"""The run directory's schema: its file names, the column groups of its tables, and a reader.
+
+Everything an evolution run and the tools after it (validation, export, report) write into a
+run directory is named here, and nowhere else: the writers (`qd.run`, `qd.archive`,
+`qd.validation`, `qd.export`, `plots.report`) and every reader (`plots`, `qd.validation`,
+`qd.export`) take file names and column names from this module. A new column group or file is
+added here first.
+
+Files of a run (written by `playstyles evolve`):
+
+    config.yaml      the resolved config: every default, the seed, the level seeds, and
+                     `genome_scripts` (the evolved scripts, in genome order)
+    checkpoint.pkl   the run state after the last completed batch
+    elites.csv       one row per elite, by cell
+    individuals.csv  one row per evaluated genome
+    metrics.csv      one row per batch
+    games.csv        one row per game
+    run.log          start, one line per batch, stop / resume
+    partial.pkl      the finished games of the batch in progress (gone after its checkpoint)
+
+and of the tools after it: `validation*.{csv,json,md,png}` (`playstyles validate`), the report's
+`heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html` (`playstyles report`)
+and `presets_<kind>.json` (`playstyles export`).
+
+Columns: a genome's weights are one column per evolved script (named by the script, in the
+order of `genome_scripts`); the grid position of a genome is `measure_<feature>` for each
+feature of the grid; the mean and spread over its games of every feature the game registers
+are `<feature>_mean` and `<feature>_std`. games.csv holds, per game, the columns of each side
+under the prefixes `genome_` and `opponent_`. validation.csv puts `_evolved` and `_validated`
+after the names it compares.
+
+This module is game-neutral and light (numpy, pandas and yaml only: no game, agent, Ray,
+pyribs or matplotlib), so that a run directory can be read without the code that produced it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+# ------------------------------------------------------------------------------ files
+
+CONFIG = "config.yaml"
+CHECKPOINT = "checkpoint.pkl"
+ELITES = "elites.csv"
+INDIVIDUALS = "individuals.csv"
+METRICS = "metrics.csv"
+GAMES = "games.csv"
+LOG = "run.log"
+PARTIAL = "partial.pkl"
+
+RUN_FILES = (CONFIG, CHECKPOINT, ELITES, INDIVIDUALS, METRICS, GAMES, LOG)
+"""The files of a run directory after its first batch (`partial.pkl` only exists mid-batch)."""
+BATCH_TABLES = (GAMES, INDIVIDUALS, METRICS)
+"""Tables appended batch by batch (a `batch` column); rows of a batch whose checkpoint was
+never written are dropped on resume."""
+OCCUPIED = (CHECKPOINT, CONFIG)
+"""Either file marks a directory as holding a run."""
+
+VALIDATION = "validation.csv"
+VALIDATION_GAMES = "validation_games.csv"
+VALIDATION_SUMMARY = "validation_summary.json"
+VALIDATION_TABLE = "validation.md"
+VALIDATION_CHART = "validation.png"
+VALIDATION_FILES = (VALIDATION, VALIDATION_GAMES, VALIDATION_SUMMARY, VALIDATION_TABLE,
+                    VALIDATION_CHART)
+
+REPORT = "report.html"
+ELITES_TABLE = "elites_table.csv"
+PROGRESS_CHART = "progress.png"
+
+
+def heatmap_file(field: str) -> str:
+    """The report's heatmap of one elites field.
+
+    Args:
+        field: a column of elites.csv or validation.csv (`win_rate`, `mean_score`, ...).
+    """
+    return f"heatmap_{field}.png"
+
+
+def presets_file(kind: str) -> str:
+    """The default preset file of `playstyles export`.
+
+    Args:
+        kind: the kind of selection (`difficulty`, `style`).
+    """
+    return f"presets_{kind}.json"
+
+
+# ------------------------------------------------------------------------------ config.yaml
+
+GENOME_SCRIPTS = "genome_scripts"
+"""config.yaml key: the evolved scripts in genome order (the weight columns of the tables)."""
+
+
+def genome_scripts(config: Mapping[str, Any]) -> list[str] | None:
+    """The evolved scripts recorded in a resolved config, or None for a run directory written
+    before config.yaml recorded them.
+
+    Args:
+        config: the mapping read from config.yaml.
+    """
+    names = config.get(GENOME_SCRIPTS)
+    if names is None:
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{CONFIG}: {GENOME_SCRIPTS}: a list of script names expected, "
+                         f"got {names!r}")
+    return list(names)
+
+
+# ------------------------------------------------------------------------------ columns
+
+CELL_COLUMNS = ("cell", "grid_index", "index")
+"""Where an elite sits: the cell's label (lower bin edges, `14:4`), its grid coordinates
+(`7,9`) and pyribs' flat index."""
+QUALITY_COLUMNS = ("win_rate", "wins", "games", "mean_score", "objective")
+"""An elite's quality (individuals.csv has all but `objective`)."""
+FOUND_COLUMNS = ("batch", "evaluation")
+"""When a genome was evaluated."""
+STATUS = ("rejected", "improved", "new")
+"""individuals.csv `status`, by pyribs' add status (0, 1, 2)."""
+METRIC_COLUMNS = ("batch", "evaluations", "games", "cells", "coverage", "qd_score",
+                  "best_win_rate", "mean_win_rate", "new_cells", "improved", "batch_size",
+                  "workers", "game_seconds", "play_seconds", "driver_seconds", "wall_seconds",
+                  "cpu_utilisation", "reused_games", "elapsed_seconds")
+"""metrics.csv, one row per batch."""
+
+MEASURE_PREFIX = "measure_"
+MEAN_SUFFIX = "_mean"
+STD_SUFFIX = "_std"
+
+
+def measure_column(feature: str) -> str:
+    """A grid feature's coordinate (the value the archive placed the genome by).
+
+    Args:
+        feature: the feature's name.
+    """
+    return f"{MEASURE_PREFIX}{feature}"
+
+
+def mean_column(feature: str) -> str:
+    """A feature's mean over a genome's games (NaN where undefined in every game).
+
+    Args:
+        feature: the feature's name.
+    """
+    return f"{feature}{MEAN_SUFFIX}"
+
+
+def std_column(feature: str) -> str:
+    """A feature's spread (standard deviation) over a genome's games.
+
+    Args:
+        feature: the feature's name.
+    """
+    return f"{feature}{STD_SUFFIX}"
+
+
+def weight_columns(scripts: Sequence[str]) -> list[str]:
+    """The genome's columns: one weight per evolved script, in genome order.
+
+    Args:
+        scripts: the evolved scripts (`genome_scripts` of config.yaml).
+    """
+    return list(scripts)
+
+
+def stat_columns(features: Iterable[str]) -> list[str]:
+    """`<feature>_mean`, `<feature>_std` for each feature, in pairs.
+
+    Args:
+        features: feature names, in table order.
+    """
+    return [c for f in features for c in (mean_column(f), std_column(f))]
+
+
+def elite_columns(scripts: Sequence[str], features: Sequence[str],
+                  stats: Sequence[str]) -> list[str]:
+    """The columns of elites.csv, in order.
+
+    Args:
+        scripts: the evolved scripts.
+        features: the grid's features.
+        stats: every feature whose mean and spread the elites keep.
+    """
+    return [*CELL_COLUMNS, *weight_columns(scripts), *QUALITY_COLUMNS,
+            *(measure_column(f) for f in features), *stat_columns(stats), *FOUND_COLUMNS]
+
+
+def individual_columns(scripts: Sequence[str], features: Sequence[str],
+                       stats: Sequence[str]) -> list[str]:
+    """The columns of individuals.csv, in order.
+
+    Args:
+        scripts: the evolved scripts.
+        features: the grid's features.
+        stats: every feature whose mean and spread is kept.
+    """
+    return [*FOUND_COLUMNS, "status", *weight_columns(scripts), *QUALITY_COLUMNS[:4],
+            *(measure_column(f) for f in features), *stat_columns(stats)]
+
+
+def stat_features(columns: Iterable[str]) -> list[str]:
+    """The features a table reports a mean and spread of (`<f>_mean` and `<f>_std`), in order.
+
+    Args:
+        columns: the table's columns.
+    """
+    cols = list(columns)
+    have = set(cols)
+    return [c[:-len(MEAN_SUFFIX)] for c in cols
+            if c.endswith(MEAN_SUFFIX) and len(c) > len(MEAN_SUFFIX)
+            and std_column(c[:-len(MEAN_SUFFIX)]) in have]
+
+
+# games.csv: one row per game; per side, the record's player columns under a prefix
+
+GAME_SIDES = ("genome", "opponent")
+EVENT_COUNT = "n_"
+"""Infix of a side's event counts (`genome_n_attack`); absent counts are 0, not missing."""
+
+
+def side_prefix(side: str) -> str:
+    """The prefix of one side's columns in games.csv.
+
+    Args:
+        side: `genome` (the evaluated genome's player) or `opponent`.
+    """
+    if side not in GAME_SIDES:
+        raise ValueError(f"side: {side!r} is not one of {', '.join(GAME_SIDES)}")
+    return f"{side}_"
+
+
+def event_count_prefixes() -> tuple[str, ...]:
+    """Prefixes of the event-count columns of games.csv (both sides)."""
+    return tuple(side_prefix(s) + EVENT_COUNT for s in GAME_SIDES)
+
+
+# validation.csv: one row per validated elite
+
+EVOLVED_SUFFIX = "_evolved"
+VALIDATED_SUFFIX = "_validated"
+
+
+def evolved_column(name: str) -> str:
+    """A value as evolution measured it (`win_rate`, a feature, `measure_<feature>`, ...).
+
+    Args:
+        name: the compared quantity.
+    """
+    return f"{name}{EVOLVED_SUFFIX}"
+
+
+def validated_column(name: str) -> str:
+    """The same quantity measured on the held-out levels.
+
+    Args:
+        name: the compared quantity.
+    """
+    return f"{name}{VALIDATED_SUFFIX}"
+
+
+def validated_std_column(feature: str) -> str:
+    """A feature's spread over the validation games.
+
+    Args:
+        feature: the feature's name.
+    """
+    return validated_column(f"{feature}_std")
+
+
+def validated_columns(columns: Iterable[str], measures: bool = True) -> list[str]:
+    """The `_validated` columns of a table.
+
+    Args:
+        columns: the table's columns.
+        measures: include the grid coordinates (`measure_<feature>_validated`).
+    """
+    return [c for c in columns if c.endswith(VALIDATED_SUFFIX)
+            and (measures or not c.startswith(MEASURE_PREFIX))]
+
+
+WIN_RATE_CI = ("win_rate_ci_low", "win_rate_ci_high")
+"""validation.csv: the Wilson 95% interval of the validated win rate."""
+
+
+# ------------------------------------------------------------------------------ reading
+
+@dataclass(frozen=True)
+class Axis:
+    """One feature axis of the archive grid, as config.yaml gives it.
+
+    Args:
+        name: the feature's name.
+        lo: the lower end of the range.
+        hi: the upper end of the range.
+        width: the bin width (a last partial step counts as a bin).
+    """
+
+    name: str
+    lo: float
+    hi: float
+    width: float
+
+    @property
+    def bins(self) -> int:
+        return max(1, math.ceil((self.hi - self.lo) / self.width - 1e-9))
+
+    @property
+    def edges(self) -> np.ndarray:
+        return self.lo + self.width * np.arange(self.bins + 1)
+
+    def index(self, value: float) -> int:
+        """The bin of a value; outside values fall into the end bins (as the archive clips)."""
+        if value is None or not math.isfinite(value):
+            raise ValueError(f"{self.name}: no bin for {value!r}")
+        return int(min(self.bins - 1, max(0, math.floor((value - self.lo) / self.width + 1e-9))))
+
+    def edge_label(self, i: int) -> str:
+        return f"{self.lo + i * self.width:.6g}"
+
+
+class RunFiles:
+    """The files of one run directory, read lazily; missing optional files read as None.
+
+    Reads files only (never the run's Python objects), so a run can be read years later, on
+    another machine, without the code that produced it. The grid geometry is recomputed from
+    the resolved config the way the run cut it: cells `width` wide from `lo`.
+
+    Args:
+        run_dir: the run directory (it must hold config.yaml).
+    """
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.dir = Path(run_dir)
+        if not (self.dir / CONFIG).exists():
+            raise ValueError(f"{self.dir}: not a run directory (no {CONFIG})")
+        self._cache: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ raw files
+    def path(self, name: str) -> Path:
+        """A file of the run directory (a name from this module)."""
+        return self.dir / name
+
+    def has(self, name: str) -> bool:
+        """Whether the file exists and is not empty."""
+        p = self.dir / name
+        return p.exists() and p.stat().st_size > 0
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """config.yaml as a mapping (the resolved config the run was started with)."""
+        if "config" not in self._cache:
+            import yaml
+            data = yaml.safe_load((self.dir / CONFIG).read_text())
+            if not isinstance(data, dict):
+                raise ValueError(f"{self.dir / CONFIG}: not a run config")
+            self._cache["config"] = data
+        return self._cache["config"]
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """A CSV of the run directory, or None when it is absent or empty."""
+        if name not in self._cache:
+            frame = None
+            if self.has(name):
+                try:
+                    frame = pd.read_csv(self.dir / name)
+                except pd.errors.EmptyDataError:
+                    frame = None
+            self._cache[name] = frame
+        return self._cache[name]
+
+    def json(self, name: str) -> dict[str, Any] | None:
+        """A JSON file of the run directory, or None when it is absent."""
+        p = self.dir / name
+        return json.loads(p.read_text()) if p.exists() else None
+
+    # ------------------------------------------------------------------ derived views
+    @property
+    def name(self) -> str:
+        return str(self.config.get("name") or self.dir.name)
+
+    @property
+    def axes(self) -> list[Axis]:
+        """The grid's axes, in config order."""
+        out = []
+        for f in self.config.get("features") or []:
+            lo, hi = f["range"]
+            out.append(Axis(str(f["name"]), float(lo), float(hi), float(f["width"])))
+        if not out:
+            raise ValueError(f"{self.dir / CONFIG}: no features")
+        return out
+
+    @property
+    def features(self) -> list[str]:
+        """The grid's features, in config order."""
+        return [a.name for a in self.axes]
+
+    @property
+    def genome_scripts(self) -> list[str] | None:
+        """The evolved scripts in genome order (None for a run written before config.yaml
+        recorded them)."""
+        return genome_scripts(self.config)
+
+    @property
+    def elites(self) -> pd.DataFrame:
+        """elites.csv (an empty frame when the run has no elite yet)."""
+        frame = self.table(ELITES)
+        return frame if frame is not None else pd.DataFrame()
+
+    @property
+    def individuals(self) -> pd.DataFrame | None:
+        return self.table(INDIVIDUALS)
+
+    @property
+    def games(self) -> pd.DataFrame | None:
+        return self.table(GAMES)
+
+    @property
+    def metrics(self) -> pd.DataFrame | None:
+        return self.table(METRICS)
+
+    @property
+    def validation(self) -> pd.DataFrame | None:
+        return self.table(VALIDATION)
+
+    @property
+    def validation_games(self) -> pd.DataFrame | None:
+        return self.table(VALIDATION_GAMES)
+
+    @property
+    def validation_summary(self) -> dict[str, Any] | None:
+        return self.json(VALIDATION_SUMMARY)
+
+    def weight_columns(self, frame: pd.DataFrame | None = None) -> list[str]:
+        """The script-weight columns: `genome_scripts` of config.yaml. For a run directory
+        written before config.yaml recorded them: the columns of `frame` (default
+        elites.csv) between `index` and `win_rate`, where the run wrote them."""
+        scripts = self.genome_scripts
+        if scripts is not None:
+            return weight_columns(scripts)
+        frame = self.elites if frame is None else frame
+        cols = list(frame.columns)
+        first, after = CELL_COLUMNS[-1], QUALITY_COLUMNS[0]
+        if first not in cols or after not in cols:
+            return []
+        return cols[cols.index(first) + 1:cols.index(after)]
+
+    def grid_indices(self, frame: pd.DataFrame | None = None) -> np.ndarray:
+        """(elites x features) integer cell coordinates, from the `grid_index` column."""
+        frame = self.elites if frame is None else frame
+        if frame.empty:
+            return np.zeros((0, len(self.axes)), dtype=int)
+        return np.array([parse_grid_index(g) for g in frame["grid_index"]], dtype=int)
+
+    def feature_columns(self) -> list[str]:
+        """Every feature whose mean and spread elites.csv reports."""
+        return stat_features(self.elites.columns)
+
+
+def grid_index_text(index: Iterable[int]) -> str:
+    """The `grid_index` column's form of a cell's coordinates (`7,9`).
+
+    Args:
+        index: the cell's integer coordinates, one per grid feature.
+    """
+    return ",".join(str(int(i)) for i in index)
+
+
+def parse_grid_index(text: Any) -> list[int]:
+    """A cell's integer coordinates from the `grid_index` column (`7,9` -> [7, 9]).
+
+    Args:
+        text: the column's value.
+    """
+    return [int(v) for v in str(text).split(",")]
