@@ -90,6 +90,7 @@ def test_run_directory(tmp_path):
     assert metrics["batch_size"].tolist() == [3, 2, 3, 3, 3]  # init (3 + 2), then search
 
 
+@pytest.mark.slow
 def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
     cfg = write(tmp_path)
     whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False).run_dir
@@ -220,6 +221,7 @@ def no_ray():
     shutdown()
 
 
+@pytest.mark.slow
 def test_same_archive_with_any_number_of_workers(tmp_path, no_ray):
     cfg = write(tmp_path, evaluations=11)
     dirs = []
@@ -232,6 +234,7 @@ def test_same_archive_with_any_number_of_workers(tmp_path, no_ray):
     assert (dirs[0] / "elites.csv").read_bytes() == (dirs[2] / "elites.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_dead_worker_is_retried_without_losing_or_repeating_games(tmp_path, no_ray):
     import ray
 

@@ -117,6 +117,7 @@ def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
     assert set(pd.read_csv(d / "validation_games.csv")["level"]) == {21, 22}
 
 
+@pytest.mark.slow
 def test_same_results_on_ray(validated, tmp_path):
     """Seeds come from the run seed and the game's place: Ray workers change nothing."""
     d, result = validated
