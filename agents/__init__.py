@@ -11,7 +11,7 @@ evaluators (`Evaluator`, `register_evaluator`, `make_evaluator`), the search age
 
 from agents.base import Agent
 from agents.conformance import check_agents
-from agents.evaluation import Evaluator, make_evaluator, register_evaluator
+from agents.evaluators import Evaluator, make_evaluator, register_evaluator
 from agents.flat_mc import FlatMCAgent
 from agents.mcts import MCTSAgent
 from agents.osla import OSLAAgent

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation import Evaluator
+from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
     SearchAgent,

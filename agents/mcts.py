@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agents.evaluation import Evaluator
+from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
     Budget,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation import Evaluator
+from agents.evaluators import Evaluator
 from agents.search import DEFAULT_BUDGET, SearchAgent, arguments, resolve_budget, search_copy
 from games.api import Action, GameState, is_pass
 

@@ -197,6 +197,9 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
     if "seed" in params:
         raise _fail(where, f"{key}.seed", "not part of a preset (the seed is given when the "
                                           "agent is built)")
+    if "genome" in params and _renamed_to_layout(agent, game):
+        from agents.portfolio.portfolio import GENOME_RENAMED
+        raise _fail(where, f"{key}.genome", GENOME_RENAMED)
     for k in params:
         try:
             check_agent(agent, {k: params[k]}, game)
@@ -217,6 +220,19 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         make_agent(agent, **{"game": game, **params, "seed": 0})
     except (ValueError, TypeError, KeyError) as e:
         raise _fail(where, key, f"the agent cannot be built: {e}") from None
+
+
+def _renamed_to_layout(agent: str, game: str) -> bool:
+    """The agent takes `layout` and not `genome`: a preset file written before the rename."""
+    try:
+        check_agent(agent, {"layout": None}, game)
+    except ValueError:
+        return False
+    try:
+        check_agent(agent, {"genome": None}, game)
+    except ValueError:
+        return True
+    return False
 
 
 def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.evaluation import Evaluator
+from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
     Budget,
@@ -32,7 +32,7 @@ from agents.search import (
 )
 from games.api import Action, GameState
 
-Genome = list  # of actions or None (to be filled by a random legal action)
+ActionSequence = list  # an individual: actions, or None (to be filled by a random legal action)
 
 
 class RHEAAgent(SearchAgent):
@@ -66,7 +66,7 @@ class RHEAAgent(SearchAgent):
         self.elitism = elitism
         self.shift_buffer = shift_buffer
         self.last_evaluations = 0
-        self._buffer: Genome | None = None
+        self._buffer: ActionSequence | None = None
         self._buffer_key: Any = None
 
     @classmethod
@@ -95,7 +95,7 @@ class RHEAAgent(SearchAgent):
         me = state.current_player
         root = state.copy()
         P = self.population
-        seeds: list[Genome] = []
+        seeds: list[ActionSequence] = []
         if (self.shift_buffer and self._buffer is not None and key is not None
                 and key == self._buffer_key):
             shifted = self._buffer[1:] + [None]
@@ -104,7 +104,7 @@ class RHEAAgent(SearchAgent):
                 seeds.append(self._mutate(shifted))
         while len(seeds) < P:
             seeds.append([None] * self.length)
-        pop: list[tuple[Genome, float]] = []
+        pop: list[tuple[ActionSequence, float]] = []
         for g in seeds:
             f = self._fitness(g, root, me, b, partial_ok=not pop)
             if f is None:
@@ -157,16 +157,16 @@ class RHEAAgent(SearchAgent):
             pop = new
         return pop
 
-    def _select(self, pop) -> Genome:
+    def _select(self, pop) -> ActionSequence:
         k = min(self.tournament_size, len(pop))
         idx = self.rng.choice(len(pop), size=k, replace=False)
         return max((pop[int(i)] for i in idx), key=lambda gf: gf[1])[0]
 
-    def _crossover(self, a: Genome, b: Genome) -> Genome:
+    def _crossover(self, a: ActionSequence, b: ActionSequence) -> ActionSequence:
         mask = self.rng.random(self.length) < 0.5
         return [x if m else y for x, y, m in zip(a, b, mask)]
 
-    def _mutate(self, g: Genome, at_least_one: bool = True) -> Genome:
+    def _mutate(self, g: ActionSequence, at_least_one: bool = True) -> ActionSequence:
         """Each gene emptied with probability `mutation_rate`; for the (1+1)-EA at least one, so
         that no evaluation is spent re-playing the parent."""
         hit = self.rng.random(self.length) < self.mutation_rate
@@ -174,9 +174,9 @@ class RHEAAgent(SearchAgent):
             hit[int(self.rng.integers(self.length))] = True
         return [None if h else x for x, h in zip(g, hit)]
 
-    def _fitness(self, g: Genome, root: GameState, me: int, b: Budget,
+    def _fitness(self, g: ActionSequence, root: GameState, me: int, b: Budget,
                  partial_ok: bool) -> float | None:
-        """Play the genome from the root, repairing it in place; None when the budget ran out
+        """Play the sequence from the root, repairing it in place; None when the budget ran out
         before its end (unless a partial evaluation is acceptable)."""
         s = search_copy(root, self.rng)
         rng, hooks = self.rng, self.hooks

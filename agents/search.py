@@ -23,7 +23,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from agents.evaluation import make_evaluator
+from agents.evaluators import make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import get_game, load_plugin, lookup_keys
 
@@ -192,7 +192,7 @@ class SearchAgent:
         ev = p.get("evaluator")
         g = p.get("game") or game
         if isinstance(ev, str) and g is not None:
-            from agents.evaluation import evaluator_names
+            from agents.evaluators import evaluator_names
             if ev not in evaluator_names(g):
                 raise ValueError(f"evaluator: unknown evaluator {ev!r} for game {g!r}; known: "
                                  f"{', '.join(evaluator_names(g))}")

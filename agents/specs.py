@@ -71,7 +71,7 @@ def typed_params(name: str, params: dict[str, Any], game: str | None = None) -> 
                 out[key] = v in _TRUE
             elif "str" not in ann:
                 raise ValueError(f"{key}: expected true or false, got {value!r}")
-        elif "Mapping" in ann or "Sequence" in ann:
+        elif "Mapping" in ann:  # script weights (a layout name, `str | Sequence`, stays text)
             out[key] = parse_weights(value, key)
     return out
 

@@ -26,7 +26,7 @@ _LAZY = {
     "EMITTERS": "qd.emitters",
     "GridEmitter": "qd.emitters",
     "register_emitter": "qd.emitters",
-    "register_mapping": "qd.evaluation",
+    "register_mapping": "qd.games",
     "RunConfig": "qd.config",
     "ConfigError": "qd.config",
     "load_config": "qd.config",

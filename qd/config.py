@@ -18,14 +18,14 @@ import numpy as np
 
 from agents.runner import AgentSpec
 from qd.emitters import emitter_params
-from qd.evaluation import GENOME_MAPPINGS, Plan
 from qd.features import Feature, features_of
+from qd.games import GENOME_MAPPINGS, Plan
 from qd.rundir import GENOME_SCRIPTS
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
 
-TOP_KEYS = ("name", "game", "options", "levels", "agent", "genome", GENOME_SCRIPTS, "opponent",
+TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
             "repetitions", "features", "emitter", "evaluations", "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
@@ -48,7 +48,8 @@ class RunConfig:
         train_levels: the level seeds evolution plays.
         held_out_levels: the level seeds kept for validation (disjoint from the training ones).
         agent: the evolved agent: name, label, budget, params, genome_mapping.
-        genome: the genome's layout name or list of script names, as given.
+        layout: the scripts whose weights evolve: a layout name or a list of script names,
+            as given.
         genome_names: the evolved scripts in genome order (`genome_scripts` in config.yaml).
         opponent: the opponent: name, label, budget, params.
         repetitions: games per training level.
@@ -65,7 +66,7 @@ class RunConfig:
     train_levels: list[int]
     held_out_levels: list[int]
     agent: dict[str, Any]  # name, label, budget, params, genome_mapping
-    genome: Any  # layout name or list of script names, as given
+    layout: Any  # layout name or list of script names, as given
     genome_names: tuple[str, ...]
     opponent: dict[str, Any]  # name, label, budget, params
     repetitions: int
@@ -82,7 +83,7 @@ class RunConfig:
             "name": self.name, "game": self.game, "options": dict(self.options),
             "levels": {"train": list(self.train_levels), "held_out": list(self.held_out_levels)},
             "agent": {k: self.agent[k] for k in AGENT_KEYS},
-            "genome": self.genome if isinstance(self.genome, str) else list(self.genome),
+            "layout": self.layout if isinstance(self.layout, str) else list(self.layout),
             GENOME_SCRIPTS: list(self.genome_names),
             "opponent": {k: self.opponent[k] for k in OPPONENT_KEYS},
             "repetitions": self.repetitions,
@@ -333,6 +334,9 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a mapping of keys expected")
+    if "genome" in data:  # a config (or a run directory's config.yaml) from before the rename
+        from agents.portfolio.portfolio import GENOME_RENAMED
+        raise _err(source, "genome", GENOME_RENAMED)
     _check_keys(data, TOP_KEYS, source, "")
     run_name = data.get("name", name or "run")
     if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
@@ -360,36 +364,36 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     except (ValueError, TypeError) as e:
         raise _err(source, "options", str(e)) from None
 
-    genome = data.get("genome")
-    if genome is None:
+    layout = data.get("layout")
+    if layout is None:
         from agents.portfolio.script import game_info
         try:
-            genome = "paper" if "paper" in game_info(game).layouts else "all"
+            layout = "paper" if "paper" in game_info(game).layouts else "all"
         except ValueError as e:
-            raise _err(source, "genome", str(e)) from None
-    if not (isinstance(genome, str) or (isinstance(genome, list) and genome
-                                        and all(isinstance(n, str) for n in genome))):
-        raise _err(source, "genome", f"a layout name or a list of script names expected, "
-                                     f"got {genome!r}")
-    from agents.portfolio.portfolio import Portfolio
+            raise _err(source, "layout", str(e)) from None
+    if not (isinstance(layout, str) or (isinstance(layout, list) and layout
+                                        and all(isinstance(n, str) for n in layout))):
+        raise _err(source, "layout", f"a layout name or a list of script names expected, "
+                                     f"got {layout!r}")
+    from agents.portfolio.portfolio import resolve_layout
     try:
-        genome_names = Portfolio(game, genome=genome).genome
+        genome_names = resolve_layout(game, layout)
     except ValueError as e:
-        raise _err(source, "genome", str(e)) from None
+        raise _err(source, "layout", str(e)) from None
     if not genome_names:
-        raise _err(source, "genome", "names no script to evolve")
+        raise _err(source, "layout", "names no script to evolve")
     recorded = data.get(GENOME_SCRIPTS)
     if recorded is not None:
         if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
             raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
                                                f"{recorded!r}")
         if list(recorded) != list(genome_names):
-            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts genome "
-                                               f"{genome!r} names now: {list(genome_names)} "
+            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
+                                               f"{layout!r} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
-    from qd.evaluation import GENOME_MAPPINGS as maps
+    from qd.games import GENOME_MAPPINGS as maps
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 
@@ -409,7 +413,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
     return RunConfig(name=run_name, game=game, options=options, train_levels=train,
-                     held_out_levels=held_out, agent=agent, genome=genome,
+                     held_out_levels=held_out, agent=agent, layout=layout,
                      genome_names=tuple(genome_names), opponent=opponent,
                      repetitions=repetitions, features=features, emitter=emitter,
                      evaluations=evaluations, seed=seed, source=source)

@@ -243,7 +243,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     source = {"run": config.name, "run_seed": config.seed,
               "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
                            for f in config.features],
-              "genome": list(config.genome_names), "opponent": opponent,
+              "genome_scripts": list(config.genome_names), "opponent": opponent,
               "train_levels": list(config.train_levels),
               "held_out_levels": list(config.held_out_levels),
               "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,

@@ -31,8 +31,8 @@ from agents.runner import GameRecord
 from qd.archive import EliteArchive, Evaluation, evaluate_games
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
-from qd.evaluation import genome_side, play, worker_count
 from qd.features import PlayerGame, features_of
+from qd.games import genome_side, play, worker_count
 from qd.rundir import (
     BATCH_TABLES,
     CHECKPOINT,
@@ -265,6 +265,9 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
     config = load_config(config_path, seed=seed)
     if previous is not None:
         now = config.to_dict()
+        if isinstance(previous, dict) and "genome" in previous and "layout" not in previous:
+            # a run written before `genome` was renamed to `layout`
+            previous = {("layout" if k == "genome" else k): v for k, v in previous.items()}
         if isinstance(previous, dict) and GENOME_SCRIPTS not in previous:
             now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
         diff = _diff(previous, now)

@@ -165,8 +165,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
-    from qd.evaluation import genome_side, play
     from qd.features import PlayerGame
+    from qd.games import genome_side, play
 
     run = RunFiles(run_dir)
     run_dir = run.dir

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from games.registry import register_plugin
-from qd.evaluation import register_mapping
+from qd.games import register_mapping
 
 register_plugin("nim", "tests.games.nim")
 

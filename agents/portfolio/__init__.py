@@ -2,7 +2,7 @@
 
 * `script`: the game-neutral script protocol, the per-game registry and the per-state context
   (a game's plug-in registers its scripts, e.g. `games/tribes/scripts.py`);
-* `portfolio`: portfolios as data (table, weights, genome layout) and the assignment generator.
+* `portfolio`: portfolios as data (table, weights, layout) and the assignment generator.
 """
 
 from agents.portfolio.portfolio import (

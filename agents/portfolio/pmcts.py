@@ -32,7 +32,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from agents.evaluation import Evaluator
+from agents.evaluators import Evaluator
 from agents.portfolio.portfolio import (
     ACTION,
     DEFAULT_WEIGHT,
@@ -181,7 +181,7 @@ class PMCTSAgent(SearchAgent):
                  pruning: bool = False,
                  weights: Mapping[str, float] | Sequence[float] | None = None,
                  opponent_weights: Mapping[str, float] | Sequence[float] | None = None,
-                 genome: str | Sequence[str] | None = None, reference_portfolio: bool = False,
+                 layout: str | Sequence[str] | None = None, reference_portfolio: bool = False,
                  alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
                  base: float = 1.3, charge_selection: bool = False, final: str = "visits",
                  game: str | None = None, evaluator: str | Evaluator | None = None) -> None:
@@ -197,8 +197,8 @@ class PMCTSAgent(SearchAgent):
             weights: script weights: a dict script -> weight, or the genome's values in
                 layout order.
             opponent_weights: the opponent model's weights (default: the agent's own).
-            genome: the genome layout (a layout name or script names; default the game's
-                "paper" layout if it has one).
+            layout: the scripts whose weights form the genome (a layout name or script
+                names; default the game's "paper" layout if it has one).
             reference_portfolio: leave out the scripts the reference leaves out.
             alpha_k, alpha_t, a_mult, base: the unpruning schedule.
             charge_selection: charge one call per selection step, as the reference counts.
@@ -217,7 +217,7 @@ class PMCTSAgent(SearchAgent):
         self.charge_selection = charge_selection
         self.final = final
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
-        self.genome = list(genome) if isinstance(genome, (list, tuple)) else genome
+        self.layout = list(layout) if isinstance(layout, (list, tuple)) else layout
         self._weights = _weights_arg(weights, "weights")
         self._opponent = _weights_arg(opponent_weights, "opponent_weights")
         self._opponent_given = self._opponent is not None
@@ -232,7 +232,7 @@ class PMCTSAgent(SearchAgent):
     @classmethod
     def check_params(cls, p: dict[str, Any], game: str | None) -> None:
         """Also the portfolio's side against the script registry (script names, weights,
-        the genome layout), without building a portfolio."""
+        the layout), without building a portfolio."""
         super().check_params(p, game)
         at_least(p, "horizon", 1, optional=True)
         at_least(p, "c", 0)
@@ -247,13 +247,13 @@ class PMCTSAgent(SearchAgent):
         opponent = _weights_arg(p["opponent_weights"], "opponent_weights")
         g = p.get("game") or game
         if g is not None:
-            check_portfolio_args(g, p["genome"], weights, opponent, p["reference_portfolio"])
+            check_portfolio_args(g, p["layout"], weights, opponent, p["reference_portfolio"])
 
     def bind(self, game: str) -> None:
         """The game's portfolio with this agent's weights (an unknown script, a bad weight
         or a game without scripts fails here, naming what is wrong)."""
         super().bind(game)
-        base_pf = portfolio(game, genome=self.genome, reference=self.reference_portfolio)
+        base_pf = portfolio(game, layout=self.layout, reference=self.reference_portfolio)
         self.portfolio = _with_weights(base_pf, self._weights)
         self.opponent_portfolio = (_with_weights(base_pf, self._opponent)
                                    if self._opponent_given else self.portfolio)
@@ -396,7 +396,7 @@ class PMCTSAgent(SearchAgent):
     def _weights_out(pf: Portfolio) -> dict[str, float]:
         """The genome's weights and every other weight that is not the default: merged over
         the defaults, this rebuilds the portfolio exactly."""
-        out = {n: pf.weights[n] for n in pf.genome}
+        out = {n: pf.weights[n] for n in pf.layout}
         out.update((n, w) for n, w in pf.weights.items() if w != DEFAULT_WEIGHT)
         return out
 
@@ -410,7 +410,7 @@ class PMCTSAgent(SearchAgent):
         return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
                 "rollouts": self.rollouts, "bias": self.bias, "pruning": self.pruning,
                 "weights": w, "opponent_weights": ow,
-                "genome": self.genome, "reference_portfolio": self.reference_portfolio,
+                "layout": self.layout, "reference_portfolio": self.reference_portfolio,
                 "alpha_k": s.alpha_k, "alpha_t": s.alpha_t, "a_mult": s.a_mult, "base": s.base,
                 "charge_selection": self.charge_selection, "final": self.final,
                 "game": self.game, "evaluator": self.evaluator}

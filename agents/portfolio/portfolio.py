@@ -1,10 +1,10 @@
-"""A portfolio as data, its genome, and the assignment generator P-MCTS searches over.
+"""A portfolio as data, its layout and genome, and the assignment generator P-MCTS searches over.
 
 A `Portfolio` is an ordered table (action type -> script names), one weight in [0, 1] per
-script (default 0.5) and a genome layout: the ordered names of the scripts whose weights
-evolve. It round-trips through a plain JSON-able dict, so archives, configs and presets can
-hold portfolios, and it is validated on construction: every unknown script, misplaced script,
-bad weight or bad genome name is reported in one error.
+script (default 0.5) and a layout: the ordered names of the scripts whose weights evolve (their
+weights, in layout order, are the genome). It round-trips through a plain JSON-able dict, so
+archives, configs and presets can hold portfolios, and it is validated on construction: every
+unknown script, misplaced script, bad weight or bad layout name is reported in one error.
 
 `produce_assignments(state, portfolio, rng)` runs the scripts for every actor of the player
 to move and returns the action assignments
@@ -25,6 +25,10 @@ from agents.portfolio.script import ScriptContext, game_info, make_context, scri
 
 DEFAULT_WEIGHT = 0.5
 
+GENOME_RENAMED = "renamed to layout (the scripts whose weights evolve); rename the key"
+"""The error for the key `genome` where a layout is meant (configs, presets, portfolio dicts
+written before the rename)."""
+
 # fields of an assignment tuple
 ACTOR, SCRIPT, ACTION, VALUE, WEIGHT = range(5)
 
@@ -43,30 +47,31 @@ def default_table(game: str, exclude: Iterable[str] = ()) -> dict[str, list[str]
 
 def layout_names(game: str, layout: str | Sequence[str],
                  table_names: Sequence[str]) -> tuple[str, ...]:
-    """A genome layout given by preset name ('paper', 'all', 'none') or as script names."""
+    """A layout given by name ('all', 'none', or one the game registers, e.g. 'paper') or as
+    script names."""
     if isinstance(layout, str):
         if layout == "all":
             return tuple(table_names)
         if layout == "none":
             return ()
-        presets = game_info(game).layouts
-        if layout not in presets:
-            raise ValueError(f"genome: unknown layout {layout!r} for {game}; presets: "
-                             f"{', '.join(['all', 'none', *presets])}, or a list of script names")
-        return presets[layout]
+        named = game_info(game).layouts
+        if layout not in named:
+            raise ValueError(f"layout: unknown layout {layout!r} for {game}; known: "
+                             f"{', '.join(['all', 'none', *named])}, or a list of script names")
+        return named[layout]
     return tuple(layout)
 
 
 class Portfolio:
-    """Script table + weights + genome layout for one game (immutable; `with_*` copies)."""
+    """Script table + weights + layout for one game (immutable; `with_*` copies)."""
 
     def __init__(self, game: str, table: Mapping[str, Sequence[str]] | None = None,
                  weights: Mapping[str, float] | None = None,
-                 genome: str | Sequence[str] | None = None) -> None:
+                 layout: str | Sequence[str] | None = None) -> None:
         self.game = game
         info = game_info(game)
-        if genome is None:  # the game's paper layout if it has one
-            genome = "paper" if "paper" in info.layouts else "none"
+        if layout is None:  # the game's paper layout if it has one
+            layout = "paper" if "paper" in info.layouts else "none"
         known = scripts_of(game)
         if table is None:
             table = default_table(game)
@@ -96,11 +101,11 @@ class Portfolio:
         problems += _weight_problems(known, w, weights or {})
         w.update({n: float(v) for n, v in (weights or {}).items()
                   if n in w and _is_weight(v)})
-        lay = _layout(game, genome, names_in_table, known, problems)
+        lay = _layout(game, layout, names_in_table, known, problems)
         _raise(game, problems, known)
         self.table: Mapping[str, tuple[str, ...]] = MappingProxyType(tab)
         self.weights: Mapping[str, float] = MappingProxyType(w)
-        self.genome: tuple[str, ...] = lay
+        self.layout: tuple[str, ...] = lay
         self._compiled = None
 
     # ---------------------------------------------------------------- views
@@ -113,48 +118,50 @@ class Portfolio:
 
     def genome_values(self) -> list[float]:
         """The evolving weights, in layout order."""
-        return [self.weights[n] for n in self.genome]
+        return [self.weights[n] for n in self.layout]
 
     def with_genome(self, values: Sequence[float]) -> "Portfolio":
         """A copy whose genome weights are `values` (one per layout name)."""
-        if len(values) != len(self.genome):
-            raise ValueError(f"genome: expected {len(self.genome)} values "
-                             f"({', '.join(self.genome)}), got {len(values)}")
-        return self.with_weights(dict(zip(self.genome, values)))
+        if len(values) != len(self.layout):
+            raise ValueError(f"genome: expected {len(self.layout)} values "
+                             f"({', '.join(self.layout)}), got {len(values)}")
+        return self.with_weights(dict(zip(self.layout, values)))
 
     def with_weights(self, weights: Mapping[str, float]) -> "Portfolio":
         w = dict(self.weights)
         bad = {n: v for n, v in weights.items() if n not in w}
         w.update({n: v for n, v in weights.items() if n in w})
         w.update(bad)  # reported by the constructor
-        return Portfolio(self.game, self.table, w, self.genome)
+        return Portfolio(self.game, self.table, w, self.layout)
 
-    def with_layout(self, genome: str | Sequence[str]) -> "Portfolio":
-        return Portfolio(self.game, self.table, self.weights, genome)
+    def with_layout(self, layout: str | Sequence[str]) -> "Portfolio":
+        return Portfolio(self.game, self.table, self.weights, layout)
 
     # ---------------------------------------------------------------- dict form
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.game,
                 "scripts": {t: list(ns) for t, ns in self.table.items()},
                 "weights": dict(self.weights),
-                "genome": list(self.genome)}
+                "layout": list(self.layout)}
 
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> "Portfolio":
-        extra = set(d) - {"game", "scripts", "weights", "genome"}
+        if "genome" in d and "layout" not in d:
+            raise ValueError(f"portfolio: genome: {GENOME_RENAMED}")
+        extra = set(d) - {"game", "scripts", "weights", "layout"}
         if extra:
             raise ValueError(f"portfolio: unknown keys {sorted(extra)} "
-                             "(expected game, scripts, weights, genome)")
+                             "(expected game, scripts, weights, layout)")
         if "game" not in d:
             raise ValueError("portfolio: missing 'game'")
-        return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("genome"))
+        return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("layout"))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Portfolio) and self.to_dict() == other.to_dict()
 
     def __repr__(self) -> str:
         return (f"Portfolio({self.game!r}, {len(self)} scripts, genome "
-                f"{dict(zip(self.genome, self.genome_values()))})")
+                f"{dict(zip(self.layout, self.genome_values()))})")
 
     # ---------------------------------------------------------------- generation
     def compiled(self):
@@ -186,20 +193,20 @@ def _weight_problems(known: Mapping[str, Any], table: Mapping[str, float],
     return problems
 
 
-def _layout(game: str, genome: Any, names_in_table: Sequence[str], known: Mapping[str, Any],
+def _layout(game: str, layout: Any, names_in_table: Sequence[str], known: Mapping[str, Any],
             problems: list[str]) -> tuple[str, ...]:
-    """The genome layout's script names; what is wrong with it goes into `problems`."""
+    """The layout's script names; what is wrong with it goes into `problems`."""
     try:
-        lay = layout_names(game, genome, names_in_table)
+        lay = layout_names(game, layout, names_in_table)
     except ValueError as e:
         problems.append(str(e))
         return ()
     for n in lay:
         if n not in names_in_table:
-            problems.append(f"genome names script {n!r}, which is not in the portfolio table"
-                            if n in known else f"genome names unknown script {n!r}")
+            problems.append(f"layout names script {n!r}, which is not in the portfolio table"
+                            if n in known else f"layout names unknown script {n!r}")
     if len(set(lay)) != len(lay):
-        problems.append(f"genome names a script twice: {list(lay)}")
+        problems.append(f"layout names a script twice: {list(lay)}")
     return lay
 
 
@@ -211,18 +218,34 @@ def _raise(game: str, problems: list[str], known: Mapping[str, Any]) -> None:
         raise ValueError(msg)
 
 
-def check_portfolio_args(game: str, genome: Any, weights: Any, opponent_weights: Any = None,
+def _default_names(game: str, reference: bool) -> list[str]:
+    """The script names of the game's default table (without the reference-excluded ones)."""
+    exclude = set(game_info(game).layouts.get("reference-excluded", ())) if reference else set()
+    return [n for n in scripts_of(game) if n not in exclude]
+
+
+def resolve_layout(game: str, layout: Any, reference: bool = False) -> tuple[str, ...]:
+    """The script names a layout (a name such as "paper" or "all", or a list of names) gives
+    for the game's default table, checked against the script registry without building a
+    portfolio; one error names everything wrong."""
+    known = scripts_of(game)
+    problems: list[str] = []
+    if layout is None:
+        layout = "paper" if "paper" in game_info(game).layouts else "none"
+    lay = _layout(game, layout, _default_names(game, reference), known, problems)
+    _raise(game, problems, known)
+    return lay
+
+
+def check_portfolio_args(game: str, layout: Any, weights: Any, opponent_weights: Any = None,
                          reference: bool = False) -> None:
     """Check an agent's portfolio arguments against the script registry, without building a
-    portfolio: the game has scripts, the genome layout resolves, weights (by name, or genome
-    values in layout order) name known scripts of the default table and lie in [0, 1]."""
+    portfolio: the game has scripts, the layout resolves, weights (by name, or genome values
+    in layout order) name known scripts of the default table and lie in [0, 1]."""
     known = scripts_of(game)
-    exclude = game_info(game).layouts.get("reference-excluded", ()) if reference else ()
-    names_in_table = [n for n in known if n not in set(exclude)]
+    names_in_table = _default_names(game, reference)
+    lay = resolve_layout(game, layout, reference)
     problems: list[str] = []
-    if genome is None:
-        genome = "paper" if "paper" in game_info(game).layouts else "none"
-    lay = _layout(game, genome, names_in_table, known, problems)
     table = dict.fromkeys(names_in_table, DEFAULT_WEIGHT)
     for w in (weights, opponent_weights):
         if isinstance(w, Mapping):
@@ -242,7 +265,7 @@ def _is_weight(v: Any) -> bool:
             and math.isfinite(v) and 0.0 <= v <= 1.0)
 
 
-def portfolio(game: str, genome: str | Sequence[str] | None = None,
+def portfolio(game: str, layout: str | Sequence[str] | None = None,
               reference: bool = False) -> Portfolio:
     """The default portfolio of a game (all its scripts, weights 0.5). `reference=True` drops
     the scripts the reference code leaves out (the game's "reference-excluded" list; Tribes:
@@ -250,7 +273,7 @@ def portfolio(game: str, genome: str | Sequence[str] | None = None,
     exclude: Sequence[str] = ()
     if reference:
         exclude = game_info(game).layouts.get("reference-excluded", ())
-    return Portfolio(game, default_table(game, exclude), None, genome)
+    return Portfolio(game, default_table(game, exclude), None, layout)
 
 
 def produce_assignments(state: Any, portfolio: Portfolio, rng: np.random.Generator,

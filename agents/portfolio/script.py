@@ -127,7 +127,7 @@ class GameInfo:
     context: type
     type_order: tuple[str, ...]
     action_kinds: dict[str, int]  # action-type name -> the int kind in the game's actions
-    layouts: dict  # genome layout name -> script names (e.g. the paper's 11 weights)
+    layouts: dict  # layout name -> script names whose weights evolve (e.g. the paper's 11)
 
 
 _SCRIPTS: dict[str, dict[str, ScriptInfo]] = {}
@@ -155,7 +155,8 @@ def register_game(game: str, context: type = ScriptContext,
 
 
 def register_layout(game: str, name: str, script_names: Sequence[str]) -> None:
-    """A named genome layout (an ordered subset of the game's script names)."""
+    """A named layout: an ordered subset of the game's script names, whose weights form the
+    genome."""
     _GAMES[game].layouts[name] = tuple(script_names)
 
 

@@ -949,11 +949,12 @@ def move_to_diverge(ctx, actor, actions):
     return _pick(ctx, actions, ns, n), (now - n) / (now + 1.0)
 
 
-PAPER_GENOME = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "ResearchRange",
+PAPER_LAYOUT = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "ResearchRange",
                 "ResearchRoads", "SpawnStrongest", "SpawnDefensive", "SpawnCheapest",
                 "SpawnFastest", "SpawnMaxHP", "SpawnRange")
-"""The paper's evolved weights: the 5 Research then the 6 Spawn scripts."""
-register_layout(GAME, "paper", PAPER_GENOME)
+"""The paper's layout (the scripts whose weights evolve): the 5 Research then the 6 Spawn
+scripts."""
+register_layout(GAME, "paper", PAPER_LAYOUT)
 REFERENCE_EXCLUDED = ("Destroy", "Disband")
 """The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""
 register_layout(GAME, "reference-excluded", REFERENCE_EXCLUDED)

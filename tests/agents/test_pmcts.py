@@ -342,7 +342,7 @@ def test_registered_names_and_defaults():
         assert agent.horizon_of(p["horizon"]) == 20
         assert (p["alpha_k"], p["alpha_t"], p["a_mult"], p["base"]) == (0.5, 2.0, 1.5, 1.3)
         assert p["c"] == pytest.approx(2 ** 0.5)
-        assert set(p["weights"]) == set(agent.portfolio.genome)
+        assert set(p["weights"]) == set(agent.portfolio.layout)
         assert all(w == 0.5 for w in agent.portfolio.weights.values())
     with pytest.raises(ValueError):
         make_agent("pmcts_pu", game="tribes", no_such_parameter=1)
@@ -356,7 +356,7 @@ def test_registered_names_and_defaults():
     {},
     {"weights": {"SpawnRange": 1.0, "MoveToCapture": 0.25}, "budget": 77, "c": 0.7},
     {"weights": [1, 0, 0.25, 0.5, 0.75, 1, 0, 0, 0, 1, 1]},  # the paper genome's 11 values
-    {"weights": {"AttackClosest": 0.0}, "genome": ["AttackClosest", "AttackWeakest"],
+    {"weights": {"AttackClosest": 0.0}, "layout": ["AttackClosest", "AttackWeakest"],
      "opponent_weights": {"SpawnStrongest": 1.0}, "reference_portfolio": True,
      "rollouts": "random", "alpha_k": 0.25, "alpha_t": 3.0, "a_mult": 2.0, "base": 1.5,
      "charge_selection": True, "final": "mean", "horizon": 7, "bias": False},

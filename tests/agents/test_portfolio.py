@@ -29,7 +29,7 @@ from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome
 from games.tribes.level_sets import PAPER_SEEDS
-from games.tribes.scripts import PAPER_GENOME, TYPE_ORDER
+from games.tribes.scripts import PAPER_LAYOUT, TYPE_ORDER
 from tests.tribes.builders import (
     act,
     capital,
@@ -106,12 +106,12 @@ def test_table_has_57_scripts_in_reference_order():
     assert all(w == 0.5 for w in p.weights.values())
 
 
-def test_paper_genome_is_5_research_then_6_spawn():
+def test_paper_layout_is_5_research_then_6_spawn():
     p = portfolio("tribes")
-    assert p.genome == PAPER_GENOME
-    assert [SCRIPTS[n].action_type for n in p.genome] == ["RESEARCH_TECH"] * 5 + ["SPAWN"] * 6
-    assert portfolio("tribes", genome="all").genome == tuple(p.script_names())
-    assert portfolio("tribes", genome=["MoveToCapture", "AttackWeakest"]).genome == ("MoveToCapture",
+    assert p.layout == PAPER_LAYOUT
+    assert [SCRIPTS[n].action_type for n in p.layout] == ["RESEARCH_TECH"] * 5 + ["SPAWN"] * 6
+    assert portfolio("tribes", layout="all").layout == tuple(p.script_names())
+    assert portfolio("tribes", layout=["MoveToCapture", "AttackWeakest"]).layout == ("MoveToCapture",
                                                                            "AttackWeakest")
 
 
@@ -446,7 +446,7 @@ def test_duplicate_actions_keep_the_first_script():
     assert spawn == [("SpawnStrongest", K.WARRIOR), ("SpawnDefensive", K.DEFENDER)]
     table = dict(p.table)
     table["SPAWN"] = ("SpawnMaxHP", "SpawnCheapest", "SpawnDefensive")
-    q = Portfolio("tribes", table, genome=["SpawnMaxHP"])
+    q = Portfolio("tribes", table, layout=["SpawnMaxHP"])
     out = [x for x in produce_assignments(s, q, np.random.default_rng(0)) if x[ACTOR] == cid]
     spawn = [(x[SCRIPT], x[ACTION][2]) for x in out if x[ACTION][0] == A.SPAWN]
     assert spawn == [("SpawnMaxHP", K.DEFENDER), ("SpawnCheapest", K.WARRIOR)]
@@ -462,9 +462,14 @@ def test_weights_and_genome_round_trip_exactly():
     assert q == p and q.genome_values() == values and q.to_dict() == p.to_dict()
     assert q.weights["SpawnCheapest"] == 0.3 and q.weights["MoveToCapture"] == 0.5
     custom = Portfolio("tribes", weights={"AttackWeakest": 0.9},
-                       genome=["AttackWeakest", "MoveToCapture"])
-    r = Portfolio.from_dict(json.loads(json.dumps(custom.to_dict())))
+                       layout=["AttackWeakest", "MoveToCapture"])
+    d = json.loads(json.dumps(custom.to_dict()))
+    assert d["layout"] == ["AttackWeakest", "MoveToCapture"]
+    r = Portfolio.from_dict(d)
     assert r == custom and r.genome_values() == [0.9, 0.5]
+    old = {("genome" if k == "layout" else k): v for k, v in d.items()}  # before the rename
+    with pytest.raises(ValueError, match=r"^portfolio: genome: renamed to layout"):
+        Portfolio.from_dict(old)
 
 
 @pytest.mark.parametrize("kwargs, named", [
@@ -477,8 +482,9 @@ def test_weights_and_genome_round_trip_exactly():
     (dict(weights={"AttackWeakest": "0.5"}), "AttackWeakest"),
     (dict(weights={"AttackWeakest": True}), "AttackWeakest"),
     (dict(weights={"Frobnicate": 0.5}), "Frobnicate"),
-    (dict(genome=["ResearchFarms", "Nope"]), "Nope"),
-    (dict(genome="nonsense-layout"), "nonsense-layout"),
+    (dict(layout=["ResearchFarms", "Nope"]), "layout names unknown script 'Nope'"),
+    (dict(layout=["ResearchFarms", "ResearchFarms"]), "layout names a script twice"),
+    (dict(layout="nonsense-layout"), "nonsense-layout"),
 ])
 def test_bad_portfolios_are_rejected_naming_the_culprit(kwargs, named):
     with pytest.raises(ValueError, match=named):
@@ -510,7 +516,7 @@ def test_a_new_game_needs_one_function_and_one_line():
             return {"a": {0: [(0, "a", 1), (0, "a", 5)]}, "b": {0: [(0, "b", 2)]}}
 
     p = Portfolio("toy-game")
-    assert p.genome == () and Portfolio("toy-game", genome="all").genome == ("PickLargest",)
+    assert p.layout == () and Portfolio("toy-game", layout="all").layout == ("PickLargest",)
     out = produce_assignments(Toy(), p, np.random.default_rng(0))
     assert out == [("a", "PickLargest", (0, "a", 5), 1.0, 0.5),
                    ("b", "PickLargest", (0, "b", 2), 1.0, 0.5)]

@@ -180,6 +180,24 @@ def test_malformed_presets_name_the_field(tmp_path, where, value, message):
     assert message in str(e.value)
 
 
+def test_a_preset_file_from_before_the_layout_rename_says_so(tmp_path):
+    """Older files name P-MCTS's `layout` parameter `genome`: one error says what it is now."""
+    data = json.loads(preset_file(tmp_path).read_text())
+    params = data["presets"][1]["params"]
+    params["genome"] = params.pop("layout")
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(PresetError) as e:
+        load_presets(p)
+    assert str(e.value) == (f"{p}: presets[1].params.genome: renamed to layout (the scripts "
+                            "whose weights evolve); rename the key")
+    data["presets"][1] = {"name": "random", "agent": "random", "params": {"genome": None}}
+    p.write_text(json.dumps(data))
+    with pytest.raises(PresetError, match=r"presets\[1\]\.params\.genome: agent random: "
+                                          "unknown parameter 'genome'"):
+        load_presets(p)
+
+
 def test_unreadable_files_and_unwritable_presets(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("{not json")

@@ -13,14 +13,14 @@ import sys
 
 import pytest
 
-from agents.evaluation import TerminalAware, make_evaluator
+from agents.evaluators import TerminalAware, make_evaluator
 from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
 from agents.runner import play_game
 from agents.search import Budget, BudgetExhausted, hooks_for
 from games.registry import get_game
 from games.tribes import constants as K
-from games.tribes.evaluation import TribesDiffHeuristic
+from games.tribes.evaluators import TribesDiffHeuristic
 from games.tribes.level_sets import PAPER_SEEDS
 from tests.agents.counting import CountingState
 
@@ -213,7 +213,7 @@ def test_agents_take_typed_values_and_text_is_parsed_at_the_edge():
 
 def test_game_neutral_modules_do_not_import_tribes():
     code = ("import sys\n"
-            "import agents.search, agents.evaluation, agents.osla, agents.flat_mc, "
+            "import agents.search, agents.evaluators, agents.osla, agents.flat_mc, "
             "agents.mcts, agents.rhea\n"
             "bad = [m for m in sys.modules if m.startswith(('games.tribes', 'agents.tribes'))]\n"
             "assert not bad, bad\n")
@@ -379,12 +379,12 @@ def test_rhea_shifts_its_buffer_within_a_turn_only():
     """The best individual, minus the action just played, seeds the next decision of the same
     turn; a new turn starts from random individuals (all genes empty)."""
     agent = make_agent("rhea", seed=0, budget=100)
-    first_genomes = []
+    first_individuals = []
     fitness = agent._fitness
 
     def spy(g, *args, **kw):
         if not seen[0]:
-            first_genomes.append(list(g))
+            first_individuals.append(list(g))
             seen[0] = True
         return fitness(g, *args, **kw)
 
@@ -401,7 +401,7 @@ def test_rhea_shifts_its_buffer_within_a_turn_only():
         expected.append(agent._buffer[1:] + [None] if same_turn else [None] * agent.length)
         seen = [False]
         s.apply(agent.act(s))
-    assert first_genomes == expected
+    assert first_individuals == expected
     assert any(any(g is not None for g in e) for e in expected), "no decision reused its buffer"
     assert any(all(g is None for g in e) for e in expected)
 
@@ -475,7 +475,7 @@ def test_configs_are_checked_against_the_registries_without_building_agents(monk
             ({"weights": {"NoSuchScript": 1.0}}, "weight for unknown script 'NoSuchScript'"),
             ({"weights": {"SpawnRange": 2}}, "weight of 'SpawnRange' must be a number in [0, 1]"),
             ({"weights": [0.5, 0.5]}, "genome: expected 11 values"),
-            ({"genome": "nope"}, "unknown layout 'nope'"),
+            ({"layout": "nope"}, "unknown layout 'nope'"),
             ({"evaluator": "nope"}, "unknown evaluator 'nope' for game 'tribes'"),
             ({"alpha_k": 0}, "alpha_k: must be > 0")):
         with pytest.raises(ValueError, match=re.escape(message)):

@@ -3,7 +3,7 @@
 Two players take turns removing one or more stones from one heap; whoever takes the last
 stone wins. A level is a set-up seed: level L starts with 3 heaps of 1-5 stones drawn from
 L. The file shows each part of the plug-in API once: the state and the game
-(`games.api`), a heuristic evaluator, portfolio scripts with a genome layout, a rule-based
+(`games.api`), a heuristic evaluator, portfolio scripts with a layout, a rule-based
 player, two behaviour features with their words, and the registration (`register` at the
 bottom, which the tests' conftest.py names as the plug-in module of "nim").
 """
@@ -182,7 +182,7 @@ def moves(g) -> float:
 
 
 def register() -> None:
-    from agents.evaluation import register_evaluator
+    from agents.evaluators import register_evaluator
     from agents.portfolio.script import register as register_script
     from agents.portfolio.script import register_game as register_portfolio
     from agents.portfolio.script import register_layout

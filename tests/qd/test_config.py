@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from qd.config import ConfigError, config_from_dict, dump_config, load_config
 
@@ -82,7 +83,8 @@ def test_unknown_keys_are_named(patch, key):
     ({"features": ["attack"]}, "features[0].name"),
     ({"features": [{"name": "attacks", "range": [5, 1]}]}, "features[0]"),
     ({"features": ["attacks", "attacks"]}, "features"),
-    ({"genome": ["ResearchFarms", "Nope"]}, "genome"),
+    ({"layout": ["ResearchFarms", "Nope"]}, "layout"),
+    ({"layout": []}, "layout"),
     ({"agent": {"name": "nobody"}}, "agent"),
     ({"agent": {"name": "mcts", "params": {"depth": 3}, "genome_mapping": "none"}}, "agent"),
     ({"agent": {"name": "mcts", "genome_mapping": "nope"}}, "agent.genome_mapping"),
@@ -99,6 +101,22 @@ def test_invalid_values_name_the_key(patch, key):
     with pytest.raises(ConfigError) as e:
         config_from_dict({"game": "tribes", **TINY, **patch})
     assert str(e.value).startswith(f"config: {key}:"), str(e.value)
+
+
+def test_the_old_genome_key_says_it_was_renamed(tmp_path):
+    """A config, or a run directory's config.yaml, written before `genome` became `layout`
+    gets one error saying so, not an unknown key."""
+    resolved = config_from_dict({"game": "tribes", **TINY, "layout": "paper", "seed": 1})
+    old = {("genome" if k == "layout" else k): v for k, v in resolved.to_dict().items()}
+    p = tmp_path / "config.yaml"
+    p.write_text(yaml.safe_dump(old, sort_keys=False))
+    for bad in (old, {"game": "tribes", **TINY, "genome": ["SpawnRange"]}):
+        with pytest.raises(ConfigError) as e:
+            config_from_dict(bad)
+        assert str(e.value) == ("config: genome: renamed to layout (the scripts whose weights "
+                                "evolve); rename the key")
+    with pytest.raises(ConfigError, match=r"config\.yaml: genome: renamed to layout"):
+        load_config(p)
 
 
 def test_file_errors_name_the_file(tmp_path):
@@ -121,3 +139,28 @@ def test_level_split_is_reproducible():
     assert a.train_levels == b.train_levels != c.train_levels
     d = config_from_dict({"game": "tribes", "levels": {"set": "paper", "train": 0.2}, "seed": 0})
     assert len(d.train_levels) == 5
+
+
+def test_a_config_is_checked_without_building_agents_or_portfolios(monkeypatch):
+    """Checking a run config consults the registries only: no agent, no portfolio is built
+    (a bad weight or script name still fails, naming the key)."""
+    import functools
+    import sys
+
+    from agents.portfolio.pmcts import PMCTSAgent
+    portfolio = sys.modules["agents.portfolio.portfolio"]
+
+    def refusing(init):
+        @functools.wraps(init)
+        def refuse(*a, **k):
+            raise AssertionError("built")
+        return refuse
+    monkeypatch.setattr(PMCTSAgent, "__init__", refusing(PMCTSAgent.__init__))
+    monkeypatch.setattr(portfolio.Portfolio, "__init__", refusing(portfolio.Portfolio.__init__))
+    c = config_from_dict({"game": "tribes", "agent": {"name": "pmcts_pu", "budget": 10},
+                          "opponent": "pmcts_pu:weights=SpawnRange:1", "seed": 1})
+    assert len(c.genome_names) == 11
+    with pytest.raises(ConfigError, match="opponent: .*unknown script 'Nope'"):
+        config_from_dict({"game": "tribes", "opponent": "pmcts_pu:weights=Nope:1", "seed": 1})
+    with pytest.raises(ConfigError, match="layout: .*unknown script 'Nope'"):
+        config_from_dict({"game": "tribes", "layout": ["Nope"], "seed": 1})

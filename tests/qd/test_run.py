@@ -27,7 +27,7 @@ TINY = {
     "agent": {"name": "mcts", "budget": 12, "genome_mapping": "test_mcts_style"},
     "opponent": "random",
     "repetitions": 2,
-    "genome": ["SpawnStrongest", "SpawnDefensive", "ResearchRoads"],
+    "layout": ["SpawnStrongest", "SpawnDefensive", "ResearchRoads"],
     "features": [{"name": "score", "range": [500, 1500], "bins": 10},
                  {"name": "research_slope", "range": [0, 0.5], "bins": 5}],
     "emitter": {"batch_size": 3, "initial_random": 2},
@@ -189,7 +189,7 @@ def test_resume_without_a_seed_keeps_the_run_seed(tmp_path):
     assert main(["evolve", str(d / "config.yaml"), "--resume", "--quiet"]) == 0
 
 
-def test_default_agent_is_portfolio_mcts_with_the_paper_genome(tmp_path):
+def test_default_agent_is_portfolio_mcts_with_the_paper_layout(tmp_path):
     data = {"game": "tribes", "options": {"max_rounds": 3}, "levels": {"train": "seeds:11"},
             "repetitions": 2,
             "agent": {"budget": 10}, "emitter": {"batch_size": 4, "initial_random": 0},

@@ -80,13 +80,13 @@ def test_weight_columns_come_from_config_yaml(tmp_path, run_dir):
 
 
 def test_config_records_and_checks_genome_scripts():
-    c = config_from_dict({**CONFIG, "genome": ["SpawnRange", "ResearchFarms"]})
+    c = config_from_dict({**CONFIG, "layout": ["SpawnRange", "ResearchFarms"]})
     d = c.to_dict()
     assert d["genome_scripts"] == ["SpawnRange", "ResearchFarms"]
-    assert list(d).index("genome_scripts") == list(d).index("genome") + 1
+    assert list(d).index("genome_scripts") == list(d).index("layout") + 1
     assert config_from_dict(d).to_dict() == d
     paper = config_from_dict(CONFIG).to_dict()
-    assert paper["genome"] == "paper" and paper["genome_scripts"][0] == "ResearchFarms"
+    assert paper["layout"] == "paper" and paper["genome_scripts"][0] == "ResearchFarms"
     for bad in (["ResearchFarms", "SpawnRange"], ["SpawnRange"], "SpawnRange", [1, 2]):
         with pytest.raises(ConfigError, match=r"^config: genome_scripts: "):
             config_from_dict({**d, "genome_scripts": bad})
@@ -94,8 +94,9 @@ def test_config_records_and_checks_genome_scripts():
 
 def test_a_run_directory_from_before_genome_scripts_resumes(tmp_path):
     """A run written before config.yaml recorded the scripts (neither its config.yaml nor
-    its checkpoint has them) resumes to the same archive, and its config.yaml stays."""
-    data = {**CONFIG, "name": "old", "genome": ["SpawnStrongest", "ResearchRoads"],
+    its checkpoint has them, and both still call the layout `genome`) resumes with the
+    current config to the same archive, and its config.yaml stays."""
+    data = {**CONFIG, "name": "old", "layout": ["SpawnStrongest", "ResearchRoads"],
             "repetitions": 1, "emitter": {"batch_size": 2, "initial_random": 2},
             "evaluations": 8, "seed": 3}
     cfg = tmp_path / "old.yaml"
@@ -103,12 +104,14 @@ def test_a_run_directory_from_before_genome_scripts_resumes(tmp_path):
     whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False).run_dir
     d = tmp_path / "old"
     evolve(cfg, out=d, workers=0, show_progress=False, max_batches=2)
-    resolved = yaml.safe_load((d / rundir.CONFIG).read_text())
-    del resolved[rundir.GENOME_SCRIPTS]
-    old_config = yaml.safe_dump(resolved, sort_keys=False)
+    def old(config):
+        return {("genome" if k == "layout" else k): v for k, v in config.items()
+                if k != rundir.GENOME_SCRIPTS}
+    old_config = yaml.safe_dump(old(yaml.safe_load((d / rundir.CONFIG).read_text())),
+                                sort_keys=False)
     (d / rundir.CONFIG).write_text(old_config)
     state = pickle.loads((d / rundir.CHECKPOINT).read_bytes())
-    del state.config[rundir.GENOME_SCRIPTS]
+    state.config = old(state.config)
     (d / rundir.CHECKPOINT).write_bytes(pickle.dumps(state))
     assert evolve(cfg, out=d, workers=0, show_progress=False, resume=True).complete
     assert (d / rundir.CONFIG).read_text() == old_config

@@ -1,4 +1,7 @@
-"""Evaluating genomes: which games an individual plays, and playing a whole batch at once.
+"""A genome's games: which games an individual plays, and playing a whole batch at once.
+
+The games and their results make up a genome's evaluation (`qd.archive.evaluate_games` turns
+them into quality and features); this module only decides and plays them.
 
 An individual (a genome) becomes an agent spec through a genome mapping (default: the evolved
 scripts' weights as the agent's `weights` parameter, a dict script name -> weight). It plays
