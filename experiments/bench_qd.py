@@ -34,7 +34,7 @@ from qd.run import evolve  # noqa: E402
 
 
 def config(evaluations: int, budget: int, rounds: int, batch: int) -> dict:
-    return {"name": "bench", "options": {"max_rounds": rounds},
+    return {"name": "bench", "game": "tribes", "options": {"max_rounds": rounds},
             "levels": {"set": "paper", "train": 3, "split_seed": 0},
             "agent": {"name": "pmcts_pu", "budget": budget}, "repetitions": 2,
             "opponent": {"name": "mcts", "params": {"rollouts": False}},  # the paper's MCTS
