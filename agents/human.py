@@ -1,6 +1,10 @@
 """A human at the terminal: shows the position and the legal actions, reads a choice.
 
-It lets a designer play against any agent or preset to feel a play-style directly.
+It lets a designer play against any agent or preset to feel a play-style directly. At the
+prompt, a number picks that action, text picks the one action whose description contains it;
+`help` lists the commands, `list` shows the position and the actions again, and `quit` (or
+Ctrl-D, or Ctrl-C) abandons the game: `act` raises `GameAbandoned`, which the game loop's
+caller (`agents.watch.play_shown`) turns into a clean end.
 """
 
 from __future__ import annotations
@@ -9,6 +13,15 @@ import sys
 from typing import Callable, TextIO
 
 from games.api import Action, GameState
+
+QUIT = ("quit", "exit")
+HELP = ("help", "?")
+LIST = ("list",)
+
+
+class GameAbandoned(Exception):
+    """The human ended the game at the prompt (`quit`, Ctrl-D or Ctrl-C); the message says
+    which."""
 
 
 class HumanAgent:
@@ -27,8 +40,7 @@ class HumanAgent:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        actions = state.legal_actions()
+    def _show(self, state: GameState, actions) -> None:
         out = self.stdout
         if self.show is True:
             from games.registry import get_game
@@ -36,22 +48,53 @@ class HumanAgent:
         elif self.show:
             print(self.show(state), file=out)
         print(f"\nplayer {state.current_player} ({state.player_name(state.current_player)}), "
-              f"choose an action:", file=out)
+              f"choose an action (help: the commands):", file=out)
         for i, a in enumerate(actions):
             print(f"  {i:>3}  {state.describe(a)}", file=out)
-        while True:
-            print("> ", end="", file=out, flush=True)
+
+    def _help(self, n: int) -> str:
+        return (f"  0-{n - 1}      play the action with that number\n"
+                f"  TEXT     play the one action whose description contains TEXT "
+                f"(any case)\n"
+                f"  list     show the position and the actions again\n"
+                f"  help     this list of commands\n"
+                f"  quit     abandon the game (Ctrl-D and Ctrl-C too)")
+
+    def _read(self) -> str:
+        out = self.stdout
+        print("> ", end="", file=out, flush=True)
+        try:
             line = self.stdin.readline()
-            if not line:
-                raise EOFError("input closed")
-            text = line.strip()
+        except KeyboardInterrupt:
+            print(file=out)
+            raise GameAbandoned("Ctrl-C") from None
+        if not line:
+            print(file=out)
+            raise GameAbandoned("input closed")
+        return line.strip()
+
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        actions = state.legal_actions()
+        out = self.stdout
+        self._show(state, actions)
+        while True:
+            text = self._read()
+            word = text.lower()
+            if word in QUIT:
+                raise GameAbandoned("quit")
+            if word in HELP:
+                print(self._help(len(actions)), file=out)
+                continue
+            if word in LIST:
+                self._show(state, actions)
+                continue
             if text.isdigit() and int(text) < len(actions):
                 return actions[int(text)]
-            matches = [a for a in actions if text and text.lower() in state.describe(a).lower()]
+            matches = [a for a in actions if text and word in state.describe(a).lower()]
             if len(matches) == 1:
                 return matches[0]
             print(f"type a number from 0 to {len(actions) - 1}, or text matching one action "
-                  f"({len(matches)} match)", file=out)
+                  f"({len(matches)} match); help lists the commands", file=out)
 
     def params(self) -> dict:
         return {"seed": self.seed}

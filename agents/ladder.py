@@ -225,8 +225,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
     set); games per
-    pair default to two per level; the game options are the file's (`rounds` overrides the
-    round limit)."""
+    pair default to two per level; the game options are the file's (`rounds`: play at most
+    that many rounds, through the game's `round_limit_options`)."""
     from agents.parallel import progress, ray_session, run_games
     from agents.presets import load_presets
     from agents.tournament import games_frame, summarise, table_columns, to_markdown
@@ -253,8 +253,11 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     if n_games < 1:
         raise ValueError(f"games: at least one game per pair, got {n_games}")
     options = dict(pf.options)
-    if rounds is not None:
-        options["max_rounds"] = rounds
+    if rounds is not None:  # "play N rounds", in the game's own options
+        try:
+            options.update(get_game(pf.game).round_limit_options(rounds))
+        except ValueError as e:
+            raise ValueError(f"rounds: {e}") from None
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed)
     with ray_session():
         records = list(progress(run_games(specs, address=address, workers=workers),

@@ -2,26 +2,49 @@
 
 One game per task lets long and short games balance across workers. A local Ray is started
 by default; an address (or RAY_ADDRESS) joins a cluster, and the job ships the project's code
-to it (`code_env`). Results come back in completion order with their index, so callers that
-need determinism order them by index, never by arrival.
-A task whose worker dies is retried by Ray; a game is a pure function of its spec, so a
-retry neither loses nor double-counts it. `workers=0` plays in this process (no Ray).
+to it (`code_env`). Results come back in completion order with their index (and, in a
+`GamePool`, the key they were submitted under), so callers that need determinism order them
+by index, never by arrival. A pool may hold the games of several batches at once.
+
+A task whose worker dies is retried by Ray (`TASK_RETRIES` times); a game is a pure function
+of its spec, so a retry neither loses nor double-counts it, and the pool reports how many
+attempts each game took. A game still lost after the retries raises `GameLost`; an exception
+raised by game or agent code is not retried and propagates. `workers=0` plays in this process
+(no Ray).
+
+A local Ray started here is watched by a small watchdog process: when this process dies, even
+by SIGKILL, the watchdog kills every process of that Ray (its raylet, GCS, agents and workers),
+so a killed driver leaves nothing behind and no game keeps playing.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+from collections import deque
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
 from agents.runner import GameRecord, GameSpec, run_game
 
 TASK_RETRIES = 3
 
 
+class GameLost(RuntimeError):
+    """A game whose task failed outside the game's code (its worker or node died more often
+    than Ray retries, its object was lost, the code could not be shipped, ...)."""
+
+    def __init__(self, key: Hashable, index: int, cause: BaseException) -> None:
+        self.key, self.index, self.cause = key, index, cause
+        super().__init__(f"game {index} ({key}) was lost: {type(cause).__name__}: {cause}")
+
+
 def ensure_ray(address: str | None, workers: int | None):
     """Start a local Ray with `workers` CPUs, or join the cluster at `address` / RAY_ADDRESS,
-    unless Ray is already running in this process."""
+    unless Ray is already running in this process. A local Ray gets a watchdog that kills
+    its processes if this process dies."""
     import ray
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
@@ -32,6 +55,7 @@ def ensure_ray(address: str | None, workers: int | None):
         else:
             # "local": a new Ray of our own even where `ray start` left one running
             ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
+            _start_watchdog()
     return ray
 
 
@@ -51,27 +75,140 @@ def code_env() -> dict:
 _remote_cache: dict = {}
 
 
-def _remote_run(ray):
-    if "run" not in _remote_cache:
-        _remote_cache["run"] = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(run_game)
-    return _remote_cache["run"]
+def play_counted(spec: GameSpec) -> tuple[GameRecord, int]:
+    """A game and the attempt that played it (0: the first; more when Ray retried the task
+    after its worker or node died)."""
+    return run_game(spec), _attempt_number()
+
+
+def _attempt_number() -> int:
+    try:
+        import ray
+        return int(ray._private.worker.global_worker.core_worker
+                   .get_current_task_attempt_number())
+    except Exception:  # noqa: BLE001 - not in a Ray task, or a Ray without this call
+        return 0
+
+
+def _remote_play(ray):
+    if "play" not in _remote_cache:
+        _remote_cache["play"] = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(play_counted)
+    return _remote_cache["play"]
+
+
+class Finished(NamedTuple):
+    key: Hashable
+    index: int
+    record: GameRecord
+    attempt: int  # 0 unless Ray retried the game's task
+
+
+class GamePool:
+    """Games in flight, submitted under a key (e.g. a batch number) with an index each; `next`
+    returns them one at a time as they finish, whichever key they belong to. Ray runs tasks
+    roughly in submission order, so the games of an older key tend to finish first.
+
+    Args:
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        workers: CPUs of a local Ray (default: all); 0 plays in this process, one game per
+            `next`, in submission order.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        self.local = workers == 0 and not address
+        self._queue: deque[tuple[Hashable, int, GameSpec]] = deque()
+        self._pending: dict[Any, tuple[Hashable, int]] = {}
+        self._ready: deque = deque()
+        self.ray = None
+        if not self.local:
+            self.ray = ensure_ray(address, workers)
+            self._remote = _remote_play(self.ray)
+
+    def submit(self, key: Hashable, games: Iterable[tuple[int, GameSpec]]) -> int:
+        """Queue games (index, spec) under `key`; returns how many."""
+        n = 0
+        for i, spec in games:
+            if self.local:
+                self._queue.append((key, i, spec))
+            else:
+                self._pending[self._remote.remote(spec)] = (key, i)
+            n += 1
+        return n
+
+    def __len__(self) -> int:
+        """Games submitted and not yet returned by `next`."""
+        return len(self._queue) + len(self._pending)
+
+    def next(self) -> Finished:
+        """The next finished game (blocks until one finishes).
+
+        Raises:
+            GameLost: the game's task failed outside the game's code after Ray's retries.
+            LookupError: nothing is in flight.
+        """
+        if self.local:
+            if not self._queue:
+                raise LookupError("no game in flight")
+            key, i, spec = self._queue.popleft()
+            return Finished(key, i, run_game(spec), 0)
+        ray = self.ray
+        if not self._ready:
+            if not self._pending:
+                raise LookupError("no game in flight")
+            refs = list(self._pending)
+            done, rest = ray.wait(refs, num_returns=1)
+            if rest:  # pick up everything else already finished in one call
+                more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+                done = done + more
+            self._ready.extend(done)
+        ref = self._ready.popleft()
+        key, i = self._pending.pop(ref)
+        try:
+            record, attempt = ray.get(ref)
+        except ray.exceptions.RayTaskError:
+            raise  # the game's own code raised: retrying would raise again
+        except ray.exceptions.RayError as e:
+            raise GameLost(key, i, e) from e
+        return Finished(key, i, record, int(attempt))
+
+    def cancel(self) -> None:
+        """Drop every game not yet returned (running Ray tasks are asked to stop)."""
+        self._queue.clear()
+        if self._pending and self.ray is not None and self.ray.is_initialized():
+            for ref in self._pending:
+                try:
+                    self.ray.cancel(ref)
+                except Exception:  # noqa: BLE001 - already finished or its node is gone
+                    pass
+        self._pending.clear()
+        self._ready.clear()
 
 
 def run_games(specs: Sequence[GameSpec], address: str | None = None, workers: int | None = None,
               ) -> Iterator[tuple[int, GameRecord]]:
     """Yield (index, record) for every spec as games finish."""
-    if workers == 0 and not address:
-        for i, spec in enumerate(specs):
-            yield i, run_game(spec)
-        return
-    ray = ensure_ray(address, workers)
-    remote = _remote_run(ray)
-    pending = {remote.remote(spec): i for i, spec in enumerate(specs)}
-    while pending:
-        done, _ = ray.wait(list(pending), num_returns=1)
-        for ref in done:
-            i = pending.pop(ref)
-            yield i, ray.get(ref)
+    pool = GamePool(address, workers)
+    pool.submit(0, enumerate(specs))
+    try:
+        while len(pool):
+            done = pool.next()
+            yield done.index, done.record
+    finally:
+        pool.cancel()
+
+
+def cluster_size() -> tuple[int, int]:
+    """CPUs and nodes alive in the Ray cluster this process is connected to ((1, 1) when Ray
+    is not running: games are played in this process)."""
+    if not ray_running():
+        return 1, 1
+    import ray
+    try:
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+    except Exception:  # noqa: BLE001 - the GCS is unreachable: report nothing alive
+        return 0, 0
+    cpus = sum(float(n.get("Resources", {}).get("CPU", 0)) for n in nodes)
+    return int(cpus), len(nodes)
 
 
 def ray_running() -> bool:
@@ -102,6 +239,7 @@ def shutdown() -> None:
     if ray.is_initialized():
         ray.shutdown()
     _remote_cache.clear()
+    _stop_watchdog()
 
 
 def progress(iterable: Iterable, total: int, desc: str, enabled: bool = True):
@@ -110,3 +248,107 @@ def progress(iterable: Iterable, total: int, desc: str, enabled: bool = True):
         return iterable
     from tqdm import tqdm
     return tqdm(iterable, total=total, desc=desc, unit="game", dynamic_ncols=True)
+
+
+# ------------------------------------------------------------------ the local Ray's watchdog
+
+_WATCHDOG = r"""
+import os, select, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+roots = [int(p) for p in sys.argv[1:]]
+known = {}  # pid -> start time (so that a reused pid is never killed)
+
+def table():
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/" + name + "/stat", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        rest = data[data.rindex(b")") + 2:].split()
+        out[int(name)] = (int(rest[1]), rest[19])  # parent, start time
+    return out
+
+def snapshot():
+    procs = table()
+    for pid in roots:
+        if pid in procs:
+            known.setdefault(pid, procs[pid][1])
+    children = {}
+    for pid, (parent, start) in procs.items():
+        children.setdefault(parent, []).append(pid)
+    todo = [p for p in known if p in procs and procs[p][1] == known[p]]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in known and child != os.getpid():
+                known[child] = procs[child][1]
+                todo.append(child)
+    return procs
+
+snapshot()
+while True:
+    readable, _, _ = select.select([0], [], [], 0.5)
+    if readable and not os.read(0, 4096):
+        break  # the driver closed its end: it shut Ray down, or it died
+    snapshot()
+procs = snapshot()
+for pid, start in known.items():
+    if pid in procs and procs[pid][1] == start:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+"""
+
+_watchdog: dict = {}
+
+
+def _ray_pids() -> list[int]:
+    """The processes the local Ray started in this process (GCS, raylet, monitors)."""
+    try:
+        import ray
+        node = ray._private.worker._global_node
+        return [info.process.pid for infos in node.all_processes.values() for info in infos
+                if info.process is not None]
+    except Exception:  # noqa: BLE001 - another Ray version: no watchdog
+        return []
+
+
+def _start_watchdog() -> None:
+    """Start the watchdog of the local Ray just started: it reads a pipe whose only writer is
+    this process; end of file (this process shut Ray down, or died) makes it kill every
+    process of that Ray it has seen (the roots and their descendants, re-scanned twice a
+    second). Linux only (it reads /proc)."""
+    _stop_watchdog()
+    pids = _ray_pids()
+    if not pids or not sys.platform.startswith("linux") or not os.path.isdir("/proc"):
+        return
+    read_end, write_end = os.pipe()  # not inherited by later children (close-on-exec)
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _WATCHDOG, *map(str, pids)],
+                                stdin=read_end, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        os.close(write_end)
+        return
+    finally:
+        os.close(read_end)
+    _watchdog.update(proc=proc, fd=write_end)
+
+
+def _stop_watchdog(timeout: float = 5.0) -> None:
+    """Close the watchdog's pipe (Ray is shut down by now: it kills what is left, if
+    anything) and wait for it to exit."""
+    fd, proc = _watchdog.pop("fd", None), _watchdog.pop("proc", None)
+    if fd is not None:
+        os.close(fd)
+    if proc is not None:
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -48,7 +48,7 @@ def factory_of(name: str, game: str | None = None) -> Callable[..., Any]:
             return found[0]
         where = "" if not found else " without a game (several games have one: name the game)"
         known = agent_names()
-    raise ValueError(f"agent: unknown agent {name!r}{where}; known agents: {', '.join(known)}")
+    raise ValueError(f"unknown agent {name!r}{where}; known agents: {', '.join(known)}")
 
 
 def _accepts(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:

@@ -84,18 +84,24 @@ def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False) ->
         raise ValueError(f"{name}: must be >= {lo:g}, got {v!r}")
 
 
+MIN_BUDGET = 1
+"""The smallest budget anywhere (agents, `act`, run and tournament configs, `--budget`): a
+decision searches at least one forward-model call."""
+
+
 def check_budget(budget: Any) -> int:
-    """A budget as given by a config or command line: a whole number of calls, at least 0."""
+    """A budget as given by a config or command line: a whole number of calls, at least
+    `MIN_BUDGET`."""
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
-            or not math.isfinite(budget) or budget != int(budget) or budget < 0:
-        raise ValueError(f"budget: must be a whole number of forward-model calls >= 0, "
+            or not math.isfinite(budget) or budget != int(budget) or budget < MIN_BUDGET:
+        raise ValueError(f"budget: must be a whole number of forward-model calls >= {MIN_BUDGET}, "
                          f"got {budget!r}")
     return int(budget)
 
 
 def resolve_budget(default: int, override: int | None) -> Budget:
     """The budget of one decision: the agent's default unless `act` was given one."""
-    return Budget(default if override is None else override)
+    return Budget(default if override is None else check_budget(override))
 
 
 def search_copy(state: GameState, rng: np.random.Generator) -> GameState:

@@ -22,6 +22,7 @@ from agents.files import atomic_write
 from agents.parallel import progress, run_games
 from agents.registry import validate_agent
 from agents.runner import AgentSpec, GameRecord, GameSpec
+from agents.search import check_budget
 from agents.specs import split_spec
 from games.registry import get_game
 
@@ -305,6 +306,11 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
             raise ValueError(f"{source}: key {key!r} must be an integer, got {data[key]!r}")
     if data.get("repetitions") is not None and data["repetitions"] < 1:
         raise ValueError(f"{source}: key 'repetitions' must be >= 1")
+    if data.get("budget") is not None:
+        try:
+            check_budget(data["budget"])
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from None
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise ValueError(f"{source}: key 'options' must be a mapping")
@@ -325,9 +331,13 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
 
 
 def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament YAML file (a syntax error names the file and line)."""
     import yaml
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        with open(path, encoding="utf-8") as stream:  # a stream: YAML's marks then name the file
+            data = yaml.safe_load(stream)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
     except yaml.YAMLError as e:
         raise ValueError(f"{path}: not valid YAML: {e}") from None
     return config_from_dict(data, source=str(path))

@@ -6,9 +6,11 @@ a style turn by turn in the terminal, plays against it, or renders board images.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Callable
 
+from agents.human import GameAbandoned
 from agents.runner import play_game
 from agents.specs import parse_agent_spec
 from games.api import ends_turn
@@ -18,9 +20,14 @@ from games.registry import get_game
 
 def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
                players: list[str], watch: bool = False, ascii_only: bool = False,
-               record: str | Path | None = None, say: Callable[[str], None] = print):
+               record: str | Path | None = None, say: Callable[[str], None] = print,
+               delay: float = 0.0):
     """Play one game between agents given as `name[:k=v,...]` specs; show the final board
     (or every round with `watch`), and write a replayable record if asked.
+
+    A game the human abandons (`quit`, Ctrl-D or Ctrl-C at the prompt; Ctrl-C at any time)
+    ends cleanly: it says "game abandoned", the record (if asked) holds the actions played,
+    and the unfinished state is returned (`is_terminal()` tells the two ends apart).
 
     Args:
         game_name: the registered game.
@@ -33,7 +40,11 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         ascii_only: ASCII symbols only.
         record: write a replayable record there.
         say: where the text goes.
+        delay: seconds to wait after each board shown while watching, but the last (the
+            game's pace).
     """
+    if delay < 0:
+        raise ValueError(f"delay: must be >= 0 seconds, got {delay}")
     game = get_game(game_name)
     if level is None:
         level = game.level_set(game.default_levels)[0]
@@ -45,33 +56,49 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         raise ValueError(f"players: {len(agents)} agents for a {state.num_players}-player level")
     actions: list = []
     shown_round = [state.tick]
-    if watch:
-        say(game.render(state, ascii_only=ascii_only))
 
     def on_turn_end(s) -> None:
         if watch and (s.tick != shown_round[0] or s.is_terminal()):
             shown_round[0] = s.tick
             say("")
             say(game.render(s, ascii_only=ascii_only))
+            if delay and not s.is_terminal():
+                time.sleep(delay)
 
-    play_game(state, agents, on_turn_end=on_turn_end, on_action=actions.append)
-    if not watch:
-        say(game.render(state, ascii_only=ascii_only))
-    ranking = state.ranking()
-    say("")
-    say(f"winner: player {ranking[0]} ({players[ranking[0]]}, {state.player_name(ranking[0])}) "
-        f"after {state.tick} rounds; scores {state.scores()}")
+    abandoned = None
+    try:
+        if watch:
+            say(game.render(state, ascii_only=ascii_only))
+            if delay:
+                time.sleep(delay)
+        play_game(state, agents, on_turn_end=on_turn_end, on_action=actions.append)
+    except GameAbandoned as e:
+        abandoned = str(e)
+    except KeyboardInterrupt:
+        abandoned = "Ctrl-C"
+    if abandoned is not None:
+        say("")
+        say(f"game abandoned in round {state.tick} ({abandoned}); scores {state.scores()}")
+    else:
+        if not watch:
+            say(game.render(state, ascii_only=ascii_only))
+        ranking = state.ranking()
+        say("")
+        say(f"winner: player {ranking[0]} ({players[ranking[0]]}, "
+            f"{state.player_name(ranking[0])}) after {state.tick} rounds; scores {state.scores()}")
     if record is not None:
         save_record(make_record(game_name, game.level_text(level), seed, options, players,
                                 [game.action_to_data(a) for a in actions]), record)
-        say(f"record written to {record} ({len(actions)} actions)")
+        say(f"record written to {record} ({len(actions)} actions"
+            f"{'; the game was abandoned' if abandoned is not None else ''})")
     return state
 
 
 def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False,
                  images: str | Path | None = None, say: Callable[[str], None] = print) -> int:
     """Show a recorded game after every turn (or every action), and/or write one board image
-    per turn into `images`. Returns the number of actions replayed."""
+    per turn into `images` (and say how many, and where). Returns the number of actions
+    replayed."""
     record = load_record(path)
     game = get_game(record["game"])
     if every not in ("turn", "action"):
@@ -80,6 +107,7 @@ def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False
     if image_dir is not None:
         image_dir.mkdir(parents=True, exist_ok=True)
     n = 0
+    images_written = 0
     turn_start = True  # the yielded state is the start of a turn: show it
     for state, action in replay(record, source=str(path)):
         if turn_start or every == "action" or action is None:
@@ -87,10 +115,13 @@ def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False
             say("")
             if image_dir is not None and (turn_start or action is None):
                 game.render_image(state, image_dir / f"frame_{n:05d}.png")
+                images_written += 1
         if action is None:
             break
         if every == "action":
             say(f"[{n}] round {state.tick}, player {state.current_player}: {state.describe(action)}")
         turn_start = ends_turn(state, action)
         n += 1
+    if image_dir is not None:
+        say(f"{images_written} board images written to {image_dir}/")
     return n

@@ -141,6 +141,8 @@ class Game(Protocol):
 
     def render(self, state: GameState, ascii_only: bool = False) -> str: ...
 
+    def round_limit_options(self, rounds: int) -> dict[str, Any]: ...
+
 
 class BaseGame:
     """Defaults for the optional parts of a game, so a small game writes only what it has.
@@ -170,6 +172,14 @@ class BaseGame:
                 known = ", ".join(self.option_names) or "none"
                 raise ValueError(f"options: unknown game option {k!r} for {self.name} "
                                  f"(known: {known})")
+
+    def round_limit_options(self, rounds: int) -> dict[str, Any]:
+        """The game options under which a game lasts at most `rounds` rounds (`state.tick`
+        is then at most `rounds` at the end): how "play N rounds" (the command line's
+        `--rounds N`) maps to this game's own options. A game without a round limit keeps
+        this default, which refuses with a ValueError naming the game."""
+        raise ValueError(f"{self.name} has no round limit (its options: "
+                         f"{', '.join(self.option_names) or 'none'})")
 
     # levels ---------------------------------------------------------------
     def level(self, spec: Any, **options: Any) -> Any:

@@ -3,27 +3,77 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Any
+from typing import Any, Callable
+
+from playstyles import __version__
 
 DEFAULT_GAME = "tribes"
 """The game a command plays when it names none (the only place that names a game)."""
 
+WATCH_DELAY = 0.5
+"""Seconds between the boards of `play --watch` in a terminal (0 when the output is not one)."""
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """Game options from the command line: the Tribes-flavoured flags (when given) and any
-    number of `--option KEY=VALUE` (values parsed as YAML: numbers, true/false, lists)."""
+ABANDONED = 0
+"""Exit status of `play` when the game was abandoned (quit, Ctrl-D, Ctrl-C): a clean end."""
+
+
+def _int_at_least(lo: int, note: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number >= lo, else one error naming the flag (argparse adds
+    it): `--workers: must be >= 0 (0 plays in this process), got -1`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number expected, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}{note}, got {value}")
+        return value
+    parse.__name__ = f"integer >= {lo}"
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds expected, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text}")
+    return value
+
+
+WORKERS = _int_at_least(0, " (0 plays in this process)")
+AT_LEAST_ONE = _int_at_least(1)
+
+
+def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
+    """Game options from the command line: the Tribes-flavoured flags (when given), the
+    round limit of `--rounds N` in the game's own options (`round_limit_options`: Tribes
+    plays N rounds with max_rounds=N-1) and any number of `--option KEY=VALUE` (values parsed
+    as YAML: numbers, true/false, lists)."""
     import yaml
     options: dict[str, Any] = {}
     for key in ("mode", "tribes", "size"):
         if getattr(args, key, None) is not None:
             options[key] = getattr(args, key)
+    limit: dict[str, Any] = {}
     if getattr(args, "rounds", None) is not None:
-        options["max_rounds"] = args.rounds
+        from games.registry import get_game
+        try:
+            limit = get_game(game).round_limit_options(args.rounds)
+        except ValueError as e:
+            raise ValueError(f"--rounds: {e}") from None
+        options.update(limit)
     for item in getattr(args, "option", None) or ():
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"--option: KEY=VALUE expected, got {item!r}")
+        if key.strip() in limit:
+            raise ValueError(f"--option {key.strip()}: --rounds sets it already; give one of "
+                             f"them")
         options[key.strip()] = yaml.safe_load(value)
     return options
 
@@ -42,16 +92,31 @@ def _level_arg(text: str | None):
 def _levels_show(args: argparse.Namespace) -> int:
     from games.registry import get_game
     game = get_game(args.game)
-    text = game.level_text(game.level(args.seed, **_options(args)))
+    options = _options(args, args.game)
+    level = game.level(args.seed, **options)
+    if args.csv:
+        text = game.level_text(level)
+    else:  # the board of the level's starting position, as the game shows it
+        text = game.render(game.new_state(level, 0, **options), ascii_only=args.ascii)
     print(text, end="" if text.endswith("\n") else "\n")
     return 0
 
 
+def _is_human(spec: str) -> bool:
+    return spec.partition(":")[0].strip() == "human"
+
+
 def _play(args: argparse.Namespace) -> int:
     from agents.watch import play_shown
-    play_shown(args.game, _level_arg(args.level), args.seed, _options(args), [args.p1, args.p2],
-               watch=args.watch, ascii_only=args.ascii, record=args.record)
-    return 0
+    players = [args.p1, args.p2]
+    delay = args.delay
+    if delay is None:  # pace a watched game in a terminal; a human paces it anyway
+        delay = WATCH_DELAY if args.watch and sys.stdout.isatty() \
+            and not any(map(_is_human, players)) else 0.0
+    state = play_shown(args.game, _level_arg(args.level), args.seed, _options(args, args.game),
+                       players, watch=args.watch, ascii_only=args.ascii, record=args.record,
+                       delay=delay)
+    return 0 if state.is_terminal() else ABANDONED
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -85,7 +150,7 @@ def _tournament(args: argparse.Namespace) -> int:
             setattr(config, key, value)
     if args.game is not None and args.config and args.game != config.game:
         raise ValueError(f"--game {args.game}: the config plays {config.game}")
-    extra = _options(args)
+    extra = _options(args, config.game)
     if extra:
         config.options = {**config.options, **extra}
     if args.agents and args.config:
@@ -168,21 +233,29 @@ def _option_arg(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
+    p.add_argument("--version", action="version", version=f"playstyles {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     levels = sub.add_parser("levels", help="generate and inspect levels")
     lsub = levels.add_subparsers(dest="levels_command", required=True)
-    show = lsub.add_parser("show", help="print a generated level in the game's level format")
+    show = lsub.add_parser("show", help="print the board of a generated level (or the level "
+                                        "file with --csv)")
     _game_arg(show)
     show.add_argument("--seed", type=int, required=True, help="level seed")
     show.add_argument("--tribes", nargs="+", help="Tribes: the tribes (default Xin-Xi, Imperius)")
-    show.add_argument("--size", type=int, default=None, help="Tribes: board size (default by "
-                                                            "tribes)")
+    show.add_argument("--size", type=AT_LEAST_ONE, default=None,
+                      help="Tribes: board size (default by tribes)")
+    show.add_argument("--csv", action="store_true",
+                      help="print the level in the game's level file format instead (Tribes: "
+                           "the level CSV, as --level reads it)")
+    show.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     show.set_defaults(func=_levels_show)
 
     play = sub.add_parser("play", help="play one game between two agents and show the board")
     play.add_argument("--p1", default="random",
-                      help="agent of the first player: name[:k=v,...], or human to play yourself")
+                      help="agent of the first player: name[:k=v,...], or human to play yourself "
+                           "(help at its prompt lists the commands; quit, Ctrl-D or Ctrl-C "
+                           "abandons the game)")
     play.add_argument("--p2", default="random", help="agent of the second player")
     play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
     play.add_argument("--level", default=None,
@@ -192,8 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
     _option_arg(play)
     play.add_argument("--tribes", nargs="+", help="Tribes: tribes of a generated level")
     play.add_argument("--mode", choices=["capitals", "score"], help="Tribes: game mode")
-    play.add_argument("--rounds", type=int, default=None, help="round limit (max_rounds)")
+    play.add_argument("--rounds", type=AT_LEAST_ONE, default=None, metavar="N",
+                      help="play at most N rounds (Tribes: max_rounds N-1)")
     play.add_argument("--watch", action="store_true", help="show the board after every round")
+    play.add_argument("--delay", type=_seconds, default=None, metavar="SECONDS",
+                      help=f"with --watch, wait this long after each round's board (default "
+                           f"{WATCH_DELAY} in a terminal without a human player, else 0)")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     play.add_argument("--record", help="write a replayable record of the game (JSON)")
     play.set_defaults(func=_play)
@@ -214,13 +291,15 @@ def build_parser() -> argparse.ArgumentParser:
     _option_arg(tour)
     tour.add_argument("--levels", help="level set: a name of the game (Tribes: paper), "
                                        "seeds:1,2,3 or range:a-b")
-    tour.add_argument("--reps", type=int, help="games per level and pairing (seats alternate)")
-    tour.add_argument("--budget", type=int, help="forward-model calls per decision")
-    tour.add_argument("--rounds", type=int, help="round limit of every game")
+    tour.add_argument("--reps", type=AT_LEAST_ONE,
+                      help="games per level and pairing (seats alternate)")
+    tour.add_argument("--budget", type=AT_LEAST_ONE, help="forward-model calls per decision")
+    tour.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
+                      help="play at most N rounds in every game")
     tour.add_argument("--seed", type=int, help="tournament seed (all game and agent seeds)")
     tour.add_argument("--out", help="output directory (default runs/tournament)")
     tour.add_argument("--address", help="Ray cluster address (default: a local Ray)")
-    tour.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    tour.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_tournament)
 
@@ -229,8 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     evo.add_argument("--out", help="run directory (default runs/<name>)")
     evo.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     evo.add_argument("--resume", action="store_true", help="continue the run in the directory")
-    evo.add_argument("--workers", type=int, help="local worker processes (default: all cores; "
-                                                 "0: no Ray)")
+    evo.add_argument("--workers", type=WORKERS, help="local worker processes (default: all "
+                                                     "cores; 0: no Ray)")
     evo.add_argument("--quiet", action="store_true", help="no progress bar")
     evo.set_defaults(func=_evolve)
 
@@ -243,11 +322,11 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="replay a run's elites on held-out levels (Table II)")
     val.add_argument("run", help="run directory")
     val.add_argument("--levels", help="level set (default: the run's held-out levels)")
-    val.add_argument("--games", type=int, help="games per elite (default: 2 per level)")
+    val.add_argument("--games", type=AT_LEAST_ONE, help="games per elite (default: 2 per level)")
     val.add_argument("--cells", nargs="+", help="only these cells, named as in elites.csv "
                                                 "(e.g. 14:4 6:-1)")
     val.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    val.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    val.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     val.add_argument("--quiet", action="store_true", help="no progress bar")
     val.set_defaults(func=_validate)
 
@@ -255,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("run", help="run directory")
     exp.add_argument("--kind", choices=["difficulty", "style"], default="difficulty",
                      help="difficulty: spread over win rate; style: distinct feature regions")
-    exp.add_argument("--count", type=int, default=3, help="number of presets (default 3)")
+    exp.add_argument("--count", type=AT_LEAST_ONE, default=3, help="number of presets (default 3)")
     exp.add_argument("-o", "--output", help="preset file (default <run>/presets_<kind>.json)")
     exp.add_argument("--names", nargs="+", help="preset names instead of generated ones")
     exp.set_defaults(func=_export)
@@ -265,20 +344,32 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("presets", help="preset file (from `playstyles export`)")
     lad.add_argument("--baselines", nargs="+", help="other agents in the round robin "
                                                     "(name[:k=v,...] or preset:FILE#NAME)")
-    lad.add_argument("--games", type=int, help="games per pair (default: 2 per level)")
+    lad.add_argument("--games", type=AT_LEAST_ONE, help="games per pair (default: 2 per level)")
     lad.add_argument("--levels", help="level set (default: the presets' validation levels)")
-    lad.add_argument("--rounds", type=int, help="round limit (default: the presets' options)")
+    lad.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
+                     help="play at most N rounds (default: the presets' game options)")
     lad.add_argument("--seed", type=int, default=0, help="seed of all games and agents")
     lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the file)")
     lad.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    lad.add_argument("--workers", type=int, help="local worker processes (0: no Ray)")
+    lad.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
     lad.set_defaults(func=_ladder)
     return p
 
 
+def _quiet_local_ray(args: argparse.Namespace) -> None:
+    """A command that may start a local Ray (no --address, no RAY_ADDRESS) sets Ray's
+    authentication mode explicitly, before Ray is imported: `token`, which is what a local
+    `ray.init()` of Ray 2.59+ picks anyway, minus the notice it prints when the mode is unset.
+    A mode the user set wins; joining a cluster is left to the cluster's settings (README)."""
+    if hasattr(args, "address") and not args.address and not os.environ.get("RAY_ADDRESS") \
+            and getattr(args, "workers", None) != 0:
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _quiet_local_ray(args)
     try:
         return args.func(args)
     except (ValueError, OSError) as e:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.runner import AgentSpec
-from qd.emitters import emitter_params
+from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.games import GENOME_MAPPINGS, Plan
 from qd.rundir import GENOME_SCRIPTS
@@ -26,11 +26,12 @@ DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
 
 TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
-            "repetitions", "features", "emitter", "evaluations", "seed")
+            "repetitions", "features", "emitter", "evaluations", "pipeline", "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
 FEATURE_KEYS = ("name", "range", "width", "bins")
+PIPELINE_KEYS = ("lag",)
 
 
 class ConfigError(ValueError):
@@ -57,6 +58,8 @@ class RunConfig:
         emitter: `kind` and every parameter of that emitter kind.
         evaluations: genomes to evaluate in total.
         seed: the run seed.
+        pipeline: `lag`, the batches in flight: batch k + lag is asked from the archive as
+            it stands after batch k (1: every batch sees the one before it).
         source: where the config came from (named in errors).
     """
 
@@ -74,6 +77,7 @@ class RunConfig:
     emitter: dict[str, Any]  # kind + every parameter
     evaluations: int
     seed: int
+    pipeline: dict[str, Any] = field(default_factory=lambda: {"lag": 1})
     source: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
@@ -90,7 +94,8 @@ class RunConfig:
             "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
                          for f in self.features],
             "emitter": dict(self.emitter),
-            "evaluations": self.evaluations, "seed": self.seed}
+            "evaluations": self.evaluations, "pipeline": dict(self.pipeline),
+            "seed": self.seed}
 
     def plan(self) -> Plan:
         return Plan(game=self.game, levels=tuple(self.train_levels),
@@ -321,6 +326,19 @@ def _emitter(data: Any, source: str) -> dict[str, Any]:
     return {"kind": kind, **params}
 
 
+def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]:
+    """`lag`: how many batches are in flight (default 1: every batch is asked after the one
+    before it is told). An emitter that learns from each batch before its next ask (CMA-ME)
+    needs lag 1."""
+    d = _mapping(data, source, "pipeline")
+    _check_keys(d, PIPELINE_KEYS, source, "pipeline")
+    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1)
+    if lag > 1 and not getattr(emitter_class(emitter["kind"]), "pipelined", True):
+        raise _err(source, "pipeline.lag", f"emitter {emitter['kind']} learns from every batch "
+                                           f"before it asks the next one; it needs lag 1")
+    return {"lag": lag}
+
+
 # ------------------------------------------------------------------------------ entry points
 
 def config_from_dict(data: Any, source: str = "config", name: str | None = None) -> RunConfig:
@@ -410,24 +428,24 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     emitter = _emitter(data.get("emitter"), source)
     evaluations = _int(data.get("evaluations", len(genome_names)
                                 + emitter["initial_random"] + 500), source, "evaluations", 1)
+    pipeline = _pipeline(data.get("pipeline"), emitter, source)
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
     return RunConfig(name=run_name, game=game, options=options, train_levels=train,
                      held_out_levels=held_out, agent=agent, layout=layout,
                      genome_names=tuple(genome_names), opponent=opponent,
                      repetitions=repetitions, features=features, emitter=emitter,
-                     evaluations=evaluations, seed=seed, source=source)
+                     evaluations=evaluations, seed=seed, pipeline=pipeline, source=source)
 
 
 def read_yaml(path: str | Path) -> Any:
+    """A YAML file's content; a syntax error names the file, the line and the column."""
     import yaml
-    p = Path(path)
     try:
-        text = p.read_text()
+        with open(path, encoding="utf-8") as stream:  # a stream: YAML's marks then name the file
+            return yaml.safe_load(stream)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        return yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
 

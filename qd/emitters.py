@@ -261,6 +261,9 @@ class GridEmitter(EmitterBase):
                                         "one_hot": True, "values": list(PAPER_VALUES)}
     """This class's own parameters and their defaults (a subclass lists only its own)."""
     exact_budget = True
+    pipelined: ClassVar[bool] = True
+    """Whether it may be asked for a batch before the previous ones are told (a run's
+    `pipeline.lag` > 1): true when `_search_tell` can take the results of any earlier batch."""
 
     def __init__(self, archive, *, batch_size: int = 8, initial_random: int = 40,
                  one_hot: bool = True, values: Sequence[float] = PAPER_VALUES,
@@ -477,6 +480,7 @@ class CmaMeGridEmitter(RibsEmitter):
 
     kind = "cma_me"
     params = {"sigma0": 0.25, "ranker": "2imp", "restart_rule": "no_improvement"}
+    pipelined = False  # CMA-ES updates from the samples of its last ask
 
     def __init__(self, archive, *, sigma0: float = 0.25, ranker: str = "2imp",
                  restart_rule: str | int = "no_improvement", batch_size: int = 8,

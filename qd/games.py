@@ -9,20 +9,21 @@ every training level `repetitions` times against the opponent, seats alternating
 game. Seeds come from the run seed, the individual's index in the run and the game's index
 within the individual, so a game is the same whoever plays it, whenever, in whatever order.
 
-A batch of individuals is submitted as one list of games (one Ray task each, through
-`agents.parallel.run_games`) so that every core stays busy until the batch's last games;
-results are stored by index, never by arrival.
+A batch of individuals is submitted as one list of games (one Ray task each, through an
+`agents.parallel.GamePool`) so that long and short games balance over the workers; a run may
+keep several batches in flight (`BatchGames`). Results are stored by batch and index, never
+by arrival.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from agents.parallel import run_games
+from agents.parallel import GamePool
 from agents.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
@@ -94,13 +95,104 @@ class Plan:
         return out
 
 
-# ------------------------------------------------------------------ playing a batch
+# ------------------------------------------------------------------ playing batches
 
 @dataclass
 class BatchTiming:
     wall: float = 0.0  # from the first submission to the last result
     game_seconds: float = 0.0  # sum of the games' own durations (measured in the workers)
     reused: int = 0  # games taken from a previous, interrupted attempt at this batch
+    retries: int = 0  # extra attempts Ray made after a worker or node died
+
+
+@dataclass
+class PlayingBatch:
+    """One batch's games while they are played: records in spec order (None until done)."""
+
+    index: int
+    specs: list[GameSpec]
+    slots: list[GameRecord | None]
+    left: int
+    timing: BatchTiming = field(default_factory=BatchTiming)
+    started: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.left == 0
+
+    def done(self) -> dict[int, GameRecord]:
+        """The games finished so far, by index."""
+        return {i: r for i, r in enumerate(self.slots) if r is not None}
+
+
+class BatchGames:
+    """The games of several batches in flight at once (one Ray task each), each result
+    stored in its batch's slot by index, never by arrival.
+
+    Args:
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        workers: CPUs of a local Ray (default: all); 0 plays in-process without Ray.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        self.pool = GamePool(address, workers)
+        self.batches: dict[int, PlayingBatch] = {}
+
+    def start(self, index: int, specs: Sequence[GameSpec],
+              done: dict[int, GameRecord] | None = None) -> PlayingBatch:
+        """Take the games of `done` (index -> record) whose spec matches, submit the rest."""
+        if index in self.batches:
+            raise RuntimeError(f"batch {index} is already being played")
+        b = PlayingBatch(index, list(specs), [None] * len(specs), len(specs),
+                         started=time.perf_counter())
+        for i, rec in (done or {}).items():
+            if 0 <= i < len(specs) and rec.spec == specs[i]:
+                b.slots[i] = rec
+                b.timing.reused += 1
+                b.left -= 1
+        self.batches[index] = b
+        self.pool.submit(index, ((i, s) for i, s in enumerate(specs) if b.slots[i] is None))
+        if b.complete:
+            b.timing.wall = 0.0
+        return b
+
+    def wait(self) -> tuple[PlayingBatch, int, GameRecord]:
+        """The next game to finish, whichever batch it belongs to, stored in its slot.
+
+        Raises:
+            agents.parallel.GameLost: its task failed outside the game's code after Ray's
+                retries (the key is the batch).
+            RuntimeError: a game returned twice, or nothing in flight.
+        """
+        try:
+            key, i, rec, attempt = self.pool.next()
+        except LookupError:
+            missing = {k: [i for i, s in enumerate(b.slots) if s is None][:5]
+                       for k, b in self.batches.items() if not b.complete}
+            raise RuntimeError(f"games {missing} never returned") from None
+        b = self.batches[key]
+        if b.slots[i] is not None:
+            raise RuntimeError(f"game {i} of batch {key} was returned twice")
+        b.slots[i] = rec
+        b.left -= 1
+        b.timing.game_seconds += game_seconds(rec)
+        b.timing.retries += attempt
+        if b.complete:
+            b.timing.wall = time.perf_counter() - b.started
+        return b, i, rec
+
+    def finish(self, index: int) -> tuple[list[GameRecord], BatchTiming]:
+        """A complete batch's records in spec order; the batch leaves the pool."""
+        b = self.batches[index]
+        if not b.complete:
+            raise RuntimeError(f"batch {index} is not complete ({b.left} games left)")
+        del self.batches[index]
+        return b.slots, b.timing  # type: ignore[return-value]
+
+    def cancel(self) -> None:
+        """Drop every game still in flight."""
+        self.pool.cancel()
+        self.batches.clear()
 
 
 def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
@@ -112,28 +204,16 @@ def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
     `on_result(index, record)` is called as each new game arrives (for the partial-batch file
     and the progress bar). A game that arrives twice or never is an error, not a silent fix.
     """
-    slots: list[GameRecord | None] = [None] * len(specs)
-    timing = BatchTiming()
-    for i, rec in (done or {}).items():
-        if 0 <= i < len(specs) and rec.spec == specs[i]:
-            slots[i] = rec
-            timing.reused += 1
-    todo = [i for i, s in enumerate(slots) if s is None]
-    t0 = time.perf_counter()
-    if todo:
-        for k, rec in run_games([specs[i] for i in todo], address=address, workers=workers):
-            i = todo[k]
-            if slots[i] is not None:
-                raise RuntimeError(f"game {i} of the batch was returned twice")
-            slots[i] = rec
-            timing.game_seconds += game_seconds(rec)
+    games = BatchGames(address, workers)
+    try:
+        b = games.start(0, specs, done)
+        while not b.complete:
+            _, i, rec = games.wait()
             if on_result is not None:
                 on_result(i, rec)
-    timing.wall = time.perf_counter() - t0
-    missing = [i for i, s in enumerate(slots) if s is None]
-    if missing:
-        raise RuntimeError(f"games {missing[:5]} of the batch never returned")
-    return slots, timing  # type: ignore[return-value]
+        return games.finish(0)
+    finally:
+        games.cancel()
 
 
 def game_seconds(rec: GameRecord) -> float:

@@ -1,16 +1,29 @@
 """The evolution run: config -> batches of genomes -> games on Ray -> archive -> run directory.
 
-A batch is the unit of determinism and of checkpointing: the scheduler asks for a batch of
-genomes, all their games are played at once (one Ray task per game), their features and
-quality go into the archive in one `tell`, and the run's state is written atomically. The
-state after batch k depends only on the config (seed included), never on the number of
-workers, the order games finish, or whether the run was interrupted: a batch that was being
-played when the driver died is asked for again (the emitters' generators are restored from the
-checkpoint, so it is the same batch), and the games it had already finished are taken from
-`partial.pkl` instead of being played again (a game is a pure function of its spec).
+A batch is the unit of determinism and of checkpointing: the emitter is asked for a batch of
+genomes, their games are played (one Ray task per game), their features and quality go into
+the archive in one `tell`, and the run's state is written atomically. Batches are told
+strictly in order. With `pipeline.lag` L (default 1), batch k + L is asked from the archive as
+it stands after batch k is told, and its games are submitted at once, so the games of L
+batches are in flight together and the cluster stays busy while the last games of a batch
+finish; the sequence of asks and tells is fixed by the config, never by timing.
+
+The state after batch k depends only on the config (seed included), never on the number of
+workers, the order games finish, or whether the run was interrupted. The checkpoint after
+batch k holds the state after batch k was told and the batches that followed were asked,
+with those in-flight batches' genomes, so a resumed run plays exactly the same batches; the
+games they had already finished are taken from `partial.pkl` (keyed by batch, each checked
+against its spec) instead of being played again (a game is a pure function of its spec).
+
+Faults end the run with a `RunError` that says how to continue: Ctrl-C (`RunInterrupted`,
+after the partial file is flushed and Ray is shut down), a game lost after Ray's retries, a
+run file that cannot be written (a full disk: the message names the file). Worker and node
+deaths that Ray's retries absorbed are counted in metrics.csv (`retries`, `workers_alive`,
+`nodes_alive`) and run.log.
 
 The run directory's files and columns are named in `qd.rundir` (its schema); the checkpoint
-holds the scheduler, the archive, the emitter and archive generators and the counters.
+holds the scheduler, the archive, the emitter and archive generators, the counters and the
+batches in flight.
 """
 
 from __future__ import annotations
@@ -18,9 +31,10 @@ from __future__ import annotations
 import logging
 import pickle
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +46,7 @@ from qd.archive import EliteArchive, Evaluation, evaluate_games
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
-from qd.games import genome_side, play, worker_count
+from qd.games import BatchGames, game_seconds, genome_side, worker_count
 from qd.rundir import (
     BATCH_TABLES,
     CHECKPOINT,
@@ -55,14 +69,38 @@ from qd.rundir import (
     std_column,
 )
 
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
+"""2: the checkpoint holds the batches in flight; a version 1 checkpoint (none in flight)
+still resumes."""
+READABLE_CHECKPOINTS = (1, 2)
 
 _after_game: Callable[[int, GameRecord], None] | None = None
 """Test hook: called after each new game of a batch is stored (e.g. to simulate a kill)."""
 
 
 class RunError(RuntimeError):
-    """A run that cannot start or continue (occupied directory, bad checkpoint, ...)."""
+    """A run that cannot start or continue (occupied directory, bad checkpoint, a run file
+    that cannot be written, a lost game, ...); the message says what to do."""
+
+
+class RunInterrupted(RunError):
+    """The run was interrupted (Ctrl-C, KeyboardInterrupt) after `batches` completed batches;
+    the partial file is flushed and Ray is shut down, and `--resume` continues the run."""
+
+    def __init__(self, message: str, batches: int) -> None:
+        super().__init__(message)
+        self.batches = batches
+
+
+@dataclass
+class InFlight:
+    """A batch that was asked and not yet told: its number, its first evaluation's index,
+    its genomes, and whether they are initial individuals."""
+
+    index: int
+    first: int
+    genomes: np.ndarray
+    initial: bool
 
 
 @dataclass
@@ -73,14 +111,20 @@ class RunState:
     config: dict[str, Any]
     archive: EliteArchive
     scheduler: Scheduler
-    batch: int = 0  # batches completed
-    evaluations: int = 0
+    batch: int = 0  # batches completed (told)
+    evaluations: int = 0  # evaluations told
     games: int = 0
     elapsed: float = 0.0  # wall seconds spent in completed batches
+    in_flight: list[InFlight] = field(default_factory=list)  # asked, not told, in order
 
     @property
     def emitter(self):
         return self.scheduler.emitters[0]
+
+    @property
+    def asked(self) -> int:
+        """Evaluations asked so far (told or in flight)."""
+        return self.evaluations + sum(len(b.genomes) for b in self.in_flight)
 
 
 @dataclass
@@ -105,30 +149,78 @@ def new_state(config: RunConfig) -> RunState:
     return RunState(CHECKPOINT_VERSION, config.to_dict(), archive, scheduler)
 
 
+def _ask(state: RunState) -> np.ndarray:
+    """The emitter's next batch. The scheduler's own ask/tell pairs one ask with the next
+    tell; with batches in flight a tell follows later asks, so the run does what the
+    scheduler does for its one emitter (in batch mode) itself."""
+    return np.asarray(state.emitter.ask())
+
+
+def _tell(state: RunState, solutions: np.ndarray, objective: np.ndarray,
+          measures: np.ndarray, fields: dict[str, Any]) -> np.ndarray:
+    """Insert a batch into the archive and give the emitter the results; the statuses
+    (0 rejected, 1 improved, 2 new cell)."""
+    data = {"objective": np.asarray(objective), "measures": np.asarray(measures),
+            **{k: np.asarray(v) for k, v in fields.items()}, "solution": solutions}
+    add_info = state.scheduler.archive.add(**data)
+    state.emitter.tell(**data, add_info=add_info)
+    return np.asarray(state.emitter.last_add_info["status"])
+
+
 # ------------------------------------------------------------------------------ files
+
+class _WriteFailed(Exception):
+    """A run file could not be written (turned into a RunError that names the batch)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"{path}: {error.strerror or error}")
+        self.path, self.error = path, error
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Writes to `path` inside the block: an OSError becomes `_WriteFailed` naming the
+    file, and the atomic writer's temporary file is removed (space is scarce)."""
+    try:
+        yield
+    except OSError as e:
+        Path(f"{path}.tmp").unlink(missing_ok=True)
+        raise _WriteFailed(Path(path), e) from e
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    with _writing(path):
+        atomic_write(path, data)
 
 
 def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = ()) -> None:
     """Append rows; if they bring new columns, rewrite the file with the union of columns
-    (absent counts become 0)."""
+    (absent counts become 0). A failed append is cut off again."""
     if frame.empty:
         return
     if not path.exists() or path.stat().st_size == 0:
-        atomic_write(path, frame.to_csv(index=False))
+        _write(path, frame.to_csv(index=False))
         return
     header = pd.read_csv(path, nrows=0).columns.tolist()
     if set(frame.columns) <= set(header):
         frame = frame.reindex(columns=header)
         zero = [c for c in header if c in fill_zero or c.startswith(tuple(fill_zero))]
         frame[zero] = frame[zero].fillna(0)
-        with open(path, "a") as fh:
-            frame.to_csv(fh, index=False, header=False)
+        size = path.stat().st_size
+        with _writing(path):
+            try:
+                with open(path, "a") as fh:
+                    frame.to_csv(fh, index=False, header=False)
+            except BaseException:
+                with open(path, "r+b") as fh:  # no torn row is left behind
+                    fh.truncate(size)
+                raise
         return
     old = pd.read_csv(path)
     both = pd.concat([old, frame], ignore_index=True)
     zero = [c for c in both.columns if c.startswith(tuple(fill_zero))]
     both[zero] = both[zero].fillna(0)
-    atomic_write(path, both.to_csv(index=False))
+    _write(path, both.to_csv(index=False))
 
 
 def _drop_batches(path: Path, first: int) -> None:
@@ -137,7 +229,7 @@ def _drop_batches(path: Path, first: int) -> None:
         return
     frame = pd.read_csv(path)
     if "batch" in frame and (frame["batch"] >= first).any():
-        atomic_write(path, frame[frame["batch"] < first].to_csv(index=False))
+        _write(path, frame[frame["batch"] < first].to_csv(index=False))
 
 
 def _load_checkpoint(path: Path) -> RunState:
@@ -147,9 +239,13 @@ def _load_checkpoint(path: Path) -> RunState:
     except Exception as e:  # noqa: BLE001 - any failure to read means the same thing
         raise RunError(f"{path}: the checkpoint is corrupt or unreadable ({type(e).__name__}: "
                        f"{e}); restore it, or start a new run in another directory") from None
-    if not isinstance(state, RunState) or getattr(state, "version", None) != CHECKPOINT_VERSION:
+    if not isinstance(state, RunState) \
+            or getattr(state, "version", None) not in READABLE_CHECKPOINTS:
         raise RunError(f"{path}: not a checkpoint of this version of playstyles "
                        f"(expected version {CHECKPOINT_VERSION})")
+    if not hasattr(state, "in_flight"):  # version 1: nothing was in flight
+        state.in_flight = []
+    state.version = CHECKPOINT_VERSION
     return state
 
 
@@ -163,23 +259,77 @@ def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
     return [] if a == b else [prefix or "(config)"]
 
 
-def _read_partial(path: Path, batch: int) -> dict[int, GameRecord]:
-    """Games already finished in an interrupted attempt at `batch` (a torn last entry is
-    ignored)."""
-    done: dict[int, GameRecord] = {}
+PARTIAL_FORMAT = 2
+"""partial.pkl: a header {"format": 2}, then one pickled (batch, index, record) per finished
+game. Format 1 (a header {"batch", "evaluation"}, then (index, record)) is still read."""
+
+
+def _read_partial(path: Path, first_batch: int) -> dict[int, dict[int, GameRecord]]:
+    """Games already finished of batches >= first_batch (not yet told), by batch and index;
+    a torn last entry is ignored."""
+    out: dict[int, dict[int, GameRecord]] = {}
     if not path.exists():
-        return done
+        return out
     try:
         with open(path, "rb") as fh:
             header = pickle.load(fh)
-            if not isinstance(header, dict) or header.get("batch") != batch:
+            if not isinstance(header, dict):
+                return {}
+            old = header.get("format") is None
+            if old and not isinstance(header.get("batch"), int):
                 return {}
             while True:
-                i, rec = pickle.load(fh)
-                done[int(i)] = rec
-    except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+                entry = pickle.load(fh)
+                if old:
+                    b, (i, rec) = header["batch"], entry
+                else:
+                    b, i, rec = entry
+                if int(b) >= first_batch and isinstance(rec, GameRecord):
+                    out.setdefault(int(b), {})[int(i)] = rec
+    except Exception:  # noqa: BLE001 - end of file, or a torn or unreadable last entry
         pass
-    return done
+    return out
+
+
+class _Partial:
+    """partial.pkl while the run plays: every finished game of the batches in flight is
+    appended (and flushed) as it arrives; after each checkpoint the told batch's games are
+    stale and the file is rewritten with the live ones once they are the minority."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fh = None
+        self.entries = 0
+
+    def rewrite(self, records: dict[int, dict[int, GameRecord]]) -> None:
+        """Replace the file (atomically) by these games, and keep appending to it."""
+        self.close()
+        chunks = [pickle.dumps({"format": PARTIAL_FORMAT}, protocol=5)]
+        for b in sorted(records):
+            for i in sorted(records[b]):
+                chunks.append(pickle.dumps((b, i, records[b][i]), protocol=5))
+        _write(self.path, b"".join(chunks))
+        self.entries = len(chunks) - 1
+        with _writing(self.path):
+            self.fh = open(self.path, "ab")
+
+    def add(self, batch: int, index: int, record: GameRecord) -> None:
+        with _writing(self.path):
+            pickle.dump((batch, index, record), self.fh, protocol=5)
+            self.fh.flush()
+        self.entries += 1
+
+    def close(self) -> None:
+        if self.fh is not None:
+            try:
+                self.fh.close()
+            except OSError:
+                pass
+            self.fh = None
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------ rows
@@ -238,6 +388,7 @@ def _logger(run_dir: Path) -> logging.Logger:
         log.removeHandler(h)
         h.close()
     h = logging.FileHandler(run_dir / LOG)
+    h.handleError = lambda record: None  # a full disk must not also print tracebacks
     h.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
     log.addHandler(h)
     return log
@@ -270,6 +421,8 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
             previous = {("layout" if k == "genome" else k): v for k, v in previous.items()}
         if isinstance(previous, dict) and GENOME_SCRIPTS not in previous:
             now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
+        if isinstance(previous, dict) and "pipeline" not in previous:
+            previous = {**previous, "pipeline": {"lag": 1}}  # a run from before the pipeline
         diff = _diff(previous, now)
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
@@ -291,129 +444,239 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         workers: CPUs of the local Ray (default: all); 0 plays in-process without Ray.
         show_progress: a progress bar on the terminal.
         max_batches: stop after that many batches (the run can be resumed).
+
+    Raises:
+        RunInterrupted: on Ctrl-C (KeyboardInterrupt), once the finished games are in
+            partial.pkl and Ray is shut down; the message says how many batches completed.
+        RunError: the run cannot start or continue (the message says why and what to do).
     """
     config, run_dir, state = _prepare(config_path, out, resume)
     run_dir.mkdir(parents=True, exist_ok=True)
     if state is None:
         state = new_state(config)
-    if not (run_dir / CONFIG).exists():
-        atomic_write(run_dir / CONFIG, dump_config(config))
-    for name in BATCH_TABLES:
-        _drop_batches(run_dir / name, state.batch)
+    saved = state.batch
+    try:
+        if not (run_dir / CONFIG).exists():
+            _write(run_dir / CONFIG, dump_config(config))
+        for name in BATCH_TABLES:
+            _drop_batches(run_dir / name, state.batch)
+    except _WriteFailed as e:
+        raise RunError(f"cannot write {e}; nothing was played; free space and start again"
+                       f"{' with --resume' if resume else ''}") from None
     log = _logger(run_dir)
     log.info("%s %s: %d of %d evaluations done, %d batches", "resumed" if resume else "started",
              config.name, state.evaluations, config.evaluations, state.batch)
 
     from agents.parallel import ray_session
     try:
-        with ray_session():
+        with ray_session():  # Ray is shut down before any exception leaves the block
             return _loop(config, run_dir, state, address, workers, show_progress, max_batches, log)
+    except KeyboardInterrupt:  # while Ray was starting, before the loop
+        log.info("interrupted before batch %d", saved)
+        raise _interrupted(run_dir, saved, state, config) from None
     finally:
         for h in list(log.handlers):
             log.removeHandler(h)
             h.close()
 
 
+def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
+    """Ask batches until `lag` are in flight. A search batch is never asked while initial
+    individuals are in flight (the search starts from their elites), and nothing is asked
+    past the evaluations. Depends only on the state, so a resumed run asks the same."""
+    new = []
+    emitter = state.emitter
+    while len(state.in_flight) < lag:
+        asked = state.asked
+        if asked >= config.evaluations:
+            break
+        initial = getattr(emitter, "initial_left", 0) > 0
+        if not initial and any(b.initial for b in state.in_flight):
+            break
+        emitter.limit = config.evaluations - asked
+        genomes = _ask(state)
+        if len(genomes) == 0:
+            break
+        b = InFlight(state.batch + len(state.in_flight), asked, genomes, initial)
+        state.in_flight.append(b)
+        new.append(b)
+    return new
+
 
 def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
           show_progress: bool, max_batches: int | None, log: logging.Logger) -> RunResult:
+    from agents.parallel import GameLost, cluster_size
     plan = config.plan()
     gpi = plan.games_per_individual
-    n_workers = worker_count(address, workers) if state.evaluations < config.evaluations else 1
-    log.info("%d CPUs play games; %d games per genome", n_workers, gpi)
+    lag = int(config.pipeline.get("lag", 1))
+    busy_run = state.in_flight or state.evaluations < config.evaluations
+    n_workers = worker_count(address, workers) if busy_run else 1
+    alive = (n_workers, 1) if workers == 0 and not address else cluster_size()
+    log.info("%d CPUs play games on %d nodes; %d games per genome; %d batches in flight "
+             "(pipeline lag)", n_workers, alive[1], gpi, lag)
     bar = None
     if show_progress:
         from tqdm import tqdm
         bar = tqdm(total=config.evaluations * gpi, initial=state.evaluations * gpi,
                    unit="game", desc=config.name, dynamic_ncols=True)
         _postfix(bar, state)
-    partial = run_dir / PARTIAL
+    games = BatchGames(address, workers) if busy_run else None
+    partial = _Partial(run_dir / PARTIAL)
+    carried = _read_partial(partial.path, state.batch)  # games finished before a restart
     batches = 0
+    saved = state.batch
+    current = state.batch  # the batch being waited for, told or written
+    t_mark = time.perf_counter()
+    busy = waited = 0.0  # game seconds finished, seconds blocked on games, since t_mark
+
+    def start(bs: Sequence[InFlight]) -> None:
+        for b in bs:
+            if b.index not in games.batches:
+                specs = [s for k, g in enumerate(b.genomes) for s in plan.games(g, b.first + k)]
+                pb = games.start(b.index, specs, carried.pop(b.index, None))
+                if bar is not None and pb.timing.reused:
+                    bar.update(pb.timing.reused)
+
     try:
-        while state.evaluations < config.evaluations:
+        if games is not None:
+            partial.rewrite(carried)  # a clean file (no torn entry, nothing already told)
+            _fill(state, config, lag)
+        while state.in_flight:
             if max_batches is not None and batches >= max_batches:
                 break
-            t_batch = time.perf_counter()
-            state.emitter.limit = config.evaluations - state.evaluations
-            genomes = state.scheduler.ask()
-            first = state.evaluations
-            specs = [s for k, g in enumerate(genomes) for s in plan.games(g, first + k)]
-            done = _read_partial(partial, state.batch)
-            if not done:
-                with open(partial, "wb") as fh:
-                    pickle.dump({"batch": state.batch, "evaluation": first}, fh)
-            with open(partial, "ab") as fh:
-                def stored(i: int, rec: GameRecord) -> None:
-                    pickle.dump((i, rec), fh)
-                    fh.flush()
-                    if bar is not None:
-                        bar.update(1)
-                    if _after_game is not None:
-                        _after_game(i, rec)
-                if bar is not None and done:
-                    bar.update(len(done))
-                records, timing = play(specs, done, address=address, workers=workers,
-                                       on_result=stored)
-            t_driver = time.perf_counter()
+            start(state.in_flight)
+            front = state.in_flight[0]
+            current = front.index
+            pb = games.batches[front.index]
+            while not pb.complete:
+                t0 = time.perf_counter()
+                try:
+                    got, i, rec = games.wait()
+                except GameLost as e:
+                    raise RunError(
+                        f"game {e.index} of batch {e.key} was lost after {_retries()} retries "
+                        f"({type(e.cause).__name__}: {e.cause}); {saved} batches are complete "
+                        f"and the finished games of the batches in flight are kept in "
+                        f"{PARTIAL}; continue with --resume") from e
+                waited += time.perf_counter() - t0
+                busy += game_seconds(rec)
+                partial.add(got.index, i, rec)
+                if bar is not None:
+                    bar.update(1)
+                if _after_game is not None:
+                    _after_game(i, rec)
+            records, timing = games.finish(front.index)
             evals = []
-            for k, g in enumerate(genomes):
-                games = [PlayerGame.from_record(rec, seat)
-                         for rec, seat in genome_side(records[k * gpi:(k + 1) * gpi])]
-                evals.append(evaluate_games(g, games, state.archive.features,
+            for k, g in enumerate(front.genomes):
+                gs = [PlayerGame.from_record(rec, seat)
+                      for rec, seat in genome_side(records[k * gpi:(k + 1) * gpi])]
+                evals.append(evaluate_games(g, gs, state.archive.features,
                                             state.archive.stats_features))
-            fields = state.archive.fields(evals, state.batch, first)
-            objective = np.array([e.objective for e in evals])
-            measures = np.stack([e.measures for e in evals])
-            state.scheduler.tell(objective, measures, **fields)
-            status = np.asarray(state.emitter.last_add_info["status"])
+            first = front.first
+            fields = state.archive.fields(evals, front.index, first)
+            status = _tell(state, front.genomes, np.array([e.objective for e in evals]),
+                           np.stack([e.measures for e in evals]), fields)
+            state.in_flight.pop(0)
+            state.batch = front.index + 1
             state.evaluations += len(evals)
             state.games += len(records)
+            batches += 1
+            asked = _fill(state, config, lag)
+            if max_batches is None or batches < max_batches:
+                start(asked)  # the next batch's games start before the tables are written
             stats = state.archive.stats()
-            _append_csv(run_dir / GAMES, _game_rows(state.batch, first, gpi, records),
+            _append_csv(run_dir / GAMES, _game_rows(front.index, first, gpi, records),
                         fill_zero=event_count_prefixes())
             _append_csv(run_dir / INDIVIDUALS,
-                        _individual_rows(state.batch, first, config.genome_names, evals,
+                        _individual_rows(front.index, first, config.genome_names, evals,
                                          status, config.features))
-            atomic_write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
-            wall = time.perf_counter() - t_batch
+            _write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
+            cpus, nodes = (n_workers, 1) if workers == 0 and not address else cluster_size()
+            now = time.perf_counter()
+            wall = now - t_mark
             state.elapsed += wall
-            driver = time.perf_counter() - t_driver
             metrics = {
-                "batch": state.batch, "evaluations": state.evaluations, "games": state.games,
+                "batch": front.index, "evaluations": state.evaluations, "games": state.games,
                 **stats, "new_cells": int((status == 2).sum()),
                 "improved": int((status == 1).sum()), "batch_size": len(evals),
                 "workers": n_workers, "game_seconds": round(timing.game_seconds, 3),
-                "play_seconds": round(timing.wall, 3), "driver_seconds": round(driver, 4),
+                "play_seconds": round(timing.wall, 3),
+                "driver_seconds": round(max(0.0, wall - waited), 4),
                 "wall_seconds": round(wall, 3),
-                "cpu_utilisation": round(timing.game_seconds / (wall * n_workers), 4)
-                if wall > 0 else 0.0,
-                "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2)}
-            state.batch += 1
+                "cpu_utilisation": round(busy / (wall * max(1, cpus)), 4) if wall > 0 else 0.0,
+                "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2),
+                "workers_alive": cpus, "nodes_alive": nodes, "retries": timing.retries}
+            t_mark, busy, waited = now, 0.0, 0.0
             _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS))
-            atomic_write(run_dir / CHECKPOINT, pickle.dumps(state, protocol=5))
-            partial.unlink(missing_ok=True)
-            batches += 1
+            _write(run_dir / CHECKPOINT, pickle.dumps(state, protocol=5))
+            saved = state.batch
+            current = state.batch
+            live = {k: b.done() for k, b in games.batches.items()}
+            live.update(carried)
+            n_live = sum(len(v) for v in live.values())
+            if not state.in_flight:
+                partial.remove()
+            elif partial.entries - n_live > n_live:
+                partial.rewrite(live)
             log.info("batch %d: %d evaluations, %d games, %d cells (%d new), QD score %.2f, "
-                     "best win rate %.2f, CPU use %.0f%%, %.1f s", metrics["batch"],
+                     "best win rate %.2f, CPU use %.0f%%, %.1f s", front.index,
                      state.evaluations, state.games, stats["cells"], metrics["new_cells"],
                      stats["qd_score"], stats["best_win_rate"],
                      100 * metrics["cpu_utilisation"], wall)
+            if timing.retries:
+                log.info("batch %d: %d game attempts retried by Ray after a worker or node "
+                         "died; no game lost", front.index, timing.retries)
+            if (cpus, nodes) != alive:
+                log.info("batch %d: the cluster now has %d CPUs on %d nodes alive (was %d on "
+                         "%d)", front.index, cpus, nodes, alive[0], alive[1])
+                alive = (cpus, nodes)
             if bar is not None:
                 _postfix(bar, state)
+    except _WriteFailed as e:
+        msg = (f"cannot write {e}; the run stopped in batch {current} and can be resumed "
+               f"from its last checkpoint ({_done(saved)}): free space, then continue with "
+               f"--resume")
+        log.info("stopped in batch %d (%s): cannot write %s", current, _done(saved), e)
+        raise RunError(msg) from None
+    except KeyboardInterrupt:
+        log.info("interrupted in batch %d (%s); the finished games of the batches in flight "
+                 "are in %s", current, _done(saved), PARTIAL)
+        raise _interrupted(run_dir, saved, state, config) from None
     except BaseException as e:
-        log.info("stopped in batch %d: %s: %s", state.batch, type(e).__name__, e)
+        log.info("stopped in batch %d (%s): %s: %s", current, _done(saved),
+                 type(e).__name__, e)
         raise
     finally:
+        if games is not None:
+            games.cancel()
+        partial.close()
         if bar is not None:
             bar.close()
     if not (run_dir / ELITES).exists():
-        atomic_write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
-    complete = state.evaluations >= config.evaluations
+        _write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
+    complete = not state.in_flight and state.evaluations >= config.evaluations
     log.info("%s after %d batches, %d evaluations", "finished" if complete else "paused",
              state.batch, state.evaluations)
     return RunResult(run_dir, state.batch, state.evaluations, state.games, complete,
                      state.archive.stats())
 
+
+def _interrupted(run_dir: Path, saved: int, state: RunState, config: RunConfig
+                 ) -> RunInterrupted:
+    evaluations = state.evaluations if saved == state.batch else None
+    done = f", {evaluations} of {config.evaluations} evaluations" if evaluations is not None \
+        else ""
+    return RunInterrupted(f"{run_dir}: interrupted after {saved} completed batches{done}; "
+                          f"continue with --resume", saved)
+
+
+def _done(saved: int) -> str:
+    return f"after batch {saved - 1}" if saved else "no batch complete"
+
+
+def _retries() -> int:
+    from agents.parallel import TASK_RETRIES
+    return TASK_RETRIES
 
 
 def _postfix(bar, state: RunState) -> None:

@@ -16,7 +16,7 @@ Files of a run (written by `playstyles evolve`):
     metrics.csv      one row per batch
     games.csv        one row per game
     run.log          start, one line per batch, stop / resume
-    partial.pkl      the finished games of the batch in progress (gone after its checkpoint)
+    partial.pkl      the finished games of the batches in flight (gone when none is)
 
 and of the tools after it: `validation*.{csv,json,md,png}` (`playstyles validate`), the report's
 `heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html` (`playstyles report`)
@@ -56,7 +56,8 @@ LOG = "run.log"
 PARTIAL = "partial.pkl"
 
 RUN_FILES = (CONFIG, CHECKPOINT, ELITES, INDIVIDUALS, METRICS, GAMES, LOG)
-"""The files of a run directory after its first batch (`partial.pkl` only exists mid-batch)."""
+"""The files of a run directory after its first batch (`partial.pkl` only while batches are in
+flight)."""
 BATCH_TABLES = (GAMES, INDIVIDUALS, METRICS)
 """Tables appended batch by batch (a `batch` column); rows of a batch whose checkpoint was
 never written are dropped on resume."""
@@ -130,7 +131,8 @@ STATUS = ("rejected", "improved", "new")
 METRIC_COLUMNS = ("batch", "evaluations", "games", "cells", "coverage", "qd_score",
                   "best_win_rate", "mean_win_rate", "new_cells", "improved", "batch_size",
                   "workers", "game_seconds", "play_seconds", "driver_seconds", "wall_seconds",
-                  "cpu_utilisation", "reused_games", "elapsed_seconds")
+                  "cpu_utilisation", "reused_games", "elapsed_seconds", "workers_alive",
+                  "nodes_alive", "retries")
 """metrics.csv, one row per batch."""
 
 MEASURE_PREFIX = "measure_"
@@ -361,9 +363,14 @@ class RunFiles:
         """config.yaml as a mapping (the resolved config the run was started with)."""
         if "config" not in self._cache:
             import yaml
-            data = yaml.safe_load((self.dir / CONFIG).read_text())
+            path = self.dir / CONFIG
+            try:
+                with open(path, encoding="utf-8") as stream:  # YAML's error marks name the file
+                    data = yaml.safe_load(stream)
+            except yaml.YAMLError as e:
+                raise ValueError(f"{path}: not valid YAML: {e}") from None
             if not isinstance(data, dict):
-                raise ValueError(f"{self.dir / CONFIG}: not a run config")
+                raise ValueError(f"{path}: not a run config")
             self._cache["config"] = data
         return self._cache["config"]
 

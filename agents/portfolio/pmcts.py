@@ -378,7 +378,7 @@ class PMCTSAgent(SearchAgent):
 
     def _final(self, root: _PNode) -> Action:
         """Most visited root child (default), or the best mean as the reference; with no
-        child expanded (a budget of 0), the assignment with the highest prior v·w."""
+        child expanded (no call was left for one), the assignment with the highest prior v·w."""
         rng = self.rng
         if not root.children:
             asg = root.assignments

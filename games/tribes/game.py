@@ -31,9 +31,18 @@ class TribesGame(BaseGame):
     """Figures of the result tables (the paper's Table I): summary key, header, format."""
     search_horizon = 20  # the reference's depth: the difference heuristic judges a leaf
     snapshot_events = SNAPSHOT_EVENTS
-    options_doc = {"mode": "capitals | score", "max_rounds": "round limit (default 50 / 30)",
+    options_doc = {"mode": "capitals | score",
+                   "max_rounds": "the game ends when the round counter passes it, after "
+                                 "max_rounds + 1 rounds (default 50 / 30)",
                    "tribes": "2-4 tribe names", "size": "board size of generated levels",
                    "reference_bugs": "reproduce the reference engine's bugs"}
+
+    def round_limit_options(self, rounds: int) -> dict[str, Any]:
+        """`max_rounds` keeps the reference's meaning (a game ends when the round counter
+        passes it, so max_rounds=N plays N+1 rounds): N rounds are max_rounds=N-1."""
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ValueError(f"at least 1 round, got {rounds!r}")
+        return {"max_rounds": rounds - 1}
 
     def level(self, level: Level | str | Path | int, tribes=DEFAULT_TRIBES,
               size: int | None = None, **options: Any) -> Level:

@@ -206,7 +206,13 @@ class Level:
 def load_level(path: str | os.PathLike[str]) -> Level:
     """Read a level CSV file (errors name the file)."""
     p = Path(path)
-    return Level.from_csv(p.read_text(encoding="utf-8"), source=str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"level: no such level file: {p}") from None
+    except OSError as e:
+        raise ValueError(f"level: cannot read level file {p}: {e.strerror or e}") from None
+    return Level.from_csv(text, source=str(p))
 
 
 def save_level(level: Level, path: str | os.PathLike[str]) -> None:

@@ -267,13 +267,13 @@ def test_opponent_nodes_use_the_opponent_weights():
 # ------------------------------------------------------------------------------ budget, seeds
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_fm_calls_never_exceed_the_budget(variant):
-    """Every decision of a whole game against itself, budgets from 0 up, counted by a proxy
+    """Every decision of a whole game against itself, budgets from 1 up, counted by a proxy
     that sees every apply on every copy; every decision is legal."""
     name, params = VARIANTS[variant]
     agents = [make_agent(name, game="tribes", seed=1, budget=60, **params),
               make_agent(name, game="tribes", seed=2, budget=60, **params)]
     state = CountingState(new_state(rounds=3))
-    decisions = play_recorded(agents, state, [0, 1, 2, 7, 23, 60, 150, None],
+    decisions = play_recorded(agents, state, [1, 2, 3, 7, 23, 60, 150, None],
                               counter=state.counter)
     assert len(decisions) >= 10
 

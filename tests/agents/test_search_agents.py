@@ -95,15 +95,28 @@ def test_budget_refuses_to_overspend():
         Budget(-1)
 
 
+@pytest.mark.parametrize("name", ["osla", "mc", "mcts", "rhea", "pmcts", "pmcts_b", "pmcts_pu"])
+def test_the_smallest_budget_is_one(name):
+    """As in run configs: a budget of 0 is refused when the agent is built and in `act`."""
+    with pytest.raises(ValueError, match=r"forward-model calls >= 1, got 0"):
+        make_agent(name, game="tribes", budget=0)
+    agent = make_agent(name, game="tribes", seed=1, budget=1)
+    s = new_state()
+    assert agent.act(s) in s.legal_actions()
+    with pytest.raises(ValueError, match=r"forward-model calls >= 1, got 0"):
+        agent.act(s, 0)
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_fm_calls_never_exceed_the_budget(variant):
-    """Every decision of a whole game, against itself, with budgets from 0 up: the counting
-    proxy sees at most the budget (and exactly it for agents that search until it is spent)."""
+    """Every decision of a whole game, against itself, with budgets from the smallest (1) up:
+    the counting proxy sees at most the budget (and exactly it for agents that search until it
+    is spent)."""
     name, params = VARIANTS[variant]
     agents = [make_agent(name, seed=1, budget=60, **params),
               make_agent(name, seed=2, budget=60, **params)]
     state = CountingState(new_state(rounds=4))
-    budgets = [0, 1, 2, 7, 23, 60, 150, None]
+    budgets = [1, 2, 3, 7, 23, 60, 150, None]
     decisions = play_recorded(agents, state, budgets, counter=state.counter)
     assert len(decisions) >= 10
     if name in SPENDS_ALL:

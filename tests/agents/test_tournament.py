@@ -90,7 +90,7 @@ def test_summary_matches_hand_counted_games():
 
 @pytest.mark.parametrize("data, message", [
     ({"agents": ["random", "random:label=b"], "repetitons": 2}, "unknown key 'repetitons'"),
-    ({"agents": ["random", "nosuchagent"]}, "agents[1]: agent: unknown agent 'nosuchagent'"),
+    ({"agents": ["random", "nosuchagent"]}, "agents[1]: unknown agent 'nosuchagent'"),
     ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
     ({"agents": ["random", {"name": "random", "lable": "b"}]}, "agents[1]: unknown key 'lable'"),
     ({"agents": ["random", "mcts:rollouts=maybe"]}, "agents[1]: rollouts: expected true or false"),

@@ -12,7 +12,7 @@ import yaml
 
 import qd.run as run_mod
 from playstyles.cli import main
-from qd.run import RunError, evolve
+from qd.run import RunError, RunInterrupted, evolve
 
 REPO = Path(__file__).resolve().parents[2]
 TIMING = ("seconds", "think_s", "marker")
@@ -111,7 +111,7 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
         if len(seen) == 12 + 8 + 9:  # batches 0 and 1 hold 3 and 2 genomes of 4 games
             raise KeyboardInterrupt("simulated kill")
     monkeypatch.setattr(run_mod, "_after_game", kill)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunInterrupted, match="interrupted after 2 completed batches.*--resume"):
         evolve(cfg, out=d, workers=0, show_progress=False)
     monkeypatch.setattr(run_mod, "_after_game", None)
     assert (d / "partial.pkl").exists()
@@ -133,7 +133,7 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
                 raise KeyboardInterrupt("killed while checkpointing")
         real(path, data)
     monkeypatch.setattr(run_mod, "atomic_write", torn)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunInterrupted, match="after 2 completed batches"):
         evolve(cfg, out=d, workers=0, show_progress=False)
     monkeypatch.setattr(run_mod, "atomic_write", real)
     evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
