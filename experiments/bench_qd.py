@@ -239,7 +239,11 @@ def simulation(args: argparse.Namespace) -> dict:
                                                         args.steady_batches, 1, True), 3)
         row["lag_for_90pct"] = min_lag(n, 0.9, args, durations)
         rows.append(row)
-    return {"games_csv": str(path), "game_seconds": {
+    try:
+        shown = path.resolve().relative_to(Path(__file__).resolve().parents[1])
+    except ValueError:
+        shown = path
+    return {"games_csv": str(shown), "game_seconds": {
                 "games": int(durations.size), "mean": round(float(durations.mean()), 2),
                 "median": round(float(np.median(durations)), 2),
                 "p90": round(float(np.quantile(durations, 0.9)), 2),

@@ -167,10 +167,12 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _evolve(args: argparse.Namespace) -> int:
-    from qd.run import RunError, evolve
+    from qd.run import RunError, RunInterrupted, evolve
     try:
         result = evolve(args.config, out=args.out, address=args.address, resume=args.resume,
                         workers=args.workers, show_progress=not args.quiet)
+    except RunInterrupted:
+        raise  # main() prints how to continue
     except RunError as e:
         raise ValueError(str(e)) from None
     s = result.stats
@@ -357,24 +359,45 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _quiet_local_ray(args: argparse.Namespace) -> None:
+def _quiet_local_ray(args: argparse.Namespace) -> bool:
     """A command that may start a local Ray (no --address, no RAY_ADDRESS) sets Ray's
     authentication mode explicitly, before Ray is imported: `token`, which is what a local
     `ray.init()` of Ray 2.59+ picks anyway, minus the notice it prints when the mode is unset.
-    A mode the user set wins; joining a cluster is left to the cluster's settings (README)."""
+    A mode the user set wins; joining a cluster is left to the cluster's settings (README).
+    Returns whether it set the variable (`main` takes it back when the command ends)."""
     if hasattr(args, "address") and not args.address and not os.environ.get("RAY_ADDRESS") \
-            and getattr(args, "workers", None) != 0:
-        os.environ.setdefault("RAY_AUTH_MODE", "token")
+            and getattr(args, "workers", None) != 0 and "RAY_AUTH_MODE" not in os.environ:
+        os.environ["RAY_AUTH_MODE"] = "token"
+        return True
+    return False
+
+
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _quiet_local_ray(args)
+    set_mode = _quiet_local_ray(args)
     try:
         return args.func(args)
+    except KeyboardInterrupt:
+        where = getattr(args, "out", None)
+        kept = f"; what finished is kept in {where}/" if where else ""
+        print(f"playstyles: interrupted{kept}", file=sys.stderr)
+        return INTERRUPTED
     except (ValueError, OSError) as e:
         print(f"playstyles: error: {e}", file=sys.stderr)
         return 2
+    except RuntimeError as e:
+        from qd.run import RunInterrupted
+        if isinstance(e, RunInterrupted):  # "interrupted after ...; continue with --resume"
+            print(f"playstyles: {e}", file=sys.stderr)
+            return INTERRUPTED
+        raise
+    finally:
+        if set_mode:
+            os.environ.pop("RAY_AUTH_MODE", None)
 
 
 if __name__ == "__main__":

@@ -512,8 +512,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
     busy_run = state.in_flight or state.evaluations < config.evaluations
     n_workers = worker_count(address, workers) if busy_run else 1
     alive = (n_workers, 1) if workers == 0 and not address else cluster_size()
-    log.info("%d CPUs play games on %d nodes; %d games per genome; %d batches in flight "
-             "(pipeline lag)", n_workers, alive[1], gpi, lag)
+    log.info("%d CPUs on %d node(s) play games; %d games per genome; pipeline lag %d (batches "
+             "in flight)", n_workers, alive[1], gpi, lag)
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -627,8 +627,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 log.info("batch %d: %d game attempts retried by Ray after a worker or node "
                          "died; no game lost", front.index, timing.retries)
             if (cpus, nodes) != alive:
-                log.info("batch %d: the cluster now has %d CPUs on %d nodes alive (was %d on "
-                         "%d)", front.index, cpus, nodes, alive[0], alive[1])
+                log.info("batch %d: the cluster now has %d CPUs on %d node(s) alive (was %d "
+                         "on %d)", front.index, cpus, nodes, alive[0], alive[1])
                 alive = (cpus, nodes)
             if bar is not None:
                 _postfix(bar, state)

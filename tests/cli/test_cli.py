@@ -313,3 +313,31 @@ def test_watch_is_paced_between_the_boards(capsys, monkeypatch):
     sleeps.clear()
     run(capsys, "play", "--rounds", "2", "--delay", "3")  # not watching: nothing to pace
     assert sleeps == []
+
+
+def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, monkeypatch):
+    """An interrupted run ends with the batch it reached and --resume, no traceback; the
+    other commands say they were interrupted."""
+    import qd.run as run_mod
+    from playstyles.cli import main
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game: nim\nlevels: {set: 'range:0-3', train: 2}\n"
+                   "agent: {name: pmcts_pu, budget: 5}\nopponent: random\n"
+                   "features: [stones_per_move, moves]\nemitter: {batch_size: 2, initial_random: 2}\n"
+                   "evaluations: 8\nseed: 1\n")
+    calls = []
+
+    def stop(i, rec):
+        calls.append(i)
+        if len(calls) == 7:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(run_mod, "_after_game", stop)
+    assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
+                 "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted after" in err and "continue with --resume" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr(run_mod, "_after_game", None)
+    assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
+                 "--quiet", "--resume"]) == 0
