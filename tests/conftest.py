@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from games.registry import register_plugin
 from qd.games import register_mapping
 
@@ -20,3 +22,11 @@ def _mcts_style(names, genome):
 
 
 register_mapping("test_mcts_style", _mcts_style)
+
+
+@pytest.fixture
+def no_ray():
+    """Shut down the Ray a test started (tests that run games on Ray)."""
+    yield
+    from agents.parallel import shutdown
+    shutdown()

@@ -188,13 +188,6 @@ def test_pipelined_runs_resume_at_any_point(tmp_path, monkeypatch):
     assert_same_run(whole, d)
 
 
-@pytest.fixture
-def no_ray():
-    yield
-    from agents.parallel import shutdown
-    shutdown()
-
-
 @pytest.mark.slow
 def test_same_archive_with_lag_2_and_any_number_of_workers(tmp_path, no_ray):
     import ray

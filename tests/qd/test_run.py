@@ -214,13 +214,6 @@ def test_cli_evolve(tmp_path, capsys):
     assert "finished: 5 evaluations, 20 games" in out
 
 
-@pytest.fixture
-def no_ray():
-    yield
-    from agents.parallel import shutdown
-    shutdown()
-
-
 @pytest.mark.slow
 def test_same_archive_with_any_number_of_workers(tmp_path, no_ray):
     cfg = write(tmp_path, evaluations=11)
