@@ -199,7 +199,7 @@ def matrices(pairs: pd.DataFrame, labels: Sequence[str]
 def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentSpec]:
     """Baselines by spec; one that takes a budget and sets none plays at the presets' budget
     (when those with a budget share one), so that the ladder compares like with like."""
-    from agents.registry import check_agent
+    from agents.registry import accepts
     from agents.tournament import parse_agent
     budgets = {p.params["budget"] for p in presets if p.params.get("budget") is not None}
     shared = budgets.pop() if len(budgets) == 1 else None
@@ -207,12 +207,8 @@ def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentS
     for i, b in enumerate(baselines):
         spec = parse_agent(b, f"baselines[{i}]", game)
         params = dict(spec.params)
-        if shared is not None and "budget" not in params:
-            try:
-                check_agent(spec.name, {"budget": shared}, game)
-                params["budget"] = shared
-            except ValueError:
-                pass
+        if shared is not None and "budget" not in params and accepts(spec.name, "budget", game):
+            params["budget"] = shared
         out.append(AgentSpec(spec.name, tuple(sorted(params.items())), spec.label))
     return out
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from agents.files import atomic_write
-from agents.registry import agent_names, check_agent, make_agent
+from agents.registry import agent_names, check_agent, make_agent_from
 from agents.runner import AgentSpec
 from games.registry import get_game
 
@@ -63,7 +63,7 @@ class Preset:
 
     def build(self, seed: int = 0):
         """The exact agent, seeded."""
-        return make_agent(self.agent, **{"game": self.game, **self.params, "seed": seed})
+        return make_agent_from(self.agent, {**self.params, "seed": seed}, self.game)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "agent": self.agent,
@@ -217,7 +217,7 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         raise _fail(where, f"{key}.game", f"{params['game']!r} differs from the file's game "
                                           f"{game!r}")
     try:
-        make_agent(agent, **{"game": game, **params, "seed": 0})
+        make_agent_from(agent, {**params, "seed": 0}, game)
     except (ValueError, TypeError, KeyError) as e:
         raise _fail(where, key, f"the agent cannot be built: {e}") from None
 
@@ -331,11 +331,11 @@ def full_params(agent: str, params: Mapping[str, Any], game: str) -> dict[str, A
     """Every parameter of the agent `agent` built with `params` for `game` (its own
     `params()`), without the seed; checked to rebuild the same agent, so a preset never
     depends on defaults."""
-    built = make_agent(agent, **{"game": game, **params, "seed": 0})
+    built = make_agent_from(agent, {**params, "seed": 0}, game)
     if not hasattr(built, "params"):
         return {k: v for k, v in params.items() if k != "seed"}
     out = {k: v for k, v in built.params().items() if k != "seed"}
-    again = {k: v for k, v in make_agent(agent, **{"game": game, **out, "seed": 0}).params().items()
+    again = {k: v for k, v in make_agent_from(agent, {**out, "seed": 0}, game).params().items()
              if k != "seed"}
     if _plain(again) != _plain(out):
         raise ValueError(f"agent {agent}: its parameters do not rebuild the same agent")

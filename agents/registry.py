@@ -61,9 +61,7 @@ def _with_game(name: str, factory: Callable[..., Any], params: dict[str, Any],
     another game than the one played is an error)."""
     params = dict(params)
     given = params.get("game")
-    if game is None:
-        game = given
-    if given is not None and given != game:
+    if given is not None and game is not None and given != game:
         raise ValueError(f"agent {name}: built for game {given!r}, asked to play {game!r}")
     if "game" in _accepts(factory):
         if game is not None:
@@ -102,14 +100,29 @@ def validate_agent(name: str, params: dict[str, Any], game: str | None = None) -
         raise ValueError(f"agent {name}: {e}") from None
 
 
-def make_agent(name: str, game: str | None = None, **params: Any):
-    """Build the agent `name` (for `game`, if given); an unknown name or parameter is one
+def accepts(name: str, key: str, game: str | None = None) -> bool:
+    """Whether the agent `name` takes the parameter `key` (e.g. a budget); False for an
+    unknown agent, which `check_agent` reports."""
+    try:
+        return key in _accepts(factory_of(name, game))
+    except ValueError:
+        return False
+
+
+def make_agent_from(name: str, params: dict[str, Any], game: str | None = None):
+    """Build the agent `name` from its parameters, for `game` if given (a `game` among the
+    parameters that names another game is an error); an unknown name or parameter is one
     clear error."""
     if game is None:
         game = params.get("game")
     check_agent(name, params, game)
     factory = factory_of(name, game)
     return factory(**_with_game(name, factory, params, game))
+
+
+def make_agent(name: str, game: str | None = None, **params: Any):
+    """`make_agent_from` with the parameters as keywords."""
+    return make_agent_from(name, params, game)
 
 
 # ------------------------------------------------------------------------------ agents of every game

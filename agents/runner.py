@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from agents.registry import make_agent
+from agents.registry import make_agent_from
 from games.api import GameState, ends_turn, totals
 from games.registry import get_game
 
@@ -31,13 +31,7 @@ class AgentSpec:
 
     def build(self, seed: int, game: str | None = None):
         """The agent, seeded with `seed`, for `game` (given to agents that take one)."""
-        params = dict(self.params)
-        params["seed"] = seed
-        if game is not None:
-            if params.setdefault("game", game) != game:
-                raise ValueError(f"agent {self.display()}: built for game {params['game']!r}, "
-                                 f"asked to play {game!r}")
-        return make_agent(self.name, **params)
+        return make_agent_from(self.name, {**dict(self.params), "seed": seed}, game)
 
     def display(self) -> str:
         return self.label or self.name

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from agents.presets import resolve_spec
-from agents.registry import factory_of, make_agent
+from agents.registry import factory_of, make_agent_from
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -42,9 +42,7 @@ def parse_agent_spec(spec: str, seed: int = 0, game: str | None = None):
     """Build an agent from a spec, seeded with `seed` unless it sets one."""
     name, params = split_spec(spec, game)
     params.setdefault("seed", seed)
-    if game is not None:
-        params.setdefault("game", game)
-    return make_agent(name, **params)
+    return make_agent_from(name, params, game)
 
 
 def typed_params(name: str, params: dict[str, Any], game: str | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import accepts
 from agents.runner import AgentSpec
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
@@ -257,15 +258,6 @@ def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: st
         raise _err(source, key, str(e)) from None
 
 
-def _accepts_budget(name: str, game: str) -> bool:
-    from agents.registry import check_agent
-    try:
-        check_agent(name, {"budget": 1}, game)
-        return True
-    except ValueError:
-        return False
-
-
 def _features(game: str, data: Any, source: str) -> list[Feature]:
     FEATURES = features_of(game)
     if data is None:
@@ -417,7 +409,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
     opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
     if opponent["budget"] is None and agent["budget"] is not None \
-            and _accepts_budget(opponent["name"], game):
+            and accepts(opponent["name"], "budget", game):
         opponent["budget"] = agent["budget"]  # "at the same budget"
     _check_builds(opponent, {}, source, "opponent", game)
     if opponent["label"] == agent["label"]:
