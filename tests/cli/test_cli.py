@@ -108,9 +108,12 @@ def test_play_quit_ends_cleanly_and_keeps_the_record(capsys, monkeypatch, tmp_pa
 def _python_m_playstyles(*argv: str, **kw) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("RAY_AUTH_MODE", None)  # as a user's shell: the command chooses
+    # as from a terminal: Ctrl-C delivered (a test runner started in the background, or a CI
+    # job, may have SIGINT ignored, and a child would inherit that)
     return subprocess.Popen([sys.executable, "-m", "playstyles", *argv], cwd=ROOT, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 
 
 def test_ctrl_c_at_the_prompt_ends_the_game_without_a_traceback():
