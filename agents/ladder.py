@@ -216,16 +216,22 @@ def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentS
 def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: int | None = None,
                levels: str | Sequence[int] | None = None, out: str | Path | None = None,
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
-               address: str | None = None, show_progress: bool = True) -> LadderResult:
+               address: str | None = None, show_progress: bool = True,
+               resume: bool = False) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
     set); games per
     pair default to two per level; the game options are the file's (`rounds`: play at most
-    that many rounds, through the game's `round_limit_options`)."""
-    from agents.parallel import progress, ray_session, run_games
+    that many rounds, through the game's `round_limit_options`).
+
+    Every finished game is kept in `out`/games.journal; Ctrl-C raises
+    `agents.journal.Interrupted`, and the same call with `resume=True` plays only the games
+    still missing."""
+    from agents.journal import GameJournal, play_missing
+    from agents.parallel import ray_session
     from agents.presets import load_presets
-    from agents.tournament import games_frame, summarise, table_columns, to_markdown
+    from agents.tournament import JOURNAL
     from games.registry import get_game
 
     pf = load_presets(presets_path)
@@ -255,18 +261,32 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
         except ValueError as e:
             raise ValueError(f"rounds: {e}") from None
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed)
-    with ray_session():
-        records = list(progress(run_games(specs, address=address, workers=workers),
-                                total=len(specs), desc="ladder", enabled=show_progress))
+    out = Path(out) if out is not None else \
+        Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
+    out.mkdir(parents=True, exist_ok=True)
+    journal = GameJournal(out / JOURNAL, specs, "ladder", resume=resume)
+    with journal.interruptible():
+        with ray_session():
+            records = play_missing(journal, address=address, workers=workers,
+                                   show_progress=show_progress)
+        result = _write_ladder(out, presets_path, pf, agents, records, options, level_list,
+                               n_games, seed)
+    journal.finish()
+    return result
+
+
+def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpec],
+                  records: list, options: dict, level_list: list, n_games: int, seed: int
+                  ) -> LadderResult:
+    """The ladder's files: games, summary, pair table, win matrix, verdict and chart."""
+    from agents.tournament import games_frame, summarise, table_columns, to_markdown
+    labels = [a.display() for a in agents]
     frame = games_frame(records, agents)
     pairs = pair_table(frame, labels)
     score, n, matrix = matrices(pairs, labels)
     k = len(pf.presets)
     verdict = order_verdict(labels[:k], score[:k, :k], n[:k, :k])
 
-    out = Path(out) if out is not None else \
-        Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
-    out.mkdir(parents=True, exist_ok=True)
     columns = table_columns(pf.game)
     summary = summarise(frame, columns)
     info = {"presets": str(Path(presets_path).name), "kind": pf.kind, "game": pf.game,

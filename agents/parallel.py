@@ -172,14 +172,11 @@ class GamePool:
         return Finished(key, i, record, int(attempt))
 
     def cancel(self) -> None:
-        """Drop every game not yet returned (running Ray tasks are asked to stop)."""
+        """Drop every game not yet returned. Running games are not cancelled one by one:
+        `ray.cancel` of a task that is finishing at that moment can abort the driver in Ray
+        2.x ("Tried to complete task that was not pending"); every caller shuts Ray down
+        (or disconnects from the cluster) next, which stops the games this driver owns."""
         self._queue.clear()
-        if self._pending and self.ray is not None and self.ray.is_initialized():
-            for ref in self._pending:
-                try:
-                    self.ray.cancel(ref)
-                except Exception:  # noqa: BLE001 - already finished or its node is gone
-                    pass
         self._pending.clear()
         self._ready.clear()
 

@@ -176,41 +176,63 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 
 
 PARTIAL_EVERY = 20  # games between two writes of the partial results
+JOURNAL = "games.journal"  # the finished games while a tournament plays (agents.journal)
 
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                    address: str | None = None, workers: int | None = None,
-                   show_progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+                   show_progress: bool = True, resume: bool = False
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play every planned game (on Ray unless workers == 0) and write, if `out` is given,
     games.csv, summary.csv and summary.md there. Returns (games, summary).
 
-    While it runs, the games finished so far and their summary are rewritten every
-    `PARTIAL_EVERY` games as games.partial.csv and summary.partial.md, so a long tournament
-    shows where it stands and an interrupted one keeps what it played."""
+    While it runs, every finished game is kept in `out`/games.journal, and the games so far
+    and their summary are rewritten every `PARTIAL_EVERY` games as games.partial.csv and
+    summary.partial.md, so a long tournament shows where it stands. Ctrl-C raises
+    `agents.journal.Interrupted`; the same call with `resume=True` plays only the games
+    still missing.
+
+    Args:
+        config: the tournament.
+        out: the output directory (None: nothing is written and nothing can resume).
+        address: a Ray cluster to join (default: a local Ray).
+        workers: local worker processes; 0 plays in this process.
+        show_progress: a progress bar on the terminal.
+        resume: continue the interrupted tournament in `out`.
+    """
+    from agents.journal import GameJournal, play_missing
     specs = plan(config)
     columns = table_columns(config.game)
     out = Path(out) if out is not None else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+    if out is None:
+        if resume:
+            raise ValueError("--resume needs the output directory of the interrupted tournament")
+        records = list(progress(run_games(specs, address=address, workers=workers),
+                                total=len(specs), desc="tournament", enabled=show_progress))
+        games = games_frame(records, config.agents)
+        return games, summarise(games, columns)
+    out.mkdir(parents=True, exist_ok=True)
+    journal = GameJournal(out / JOURNAL, specs, "tournament", resume=resume)
+    with journal.interruptible():
         atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
-    records = []
-    for item in progress(run_games(specs, address=address, workers=workers),
-                         total=len(specs), desc="tournament", enabled=show_progress):
-        records.append(item)
-        if out is not None and len(records) % PARTIAL_EVERY == 0 and len(records) < len(specs):
-            partial = games_frame(records, config.agents)
-            atomic_write(out / "games.partial.csv", partial.to_csv(index=False))
-            atomic_write(out / "summary.partial.md",
-                         f"{len(records)} of {len(specs)} games\n\n"
-                         + to_markdown(summarise(partial, columns), columns))
-    games = games_frame(records, config.agents)
-    summary = summarise(games, columns)
-    if out is not None:
+
+        def partial(done: int) -> None:
+            if done % PARTIAL_EVERY == 0 and done < len(specs):
+                frame = games_frame(journal.records(), config.agents)
+                atomic_write(out / "games.partial.csv", frame.to_csv(index=False))
+                atomic_write(out / "summary.partial.md", f"{done} of {len(specs)} games\n\n"
+                             + to_markdown(summarise(frame, columns), columns))
+
+        records = play_missing(journal, address=address, workers=workers,
+                               show_progress=show_progress, on_game=partial)
+        games = games_frame(records, config.agents)
+        summary = summarise(games, columns)
         atomic_write(out / "games.csv", games.to_csv(index=False))
         atomic_write(out / "summary.csv", summary.to_csv(index=False, float_format="%.4f"))
         atomic_write(out / "summary.md", to_markdown(summary, columns))
         for name in ("games.partial.csv", "summary.partial.md"):
             (out / name).unlink(missing_ok=True)
+    journal.finish()
     return games, summary
 
 

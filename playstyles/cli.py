@@ -158,7 +158,8 @@ def _tournament(args: argparse.Namespace) -> int:
     out = args.out or "runs/tournament"
     try:
         games, summary = run_tournament(config, out=out, address=args.address,
-                                        workers=args.workers, show_progress=not args.quiet)
+                                        workers=args.workers, show_progress=not args.quiet,
+                                        resume=args.resume)
     finally:
         shutdown()
     print(to_markdown(summary, table_columns(config.game)), end="")
@@ -192,7 +193,8 @@ def _report(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from qd.validation import validate
     result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
-                      workers=args.workers, address=args.address, show_progress=not args.quiet)
+                      workers=args.workers, address=args.address, show_progress=not args.quiet,
+                      resume=args.resume)
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
           f"validation.png)")
@@ -214,7 +216,7 @@ def _ladder(args: argparse.Namespace) -> int:
     result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
-                        show_progress=not args.quiet)
+                        show_progress=not args.quiet, resume=args.resume)
     print((result.out / "ladder.md").read_text(), end="")
     print(f"results in {result.out}/ (ladder_matrix.csv, ladder_pairs.csv, ladder.json, "
           f"ladder.png, games.csv)")
@@ -230,6 +232,12 @@ def _game_arg(p: argparse.ArgumentParser) -> None:
 def _option_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="a game option (repeatable), e.g. --option max_rounds=20")
+
+
+def _resume_arg(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--resume", action="store_true",
+                   help=f"continue an interrupted {what}: play only the games it did not finish "
+                        f"(give the same arguments)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -302,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--out", help="output directory (default runs/tournament)")
     tour.add_argument("--address", help="Ray cluster address (default: a local Ray)")
     tour.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    _resume_arg(tour, "tournament")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_tournament)
 
@@ -329,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "(e.g. 14:4 6:-1)")
     val.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     val.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    _resume_arg(val, "validation")
     val.add_argument("--quiet", action="store_true", help="no progress bar")
     val.set_defaults(func=_validate)
 
@@ -354,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the file)")
     lad.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     lad.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    _resume_arg(lad, "ladder")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
     lad.set_defaults(func=_ladder)
     return p
@@ -378,6 +389,7 @@ INTERRUPTED = 130
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from agents.journal import Interrupted
     set_mode = _quiet_local_ray(args)
     try:
         return args.func(args)
@@ -386,15 +398,12 @@ def main(argv: list[str] | None = None) -> int:
         kept = f"; what finished is kept in {where}/" if where else ""
         print(f"playstyles: interrupted{kept}", file=sys.stderr)
         return INTERRUPTED
+    except Interrupted as e:  # "interrupted after ...; continue with --resume"
+        print(f"playstyles: {e}", file=sys.stderr)
+        return INTERRUPTED
     except (ValueError, OSError) as e:
         print(f"playstyles: error: {e}", file=sys.stderr)
         return 2
-    except RuntimeError as e:
-        from qd.run import RunInterrupted
-        if isinstance(e, RunInterrupted):  # "interrupted after ...; continue with --resume"
-            print(f"playstyles: {e}", file=sys.stderr)
-            return INTERRUPTED
-        raise
     finally:
         if set_mode:
             os.environ.pop("RAY_AUTH_MODE", None)

@@ -41,6 +41,7 @@ import pandas as pd
 from ribs.schedulers import Scheduler
 
 from agents.files import atomic_write
+from agents.journal import Interrupted, RecordLog, read_log
 from agents.runner import GameRecord
 from qd.archive import EliteArchive, Evaluation, evaluate_games
 from qd.config import RunConfig, dump_config, load_config, read_yaml
@@ -83,7 +84,7 @@ class RunError(RuntimeError):
     that cannot be written, a lost game, ...); the message says what to do."""
 
 
-class RunInterrupted(RunError):
+class RunInterrupted(RunError, Interrupted):
     """The run was interrupted (Ctrl-C, KeyboardInterrupt) after `batches` completed batches;
     the partial file is flushed and Ray is shut down, and `--resume` continues the run."""
 
@@ -268,68 +269,37 @@ def _read_partial(path: Path, first_batch: int) -> dict[int, dict[int, GameRecor
     """Games already finished of batches >= first_batch (not yet told), by batch and index;
     a torn last entry is ignored."""
     out: dict[int, dict[int, GameRecord]] = {}
-    if not path.exists():
+    items = read_log(path)
+    header = next(items, None)
+    if not isinstance(header, dict):
         return out
-    try:
-        with open(path, "rb") as fh:
-            header = pickle.load(fh)
-            if not isinstance(header, dict):
-                return {}
-            old = header.get("format") is None
-            if old and not isinstance(header.get("batch"), int):
-                return {}
-            while True:
-                entry = pickle.load(fh)
-                if old:
-                    b, (i, rec) = header["batch"], entry
-                else:
-                    b, i, rec = entry
-                if int(b) >= first_batch and isinstance(rec, GameRecord):
-                    out.setdefault(int(b), {})[int(i)] = rec
-    except Exception:  # noqa: BLE001 - end of file, or a torn or unreadable last entry
-        pass
+    old = header.get("format") is None
+    if old and not isinstance(header.get("batch"), int):
+        return out
+    for entry in items:
+        try:
+            b, i, rec = (header["batch"], *entry) if old else entry
+        except (TypeError, ValueError):  # an unreadable entry ends the file
+            break
+        if int(b) >= first_batch and isinstance(rec, GameRecord):
+            out.setdefault(int(b), {})[int(i)] = rec
     return out
 
 
-class _Partial:
+class _Partial(RecordLog):
     """partial.pkl while the run plays: every finished game of the batches in flight is
     appended (and flushed) as it arrives; after each checkpoint the told batch's games are
     stale and the file is rewritten with the live ones once they are the minority."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fh = None
-        self.entries = 0
-
     def rewrite(self, records: dict[int, dict[int, GameRecord]]) -> None:
         """Replace the file (atomically) by these games, and keep appending to it."""
-        self.close()
-        chunks = [pickle.dumps({"format": PARTIAL_FORMAT}, protocol=5)]
-        for b in sorted(records):
-            for i in sorted(records[b]):
-                chunks.append(pickle.dumps((b, i, records[b][i]), protocol=5))
-        _write(self.path, b"".join(chunks))
-        self.entries = len(chunks) - 1
         with _writing(self.path):
-            self.fh = open(self.path, "ab")
+            super().rewrite({"format": PARTIAL_FORMAT},
+                            [(b, i, records[b][i]) for b in sorted(records) for i in sorted(records[b])])
 
     def add(self, batch: int, index: int, record: GameRecord) -> None:
         with _writing(self.path):
-            pickle.dump((batch, index, record), self.fh, protocol=5)
-            self.fh.flush()
-        self.entries += 1
-
-    def close(self) -> None:
-        if self.fh is not None:
-            try:
-                self.fh.close()
-            except OSError:
-                pass
-            self.fh = None
-
-    def remove(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)
+            super().add((batch, index, record))
 
 
 # ------------------------------------------------------------------------------ rows

@@ -69,6 +69,9 @@ VALIDATION_GAMES = "validation_games.csv"
 VALIDATION_SUMMARY = "validation_summary.json"
 VALIDATION_TABLE = "validation.md"
 VALIDATION_CHART = "validation.png"
+VALIDATION_JOURNAL = "validation.journal"
+"""The validation games finished so far while a validation plays (`agents.journal`); gone
+once its results are written."""
 VALIDATION_FILES = (VALIDATION, VALIDATION_GAMES, VALIDATION_SUMMARY, VALIDATION_TABLE,
                     VALIDATION_CHART)
 

@@ -44,6 +44,7 @@ from qd.rundir import (
     VALIDATION,
     VALIDATION_CHART,
     VALIDATION_GAMES,
+    VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
     VALIDATION_TABLE,
     WIN_RATE_CI,
@@ -149,7 +150,8 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
 def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
-             show_progress: bool = True, chart: bool = True) -> ValidationResult:
+             show_progress: bool = True, chart: bool = True, resume: bool = False
+             ) -> ValidationResult:
     """Replay the run's elites on held-out levels and write Table II, its summary and the
     chart into the run directory.
 
@@ -162,6 +164,11 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         address: a Ray cluster to join.
         show_progress: a progress bar on the terminal.
         chart: also draw validation.png.
+        resume: continue an interrupted validation (the games finished before Ctrl-C are
+            kept in validation.journal and only the missing ones are played).
+
+    Raises:
+        agents.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
@@ -188,81 +195,92 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     plan = config.plan()
     specs = plan_games(chosen, names, plan, level_list, n_games, config.seed)
 
-    bar = None
-    if show_progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(specs), unit="game", desc="validate", dynamic_ncols=True)
+    from agents.journal import GameJournal
     from agents.parallel import ray_session
-    try:
-        with ray_session():
-            records, _ = play(specs, address=address, workers=workers,
-                              on_result=(lambda i, r: bar.update(1)) if bar is not None else None)
-    finally:
-        if bar is not None:
-            bar.close()
+    journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
+    with journal.interruptible():
+        bar = None
+        if show_progress:
+            from tqdm import tqdm
+            bar = tqdm(total=len(specs), initial=len(journal.done), unit="game", desc="validate",
+                       dynamic_ncols=True)
 
-    archive = EliteArchive(config.features, names)
-    feats = config.features
-    rows, game_rows = [], []
-    for k, row in enumerate(chosen.to_dict("records")):
-        mine = records[k * n_games:(k + 1) * n_games]
-        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
-        genome = np.array([float(row[n]) for n in names])
-        ev = evaluate_games(genome, pg, feats)
-        v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
-        v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
-        e_grid = parse_grid_index(row["grid_index"])
-        dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
-        low, high = wilson_interval(ev.wins, ev.games)
-        ci_low, ci_high = WIN_RATE_CI
-        out: dict[str, Any] = {
-            "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
-            evolved_column("games"): int(row["games"]),
-            evolved_column("win_rate"): float(row["win_rate"]),
-            validated_column("games"): ev.games, validated_column("wins"): ev.wins,
-            validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
-            evolved_column("mean_score"): float(row["mean_score"]),
-            validated_column("mean_score"): ev.mean_score}
-        for j, f in enumerate(feats):
-            m = measure_column(f.name)
-            out[evolved_column(f.name)] = float(row[mean_column(f.name)])
-            out[validated_column(f.name)] = ev.feature_mean[f.name]
-            out[validated_std_column(f.name)] = ev.feature_std[f.name]
-            out[evolved_column(m)] = float(row[m])
-            out[validated_column(m)] = float(ev.measures[j])
-        out.update({"validated_cell": archive.cell_label(v_grid),
-                    "validated_grid_index": grid_index_text(v_grid),
-                    "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
-        rows.append(out)
-        for (rec, seat), g in zip(genome_side(mine), range(n_games)):
-            game_rows.append(_game_row(row, g, rec, seat))
-    table = pd.DataFrame(rows)
+        def keep(i: int, rec: GameRecord) -> None:
+            journal.add(i, rec)
+            if bar is not None:
+                bar.update(1)
 
-    spear: dict[str, float | None] = {}
-    for name in ("win_rate", *(f.name for f in feats)):
-        spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
-    overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
-    summary = {
-        "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
-        "levels": level_list[:n_games], "levels_overlap_training": overlap,
-        "games_per_elite": n_games, "elites": len(table),
-        "cells": table["cell"].astype(str).tolist(),
-        "opponent": plan.opponent.display(), "features": [f.name for f in feats],
-        "spearman": spear,
-        "same_cell_share": float(table["same_cell"].mean()),
-        "neighbour_share": float(table["neighbour"].mean()),
-        "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
-        "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
-    }
-    files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
-             run.path(VALIDATION_TABLE)]
-    atomic_write(files[0], table.to_csv(index=False))
-    atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
-    atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
-    atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
-    if chart:
-        from plots.validation import draw_validation
-        files.append(draw_validation(RunFiles(run_dir), run.path(VALIDATION_CHART)))
+        try:
+            with ray_session():
+                records, _ = play(specs, done=dict(journal.done), address=address, workers=workers,
+                                  on_result=keep)
+        finally:
+            if bar is not None:
+                bar.close()
+
+        archive = EliteArchive(config.features, names)
+        feats = config.features
+        rows, game_rows = [], []
+        for k, row in enumerate(chosen.to_dict("records")):
+            mine = records[k * n_games:(k + 1) * n_games]
+            pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+            genome = np.array([float(row[n]) for n in names])
+            ev = evaluate_games(genome, pg, feats)
+            v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
+            v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
+            e_grid = parse_grid_index(row["grid_index"])
+            dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
+            low, high = wilson_interval(ev.wins, ev.games)
+            ci_low, ci_high = WIN_RATE_CI
+            out: dict[str, Any] = {
+                "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
+                evolved_column("games"): int(row["games"]),
+                evolved_column("win_rate"): float(row["win_rate"]),
+                validated_column("games"): ev.games, validated_column("wins"): ev.wins,
+                validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
+                evolved_column("mean_score"): float(row["mean_score"]),
+                validated_column("mean_score"): ev.mean_score}
+            for j, f in enumerate(feats):
+                m = measure_column(f.name)
+                out[evolved_column(f.name)] = float(row[mean_column(f.name)])
+                out[validated_column(f.name)] = ev.feature_mean[f.name]
+                out[validated_std_column(f.name)] = ev.feature_std[f.name]
+                out[evolved_column(m)] = float(row[m])
+                out[validated_column(m)] = float(ev.measures[j])
+            out.update({"validated_cell": archive.cell_label(v_grid),
+                        "validated_grid_index": grid_index_text(v_grid),
+                        "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
+            rows.append(out)
+            for (rec, seat), g in zip(genome_side(mine), range(n_games)):
+                game_rows.append(_game_row(row, g, rec, seat))
+        table = pd.DataFrame(rows)
+
+        spear: dict[str, float | None] = {}
+        for name in ("win_rate", *(f.name for f in feats)):
+            spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
+        overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
+        summary = {
+            "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
+            "levels": level_list[:n_games], "levels_overlap_training": overlap,
+            "games_per_elite": n_games, "elites": len(table),
+            "cells": table["cell"].astype(str).tolist(),
+            "opponent": plan.opponent.display(), "features": [f.name for f in feats],
+            "spearman": spear,
+            "same_cell_share": float(table["same_cell"].mean()),
+            "neighbour_share": float(table["neighbour"].mean()),
+            "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
+            "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
+        }
+        files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
+                 run.path(VALIDATION_TABLE)]
+        atomic_write(files[0], table.to_csv(index=False))
+        atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
+        atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
+        atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
+        if chart:
+            from plots.validation import draw_validation
+            files.append(draw_validation(RunFiles(run_dir), run.path(VALIDATION_CHART)))
+    journal.finish()
     return ValidationResult(run_dir, table, summary, files)
 
 

@@ -1,0 +1,145 @@
+"""Commands that resume after Ctrl-C: the game journal, and tournament, ladder and validate
+interrupted, then continued with --resume, give the games of an uninterrupted run."""
+
+from __future__ import annotations
+
+import pickle
+
+import pandas as pd
+import pytest
+
+from agents.journal import GameJournal, Interrupted, RecordLog, read_log
+from agents.presets import Preset, PresetFile, dump_presets, full_params
+from agents.runner import AgentSpec, GameSpec, run_game
+from playstyles.cli import main
+
+
+def specs(n: int, seed: int = 0) -> list[GameSpec]:
+    a, b = AgentSpec.of("random"), AgentSpec.of("random", label="b")
+    return [GameSpec(game="nim", level=i % 3, seed=seed + i, agents=(a, b), agent_seeds=(i, i + 1))
+            for i in range(n)]
+
+
+def test_the_journal_keeps_games_and_reuses_only_those_planned_again(tmp_path):
+    path = tmp_path / "games.journal"
+    plan = specs(4)
+    j = GameJournal(path, plan, "tournament")
+    assert j.missing == [0, 1, 2, 3]
+    for i in (0, 2):
+        j.add(i, run_game(plan[i]))
+    j.log.close()
+    with pytest.raises(ValueError, match=r"interrupted tournament \(2 games played\).*--resume"):
+        GameJournal(path, plan, "tournament")
+    again = GameJournal(path, plan, "tournament", resume=True)
+    assert sorted(again.done) == [0, 2] and again.missing == [1, 3]
+    assert again.done[2].winner == j.done[2].winner
+    again.log.close()
+    # a game planned differently now (another seed) is played again
+    changed = specs(4)
+    changed[2] = specs(4, seed=100)[2]
+    third = GameJournal(path, changed, "tournament", resume=True)
+    assert sorted(third.done) == [0] and third.missing == [1, 2, 3]
+    third.finish()
+    assert not path.exists()
+    with pytest.raises(ValueError, match="--resume:.*no interrupted tournament"):
+        GameJournal(path, plan, "tournament", resume=True)
+
+
+def test_a_torn_last_entry_is_ignored(tmp_path):
+    path = tmp_path / "log"
+    log = RecordLog(path)
+    log.rewrite({"format": 1}, [(0, "a")])
+    log.add((1, "b"))
+    log.close()
+    whole = path.read_bytes()
+    path.write_bytes(whole + pickle.dumps((2, "c"))[:-3])  # killed in the middle of a write
+    assert list(read_log(path)) == [{"format": 1}, (0, "a"), (1, "b")]
+
+
+def test_ctrl_c_in_a_journal_block_says_what_is_kept(tmp_path):
+    j = GameJournal(tmp_path / "games.journal", specs(3), "ladder")
+    j.add(0, run_game(j.specs[0]))
+    with pytest.raises(Interrupted, match=r"ladder interrupted after 1 of 3 games; continue "
+                                          r"with --resume"):
+        with j.interruptible():
+            raise KeyboardInterrupt
+    assert j.log.fh is None  # closed
+
+
+def interrupt_after(monkeypatch, games: int) -> None:
+    """Ctrl-C once the journal has kept `games` new games."""
+    add = GameJournal.add
+    calls = []
+
+    def stop(self, index, record):
+        add(self, index, record)
+        calls.append(index)
+        if len(calls) == games:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(GameJournal, "add", stop)
+
+
+def same_games(a, b) -> None:
+    a, b = pd.read_csv(a), pd.read_csv(b)
+    cols = [c for c in a.columns if not c.endswith(("seconds", "think_s"))]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def interrupted_then_resumed(monkeypatch, capsys, argv: list[str], out, games: int) -> str:
+    """Run argv, interrupted after `games` games; check the message and that a rerun without
+    --resume refuses; resume; return the first run's stderr."""
+    with monkeypatch.context() as m:
+        interrupt_after(m, games)
+        assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert f"interrupted after {games} of" in err and "continue with --resume" in err
+    assert "Traceback" not in err
+    assert main(argv) == 2  # the kept games are not thrown away by a rerun without --resume
+    assert "--resume" in capsys.readouterr().err
+    assert main(argv + ["--resume"]) == 0
+    assert not list(out.glob("*.journal"))
+    capsys.readouterr()
+    return err
+
+
+def test_tournament_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    args = ["tournament", "--game", "nim", "--agents", "random", "osla", "mcts:budget=5",
+            "--levels", "range:0-2", "--reps", "2", "--workers", "0", "--quiet"]
+    interrupted_then_resumed(monkeypatch, capsys, args + ["--out", str(tmp_path / "t")],
+                             tmp_path / "t", games=5)
+    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
+    same_games(tmp_path / "t" / "games.csv", tmp_path / "whole" / "games.csv")
+    assert len(pd.read_csv(tmp_path / "t" / "games.csv")) == 3 * 3 * 2
+
+
+def test_ladder_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    ps = [Preset("easy", "random", {}, "nim"),
+          Preset("hard", "mcts", full_params("mcts", {"budget": 8}, "nim"), "nim")]
+    path = dump_presets(PresetFile("nim", ps, "difficulty", {}, {"held_out_levels": [1, 2]}),
+                        tmp_path / "p.json")
+    args = ["ladder", str(path), "--baselines", "osla", "--games", "4", "--workers", "0",
+            "--quiet"]
+    interrupted_then_resumed(monkeypatch, capsys, args + ["--out", str(tmp_path / "l")],
+                             tmp_path / "l", games=7)
+    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
+    same_games(tmp_path / "l" / "games.csv", tmp_path / "whole" / "games.csv")
+    assert (tmp_path / "l" / "ladder.md").read_text() == (tmp_path / "whole" / "ladder.md").read_text()
+
+
+def test_validate_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game: nim\nlevels: {set: 'range:0-5', train: 2}\n"
+                   "agent: {name: pmcts_pu, budget: 5}\nopponent: random\n"
+                   "features: [stones_per_move, moves]\nemitter: {batch_size: 2, initial_random: 2}\n"
+                   "evaluations: 6\nseed: 3\n")
+    run = tmp_path / "run"
+    assert main(["evolve", str(cfg), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    capsys.readouterr()
+    args = ["validate", str(run), "--workers", "0", "--quiet"]
+    interrupted_then_resumed(monkeypatch, capsys, args, run, games=3)
+    resumed = pd.read_csv(run / "validation_games.csv")
+    assert main(args) == 0
+    whole = pd.read_csv(run / "validation_games.csv")
+    cols = [c for c in whole.columns if not c.endswith(("seconds", "think_s"))]
+    pd.testing.assert_frame_equal(resumed[cols], whole[cols])
+    assert len(whole) > 3
