@@ -279,7 +279,7 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
                   records: list, options: dict, level_list: list, n_games: int, seed: int
                   ) -> LadderResult:
     """The ladder's files: games, summary, pair table, win matrix, verdict and chart."""
-    from agents.tournament import games_frame, summarise, table_columns, to_markdown
+    from agents.tournament import agent_records, games_frame, summarise, table_columns, to_markdown
     labels = [a.display() for a in agents]
     frame = games_frame(records, agents)
     pairs = pair_table(frame, labels)
@@ -291,8 +291,7 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
     summary = summarise(frame, columns)
     info = {"presets": str(Path(presets_path).name), "kind": pf.kind, "game": pf.game,
             "options": options, "levels": level_list, "games_per_pair": n_games, "seed": seed,
-            "agents": [{"label": a.display(), "name": a.name, "params": dict(a.params)}
-                       for a in agents],
+            "agents": agent_records(agents, pf.game),
             "verdict": verdict.to_dict()}
     files = []
     for name, text in (("games.csv", frame.to_csv(index=False)),

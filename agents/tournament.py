@@ -239,9 +239,35 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
 def _config_dict(config: TournamentConfig) -> dict[str, Any]:
     return {"game": config.game, "levels": config.levels, "repetitions": config.repetitions,
             "options": config.options, "budget": config.budget, "seed": config.seed,
-            "agents": [{"name": a.name, "label": a.display(), "params": dict(a.params)}
-                       for a in config.agents],
-            "pairings": [list(p) for p in config.all_pairings()]}
+            "agents": agent_records(config.agents, config.game, config.budget),
+            "pairings": [list(p) for p in config.all_pairings()],
+            "levels_played": level_seeds(config.game, config.levels), "version": _version()}
+
+
+def agent_records(agents: Sequence[AgentSpec], game: str, budget: int | None = None
+                  ) -> list[dict[str, Any]]:
+    """What a results file records of each agent: its name, label, the parameters given, and
+    `resolved`, every parameter of the agent as built (defaults included; `budget` is the
+    budget it played at), so that a rerun after a default changed can still play the same
+    agent."""
+    from agents.presets import full_params
+    from agents.registry import accepts
+    out = []
+    for a in agents:
+        given = dict(a.params)
+        if budget is not None and accepts(a.name, "budget", game):
+            given["budget"] = budget  # the tournament's budget wins (GameSpec.budget)
+        out.append({"name": a.name, "label": a.display(), "params": dict(a.params),
+                    "resolved": full_params(a.name, given, game)})
+    return out
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("playstyles")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 

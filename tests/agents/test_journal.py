@@ -143,3 +143,17 @@ def test_validate_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
     cols = [c for c in whole.columns if not c.endswith(("seconds", "think_s"))]
     pd.testing.assert_frame_equal(resumed[cols], whole[cols])
     assert len(whole) > 3
+
+
+def test_tournament_json_records_every_resolved_parameter(tmp_path, capsys):
+    import json
+    assert main(["tournament", "--game", "nim", "--agents", "mcts", "random", "--budget", "7",
+                 "--levels", "seeds:1", "--reps", "1", "--workers", "0", "--quiet",
+                 "--out", str(tmp_path)]) == 0
+    info = json.loads((tmp_path / "tournament.json").read_text())
+    mcts, rnd = info["agents"]
+    assert mcts["params"] == {} and mcts["resolved"]["budget"] == 7
+    assert mcts["resolved"] == full_params("mcts", {"budget": 7}, "nim")
+    assert len(mcts["resolved"]) > 1  # the defaults, written out
+    assert rnd["resolved"] == full_params("random", {}, "nim")
+    assert info["levels_played"] == [1] and info["version"]

@@ -125,7 +125,11 @@ def test_a_small_round_robin(tmp_path):
         assert row.win_rate + back.win_rate == pytest.approx(1.0)
     # the baseline plays at the budget of the presets (those that have one)
     info = json.loads((r.out / "ladder.json").read_text())
-    assert info["agents"][2] == {"label": "baseline", "name": "mcts", "params": {"budget": 6}}
+    base = info["agents"][2]
+    assert {k: base[k] for k in ("label", "name", "params")} == \
+        {"label": "baseline", "name": "mcts", "params": {"budget": 6}}
+    assert base["resolved"] == full_params("mcts", {"budget": 6}, "tribes")  # defaults too
+    assert info["agents"][1]["resolved"] == full_params("mcts", {"budget": 6}, "tribes")
     assert info["verdict"]["order"] == ["level 1 (easiest)", "level 2 (hardest)"]
     assert len(info["verdict"]["pairs"]) == 1
     p = info["verdict"]["pairs"][0]
