@@ -19,7 +19,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qd.rundir import Axis, RunFiles, evolved_column, validated_column
+from qd.rundir import (
+    VALIDATED_SUFFIX,
+    WIDE_INTERVAL,
+    WIN_RATE_CI,
+    Axis,
+    RunFiles,
+    evolved_column,
+    validated_column,
+)
 
 PERCENT_FIELDS = ("win_rate", "coverage", validated_column("win_rate"), evolved_column("win_rate"))
 
@@ -50,6 +58,8 @@ class Heatmap:
     grid_cells: int = 0
     note: str = ""
     projected: list[str] = field(default_factory=list)  # features folded away (>2 features)
+    games: np.ndarray | None = None  # games behind each shown value (NaN = empty), if known
+    wide: np.ndarray | None = None  # whose win rate's 95% interval is wider than WIDE_INTERVAL
 
     def value_at(self, cell: str) -> float:
         """The shown value of a cell given by its elites.csv label."""
@@ -90,6 +100,10 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
         fieldname: the numeric column to show.
         frame: the elites (default elites.csv); any frame with `grid_index`, `cell` and the
             field works (the report uses it for validated values).
+
+    Each shown cell also gets the games behind its value (`games`: the validated games for a
+    validated field, else the elite's) and whether the win rate's Wilson 95% interval on
+    them is wider than `qd.rundir.WIDE_INTERVAL` (`wide`), when the frame has the counts.
     """
     frame = run.elites if frame is None else frame
     axes = run.axes
@@ -118,19 +132,40 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
     col = frame[fieldname].to_numpy(float)
     labels = frame["cell"].astype(str).tolist()
     shown = 0
+    n_games, wide = _evidence(frame, fieldname)
+    games_grid = np.full(values.shape, np.nan) if n_games is not None else None
+    wide_grid = np.zeros(values.shape, bool) if n_games is not None else None
     for (r, c), k in best.items():
         cells[r][c] = labels[k]
         if np.isfinite(col[k]):  # an undefined value (never won, not validated) stays blank
             values[r, c] = col[k]
             text[r][c] = format_value(fieldname, col[k])
             shown += 1
+            if n_games is not None:
+                games_grid[r, c], wide_grid[r, c] = n_games[k], wide[k]
     grid_cells = int(np.prod([a.bins for a in axes]))
     projected = [a.name for a in axes[2:]]
     notes = [f"best elite over {', '.join(projected)} in each cell"] if projected else []
     if shown < len(best):
         notes.append(f"{len(best) - shown} elites without a value left blank")
     return Heatmap(fieldname, x, y, x_bins, y_bins, values, text, cells, shown,
-                   grid_cells, "; ".join(notes), projected)
+                   grid_cells, "; ".join(notes), projected, games_grid, wide_grid)
+
+
+def _evidence(frame: pd.DataFrame, fieldname: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Games behind each row's value of `fieldname` (the validated games for a validated
+    field) and whether the win rate's 95% interval stored beside them is wider than
+    WIDE_INTERVAL (all False when the frame stores no interval); (None, None) without games."""
+    suffix = VALIDATED_SUFFIX if fieldname.endswith(VALIDATED_SUFFIX) else ""
+    games_col = f"games{suffix}"
+    if games_col not in frame:
+        return None, None
+    games = frame[games_col].to_numpy(float)
+    low_col, high_col = (f"{c}{suffix}" for c in WIN_RATE_CI)
+    if low_col not in frame or high_col not in frame:
+        return games, np.zeros(len(frame), bool)
+    width = frame[high_col].to_numpy(float) - frame[low_col].to_numpy(float)
+    return games, np.isfinite(width) & (width > WIDE_INTERVAL)
 
 
 def _text_colour(rgba) -> str:
@@ -144,6 +179,7 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
     """Draw a heatmap to a PNG: feature units on both axes, ticks at the bin edges."""
     import matplotlib
     matplotlib.use("Agg")
+    import matplotlib.patches
     import matplotlib.pyplot as plt
 
     if hm.field in PERCENT_FIELDS and vmin is None and vmax is None:
@@ -158,12 +194,21 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
                          edgecolors="white", linewidth=1.0)
     colours = mesh.cmap(mesh.norm(hm.values))
     fontsize = 9 if nx <= 12 else 7
+    marked = 0
     for r in range(ny):
         for c in range(nx):
             if hm.text[r][c]:
-                ax.text((xe[c] + xe[c + 1]) / 2, (ye[r] + ye[r + 1]) / 2, hm.text[r][c],
+                label = hm.text[r][c]
+                if hm.games is not None and np.isfinite(hm.games[r, c]):
+                    label += f"\nn={int(hm.games[r, c])}"
+                ax.text((xe[c] + xe[c + 1]) / 2, (ye[r] + ye[r + 1]) / 2, label,
                         ha="center", va="center", fontsize=fontsize,
                         color=_text_colour(colours[r, c]))
+            if hm.wide is not None and hm.wide[r, c]:  # hatched: too few games to rank by
+                ax.add_patch(matplotlib.patches.Rectangle(
+                    (xe[c], ye[r]), xe[c + 1] - xe[c], ye[r + 1] - ye[r], fill=False,
+                    hatch="///", edgecolor=(0.0, 0.0, 0.0, 0.4), linewidth=0))
+                marked += 1
     ax.set_facecolor("#f2f2f2")
     ax.set_xticks(xe)
     ax.set_xticklabels([f"{v:.6g}" for v in xe], rotation=45 if nx > 8 else 0)
@@ -177,6 +222,10 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
     default = FIELD_TITLES.get(hm.field, hm.field.replace("_", " "))
     head = title or default
     sub = f"{hm.elites} elites shown, grid of {hm.grid_cells} cells; grey = no elite"
+    if hm.games is not None and np.isfinite(hm.games).any():
+        g = hm.games[np.isfinite(hm.games)]
+        sub += (f"\nn = games per value ({int(g.min())}-{int(g.max())}); hatched: win rate's"
+                f"\n95% interval wider than {100 * WIDE_INTERVAL:.0f} points ({marked} of {hm.elites})")
     if hm.note:
         sub += f"; {hm.note}"
     ax.set_title(f"{head}\n{sub}", fontsize=10)

@@ -35,6 +35,7 @@ from qd.rundir import (
     PROGRESS_CHART,
     REPORT,
     VALIDATION_CHART,
+    WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
     evolved_column,
@@ -80,7 +81,8 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
     if elites.empty or v is None or v.empty:
         return elites
     keep = ["index"] + validated_columns(v.columns, measures=False)
-    return elites.merge(v[keep], on="index", how="left")
+    ci = {c: validated_column(c) for c in WIN_RATE_CI if c in v}  # the validated interval
+    return elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
 
 
 def elites_table(run: RunFiles) -> pd.DataFrame:
@@ -244,6 +246,46 @@ def _summary(run: RunFiles) -> str:
     return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2)
 
 
+def trust(elites: pd.DataFrame) -> dict[str, Any]:
+    """How far the elites' win rates can be trusted: elites, games per elite (min, max), how
+    many have a Wilson 95% interval (elites.csv) no wider than `WIDE_INTERVAL` (robust), and
+    the median interval width (None for a run directory that stores no intervals)."""
+    if elites.empty:
+        return {"elites": 0, "robust": 0}
+    out: dict[str, Any] = {"elites": len(elites), "games_min": int(elites["games"].min()),
+                           "games_max": int(elites["games"].max()), "robust": None,
+                           "median_width": None}
+    low, high = WIN_RATE_CI
+    if low in elites and high in elites:
+        width = (elites[high] - elites[low]).to_numpy(float)
+        out.update(robust=int((width <= WIDE_INTERVAL).sum()),
+                   median_width=float(np.median(width)))
+    return out
+
+
+def _trust_html(run: RunFiles, has_validation: bool) -> str:
+    t = trust(run.elites)
+    if not t["elites"]:
+        return ""
+    where = _esc(run.dir.name)
+    games = f"{t['games_min']}" + ("" if t["games_min"] == t["games_max"] else f"-{t['games_max']}")
+    text = f"<p>Each elite's win rate comes from {games} games"
+    if t["robust"] is not None:
+        text += (f": the median width of its 95% interval (Wilson) is "
+                 f"{100 * t['median_width']:.0f} points. {t['robust']} of {t['elites']} elites "
+                 f"are robust (an interval no wider than {100 * WIDE_INTERVAL:.0f} points); the "
+                 f"heatmaps hatch the others")
+    text += (". The archive keeps the best of many noisy estimates, so evolved win rates are "
+             "optimistic.</p>")
+    steps = [] if has_validation else [
+        f"<li><code>playstyles validate {where}</code> replays the elites on held-out levels "
+        f"and shows how much of each win rate and style holds.</li>"]
+    steps.append(f"<li><code>playstyles export {where} --kind difficulty</code> (or "
+                 f"<code>--kind style</code>) turns elites into presets; "
+                 f"<code>playstyles ladder</code> then checks their order.</li>")
+    return text + "<p>Next:</p><ul>" + "".join(steps) + "</ul>"
+
+
 def _validation_html(run: RunFiles) -> str:
     v = run.validation
     s = run.validation_summary or {}
@@ -304,15 +346,19 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     axes = run.axes
     weights = run.weight_columns()
     validated = WIN_RATE_VALIDATED in table
-    headers = ["cell", "win rate", "wins / games", "mean score"]
+    headers = ["cell", "win rate<br><span class=small>(95% interval)</span>", "wins / games",
+               "mean score"]
     headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd</span>" for a in axes]
     if validated:
         headers.append("validated<br>win rate")
     headers += [f'<span title="{_esc(w)}">{_esc(w)}</span>' for w in weights]
     rows = []
     for r in table.to_dict("records"):
-        row = [_esc(r["cell"]), _pct(r["win_rate"]), f"{int(r['wins'])} / {int(r['games'])}",
-               _num(r["mean_score"], 4)]
+        low, high = (r.get(c) for c in WIN_RATE_CI)
+        interval = f" <span class=small>({_pct(low)}-{_pct(high)})</span>" if low is not None \
+            else ""
+        row = [_esc(r["cell"]), _pct(r["win_rate"]) + interval,
+               f"{int(r['wins'])} / {int(r['games'])}", _num(r["mean_score"], 4)]
         for a in axes:
             mean, sd = r.get(mean_column(a.name)), r.get(std_column(a.name))
             row.append(f"{_num(mean)} &plusmn; {_num(sd, 2)}")
@@ -347,7 +393,8 @@ def _html(run: RunFiles, images: list[tuple[str, Path, str]], table: pd.DataFram
              f"<h1>{_esc(head)}</h1>",
              f"<p class=small>written {time.strftime('%Y-%m-%d %H:%M')} from the files of the "
              f"run directory {_esc(run.dir.name)}</p>",
-             "<h2>Run</h2>", _summary(run)]
+             "<h2>Run</h2>", _summary(run),
+             "<h2>How far to trust the elites</h2>", _trust_html(run, has_validation)]
     for heading, path, caption in images:
         parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>", _img(path)]
     if has_validation:

@@ -12,7 +12,9 @@ by score. pyribs replaces an elite only when the newcomer's objective is strictl
 full tie keeps the incumbent (as the reference's file mode does).
 
 Each elite also carries: win rate, wins, games, mean score, the mean and spread of every
-registered feature (not only those on the grid), and when it was found (batch, evaluation).
+registered feature (not only those on the grid), and when it was found (batch, evaluation);
+elites.csv adds the Wilson 95% interval of the win rate and the standard error of every
+feature mean.
 """
 
 from __future__ import annotations
@@ -24,14 +26,17 @@ import numpy as np
 import pandas as pd
 from ribs.archives import GridArchive
 
+from agents.ladder import wilson_interval
 from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
 from qd.rundir import (
     CELL_COLUMNS,
     FOUND_COLUMNS,
     QUALITY_COLUMNS,
+    WIN_RATE_CI,
     grid_index_text,
     mean_column,
     measure_column,
+    se_column,
     std_column,
 )
 
@@ -179,11 +184,19 @@ class EliteArchive:
             rows[name] = d["solution"][order, j].tolist()
         for c in QUALITY_COLUMNS:  # pyribs fields of the same names
             rows[c] = d[c][order].tolist()
+        games = d["games"][order].astype(float)
+        intervals = [wilson_interval(float(w), int(g)) for w, g in zip(d["wins"][order], games)]
+        for j, c in enumerate(WIN_RATE_CI):
+            rows[c] = [iv[j] for iv in intervals]
         for j, f in enumerate(self.features):
             rows[measure_column(f.name)] = d["measures"][order, j].tolist()
         for n in self.stat_names:
             rows[mean_column(n)] = d[mean_column(n)][order].tolist()
             rows[std_column(n)] = d[std_column(n)][order].tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):  # one game: no standard error
+            root = np.where(games > 1, np.sqrt(games - 1), np.nan)
+            for n in self.stat_names:  # population spread -> standard error of the mean
+                rows[se_column(n)] = (d[std_column(n)][order] / root).tolist()
         for c in FOUND_COLUMNS:
             rows[c] = d[c][order].tolist()
         return pd.DataFrame(rows)

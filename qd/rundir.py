@@ -141,6 +141,7 @@ METRIC_COLUMNS = ("batch", "evaluations", "games", "cells", "coverage", "qd_scor
 MEASURE_PREFIX = "measure_"
 MEAN_SUFFIX = "_mean"
 STD_SUFFIX = "_std"
+SE_SUFFIX = "_se"
 
 
 def measure_column(feature: str) -> str:
@@ -170,6 +171,16 @@ def std_column(feature: str) -> str:
     return f"{feature}{STD_SUFFIX}"
 
 
+def se_column(feature: str) -> str:
+    """The standard error of a feature's mean over a genome's games (elites.csv): the sample
+    standard deviation over the square root of the games, from `_std` and `games`.
+
+    Args:
+        feature: the feature's name.
+    """
+    return f"{feature}{SE_SUFFIX}"
+
+
 def weight_columns(scripts: Sequence[str]) -> list[str]:
     """The genome's columns: one weight per evolved script, in genome order.
 
@@ -197,8 +208,9 @@ def elite_columns(scripts: Sequence[str], features: Sequence[str],
         features: the grid's features.
         stats: every feature whose mean and spread the elites keep.
     """
-    return [*CELL_COLUMNS, *weight_columns(scripts), *QUALITY_COLUMNS,
-            *(measure_column(f) for f in features), *stat_columns(stats), *FOUND_COLUMNS]
+    return [*CELL_COLUMNS, *weight_columns(scripts), *QUALITY_COLUMNS, *WIN_RATE_CI,
+            *(measure_column(f) for f in features), *stat_columns(stats),
+            *(se_column(f) for f in stats), *FOUND_COLUMNS]
 
 
 def individual_columns(scripts: Sequence[str], features: Sequence[str],
@@ -295,7 +307,12 @@ def validated_columns(columns: Iterable[str], measures: bool = True) -> list[str
 
 
 WIN_RATE_CI = ("win_rate_ci_low", "win_rate_ci_high")
-"""validation.csv: the Wilson 95% interval of the validated win rate."""
+"""The Wilson 95% interval of a win rate: of the evolved win rate in elites.csv, of the
+validated one in validation.csv."""
+WIDE_INTERVAL = 0.30
+"""A win rate whose 95% interval is wider than this (30 points) is too uncertain to rank
+elites by: heatmaps mark it and the report does not count the elite as robust. 20 games at a
+50% win rate give an interval 40 points wide; 40 games, 29 points."""
 
 
 # ------------------------------------------------------------------------------ reading

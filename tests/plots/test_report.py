@@ -219,3 +219,38 @@ def test_ladder_matrix_image_from_its_tables(tmp_path):
 
 def test_report_of_a_directory_that_is_not_a_run(tmp_path):
     assert main(["report", str(tmp_path)]) == 2
+
+
+def test_heatmap_and_report_show_games_and_uncertainty(tmp_path, tmp_path_factory):
+    """n under every value; cells hatched whose win-rate interval is wider than
+    WIDE_INTERVAL; the report counts the robust elites from elites.csv's intervals."""
+    from plots.report import trust
+    from qd.rundir import WIDE_INTERVAL, WIN_RATE_CI
+    d = fake_run(tmp_path / "r")
+    elites = pd.read_csv(d / "elites.csv")
+    elites["games"] = [4, 200, 4, 200]
+    low, high = WIN_RATE_CI
+    elites[low] = [0.2, 0.45, 0.1, 0.55]
+    elites[high] = [0.9, 0.60, 0.7, 0.70]  # widths 0.7, 0.15, 0.6, 0.15
+    elites.to_csv(d / "elites.csv", index=False)
+    hm = heatmap_data(RunFiles(d))
+    for r in elites.itertuples():
+        row, col = next((i, j) for i, cells in enumerate(hm.cells)
+                        for j, c in enumerate(cells) if c == r.cell)
+        assert hm.games[row, col] == r.games
+        assert hm.wide[row, col] == (r.games == 4)
+    t = trust(elites)
+    assert (t["robust"], t["games_min"], t["games_max"]) == (2, 4, 200)
+    assert t["median_width"] == pytest.approx(np.median([0.7, 0.15, 0.6, 0.15]))
+    assert WIDE_INTERVAL < 0.6
+    write_report(d)
+    page = (d / "report.html").read_text()
+    assert "2 of 4 elites are robust" in page and "playstyles validate r" in page
+    # a real run's elites.csv carries the intervals, consistent with wins and games
+    from agents.ladder import wilson_interval
+    real = pd.read_csv(tiny_run(tmp_path_factory) / "elites.csv")
+    for r in real.to_dict("records"):
+        assert (r[low], r[high]) == pytest.approx(wilson_interval(r["wins"], r["games"]))
+        for f in ("research_slope", "tile_slope"):
+            se = r[f"{f}_std"] / np.sqrt(r["games"] - 1) if r["games"] > 1 else np.nan
+            assert r[f"{f}_se"] == pytest.approx(se, nan_ok=True)
