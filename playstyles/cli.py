@@ -332,7 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="replay a run's elites on held-out levels (Table II)")
     val.add_argument("run", help="run directory")
-    val.add_argument("--levels", help="level set (default: the run's held-out levels)")
+    val.add_argument("--levels", help="level set: held_out (default: the run's held-out levels), "
+                                      "train (its training levels, on fresh seeds), all (both), "
+                                      "or a set of the game (NAME, seeds:1,2,3, range:a-b)")
     val.add_argument("--games", type=AT_LEAST_ONE, help="games per elite (default: 2 per level)")
     val.add_argument("--cells", nargs="+", help="only these cells, named as in elites.csv "
                                                 "(e.g. 14:4 6:-1)")

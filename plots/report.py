@@ -289,7 +289,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
 def _validation_html(run: RunFiles) -> str:
     v = run.validation
     s = run.validation_summary or {}
-    parts = ["<h2>Validation on held-out levels</h2>"]
+    parts = ["<h2>Validation: the elites replayed on fresh seeds</h2>"]
     if s:
         parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
                      f'{s.get("games_per_elite", "?")} games each on '
@@ -302,6 +302,16 @@ def _validation_html(run: RunFiles) -> str:
                  ["... in its own cell or a neighbour", _pct(s.get("neighbour_share"))],
                  ["mean win rate, evolved", _pct(s.get("mean_win_rate_evolved"))],
                  ["mean win rate, validated", _pct(s.get("mean_win_rate_validated"))]]
+        c = s.get("corrected")
+        if c:  # the archive rebuilt from the replayed estimates
+            share += [["QD score, evolved / corrected",
+                       f"{_num(c['qd_score_evolved'], 4)} / {_num(c['qd_score'], 4)}"],
+                      ["cells, evolved / corrected", f"{c['cells_evolved']} / {c['cells']}"]]
+            share += [[f"mean absolute gap, {name}", _pct(g) if name == "win_rate" else _num(g)]
+                      for name, g in (s.get("mean_abs_gap") or {}).items()]
+            share += [[f"on {group.replace('_', '-')} levels: mean win rate (gap), games",
+                       f"{_pct(g['mean_win_rate'])} ({_pct(g['mean_abs_gap_win_rate'])}), "
+                       f"{g['games']}"] for group, g in (s.get("by_level_group") or {}).items()]
         parts.append("<p>Rank correlation (Spearman) between evolved and validated values over "
                      "all validated elites:</p>")
         parts.append(_table(["value", "Spearman rho"], rows))

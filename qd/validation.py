@@ -114,12 +114,23 @@ def _chosen(elites: pd.DataFrame, cells: Sequence[str] | None) -> pd.DataFrame:
     return elites.set_index(elites["cell"].astype(str)).loc[wanted].reset_index(drop=True)
 
 
-def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int]) -> list[int]:
+RUN_LEVEL_SETS = ("held_out", "train", "all")
+"""Level set names validation resolves from the run's own config: its held-out levels (the
+default), its training levels, or both (training first)."""
+
+
+def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
+            train: Sequence[int] = ()) -> list[int]:
     if levels is None:
-        if not held_out:
-            raise ValueError("the run config holds no held-out levels; give a level set "
-                             "(--levels NAME, seeds:1,2,3 or range:a-b)")
-        return list(held_out)
+        levels = "held_out"
+    if levels in RUN_LEVEL_SETS:
+        out = {"held_out": list(held_out), "train": list(train),
+               "all": list(dict.fromkeys([*train, *held_out]))}[levels]
+        if not out:
+            raise ValueError(f"levels: the run config holds no {levels.replace('_', '-')} "
+                             f"levels; give a level set (--levels NAME, seeds:1,2,3 or "
+                             f"range:a-b)")
+        return out
     if isinstance(levels, str):
         from games.registry import get_game
         return get_game(game).level_set(levels)
@@ -188,7 +199,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     if absent:
         raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
     chosen = _chosen(elites, cells)
-    level_list = _levels(config.game, levels, config.held_out_levels)
+    level_list = _levels(config.game, levels, config.held_out_levels, config.train_levels)
     n_games = 2 * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")
@@ -259,6 +270,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         for name in ("win_rate", *(f.name for f in feats)):
             spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
         overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
+        corrected = corrected_metrics(table, archive.cells, [f.name for f in feats],
+                                      pd.DataFrame(game_rows), config.train_levels)
         summary = {
             "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
             "levels": level_list[:n_games], "levels_overlap_training": overlap,
@@ -270,6 +283,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             "neighbour_share": float(table["neighbour"].mean()),
             "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
             "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
+            **corrected,
         }
         files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
                  run.path(VALIDATION_TABLE)]
@@ -282,6 +296,58 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             files.append(draw_validation(RunFiles(run_dir), run.path(VALIDATION_CHART)))
     journal.finish()
     return ValidationResult(run_dir, table, summary, files)
+
+
+def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[str],
+                      games: pd.DataFrame, train_levels: Sequence[int]) -> dict[str, Any]:
+    """What the archive is worth once every validated elite is replayed on fresh seeds:
+
+    * `corrected`: the archive rebuilt from the replayed estimates (each elite in the cell
+      its replayed features fall in, the better replayed win rate where two meet) against
+      the evolved one, over the validated elites: cells, coverage and QD score (sum of win
+      rates) of each;
+    * `mean_abs_gap`: the mean absolute difference between evolved and replayed value over
+      the validated elites, for the win rate and each feature (NaN pairs left out);
+    * `by_level_group`: games, the replayed mean win rate and its mean absolute gap on the
+      run's training levels and on the others (held out), when the games include them.
+
+    Args:
+        table: validation.csv's rows.
+        grid_cells: the cells of the run's grid.
+        features: the grid's features.
+        games: validation_games.csv's rows.
+        train_levels: the run's training levels.
+    """
+    cells = grid_cells
+    best: dict[str, float] = {}
+    for r in table.to_dict("records"):
+        cell = r["validated_cell"]
+        best[cell] = max(best.get(cell, -1.0), float(r[validated_column("win_rate")]))
+    evolved = table[evolved_column("win_rate")].to_numpy(float)
+    out: dict[str, Any] = {"corrected": {
+        "cells_evolved": len(table), "coverage_evolved": len(table) / cells,
+        "qd_score_evolved": float(evolved.sum()),
+        "cells": len(best), "coverage": len(best) / cells, "qd_score": float(sum(best.values()))}}
+    gaps = {}
+    for name in ("win_rate", *features):
+        d = (table[evolved_column(name)] - table[validated_column(name)]).abs()
+        gaps[name] = float(d.mean()) if d.notna().any() else None
+    out["mean_abs_gap"] = gaps
+    groups: dict[str, Any] = {}
+    train = set(train_levels)
+    evolved_of = dict(zip(table["index"], evolved))
+    for group, mask in (("train", games["level"].isin(train)),
+                        ("held_out", ~games["level"].isin(train))):
+        g = games[mask]
+        if g.empty:
+            continue
+        per = g.groupby("index")["elite_won"].mean()
+        groups[group] = {"games": len(g), "elites": len(per),
+                         "mean_win_rate": float(per.mean()),
+                         "mean_abs_gap_win_rate": float(
+                             np.mean([abs(evolved_of[i] - v) for i, v in per.items()]))}
+    out["by_level_group"] = groups
+    return out
 
 
 def _game_row(elite: dict, g: int, rec: GameRecord, seat: int) -> dict[str, Any]:
@@ -331,4 +397,17 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
               f"Validated features in the elite's own cell: "
               f"{_fmt(summary['same_cell_share'], True)}; in its cell or a neighbour: "
               f"{_fmt(summary['neighbour_share'], True)}."]
+    c = summary.get("corrected")
+    if c:
+        gaps = summary.get("mean_abs_gap") or {}
+        lines += [f"Corrected archive (each elite at its replayed cell and win rate): "
+                  f"{c['cells']} cells (coverage {_fmt(c['coverage'], True)}), QD score "
+                  f"{c['qd_score']:.2f}; evolved: {c['cells_evolved']} cells (coverage "
+                  f"{_fmt(c['coverage_evolved'], True)}), QD score {c['qd_score_evolved']:.2f}.",
+                  "Mean absolute gap, evolved vs replayed: " + ", ".join(
+                      f"{k} {_fmt(v, k == 'win_rate')}" for k, v in gaps.items()) + "."]
+        for group, g in (summary.get("by_level_group") or {}).items():
+            lines.append(f"On {group.replace('_', '-')} levels: {g['games']} games, mean "
+                         f"replayed win rate {_fmt(g['mean_win_rate'], True)}, mean absolute "
+                         f"gap {_fmt(g['mean_abs_gap_win_rate'], True)}.")
     return "\n".join(lines) + "\n"

@@ -128,3 +128,41 @@ def test_same_results_on_ray(validated, tmp_path):
     b = pd.read_csv(out / "validation_games.csv")
     cols = [c for c in a.columns if c not in TIMING]
     pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp_path):
+    """--levels all replays every elite on the training levels (fresh seeds) and the held-out
+    ones; the summary rebuilds the archive from the replayed estimates and states the gaps."""
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    r = validate(d, levels="all", games=5, workers=0, show_progress=False, chart=False)
+    s = r.summary
+    assert s["levels"] == [11, 12, 13, 14, 15]
+    v = pd.read_csv(d / "validation.csv")
+    games = pd.read_csv(d / "validation_games.csv")
+    c = s["corrected"]
+    cells = int(np.prod([a.bins for a in RunFiles(d).axes]))
+    best = v.groupby("validated_cell")["win_rate_validated"].max()
+    assert c["cells"] == len(best) and c["coverage"] == pytest.approx(len(best) / cells)
+    assert c["qd_score"] == pytest.approx(best.sum())
+    assert c["cells_evolved"] == len(v)
+    assert c["qd_score_evolved"] == pytest.approx(v["win_rate_evolved"].sum())
+    assert s["mean_abs_gap"]["win_rate"] == pytest.approx(
+        (v["win_rate_evolved"] - v["win_rate_validated"]).abs().mean())
+    gap = (v["tile_slope_evolved"] - v["tile_slope_validated"]).abs()
+    assert s["mean_abs_gap"]["tile_slope"] == pytest.approx(gap.mean())
+    groups = s["by_level_group"]
+    assert groups["train"]["games"] == 2 * len(v) and groups["held_out"]["games"] == 3 * len(v)
+    train = games[games["level"].isin([11, 12])].groupby("index")["elite_won"].mean()
+    assert groups["train"]["mean_win_rate"] == pytest.approx(train.mean())
+    evolved = v.set_index("index")["win_rate_evolved"]
+    assert groups["train"]["mean_abs_gap_win_rate"] == pytest.approx(
+        (evolved.loc[train.index] - train).abs().mean())
+    md = (d / "validation.md").read_text()
+    assert "Corrected archive" in md and "On train levels" in md and "On held-out levels" in md
+    assert validate(d, levels="train", games=2, workers=0, show_progress=False,
+                    chart=False).summary["levels"] == [11, 12]
+    from plots.report import write_report
+    validate(d, levels="all", games=5, workers=0, show_progress=False, chart=False)
+    write_report(d)
+    page = (d / "report.html").read_text()
+    assert "QD score, evolved / corrected" in page and "on held-out levels" in page
