@@ -81,14 +81,29 @@ def evaluate_games(genome: np.ndarray, games: Sequence[PlayerGame],
                    features: Sequence[Feature], stats: Sequence[Feature] = ()) -> Evaluation:
     """Quality and features of a genome from its games (each seen from the genome's side):
     the grid's `features` and every feature in `stats` (the game's others, for the tables)."""
-    every = {f.name: f for f in (*stats, *features)}
-    values = per_game(games, every.values())
+    every = list({f.name: f for f in (*stats, *features)}.values())
+    return evaluate_rows(genome, game_table(games, every), features, [f.name for f in every])
+
+
+def game_table(games: Sequence[PlayerGame], every: Sequence[Feature]) -> np.ndarray:
+    """One row per game: won (1/0), final score, then each feature of `every` (NaN where
+    undefined). Rows of several evaluations of a genome stack into its pooled games."""
+    values = per_game(games, every)
+    cols = [np.array([float(g.won) for g in games], dtype=float),
+            np.array([g.final("score") for g in games], dtype=float),
+            *(values[f.name] for f in every)]
+    return np.column_stack(cols) if games else np.zeros((0, 2 + len(every)))
+
+
+def evaluate_rows(genome: np.ndarray, rows: np.ndarray, features: Sequence[Feature],
+                  names: Sequence[str]) -> Evaluation:
+    """The evaluation of a genome from its game rows (`game_table`, columns `names` after
+    won and score): wins, mean score, each feature's mean and spread, the grid measures."""
     mean, std = {}, {}
-    for n in every:
-        mean[n], std[n] = mean_spread(values[n])
-    scores = [g.final("score") for g in games]
-    ev = Evaluation(genome=np.asarray(genome, dtype=float), wins=sum(g.won for g in games),
-                    games=len(games), mean_score=float(np.mean(scores)) if scores else 0.0,
+    for j, n in enumerate(names):
+        mean[n], std[n] = mean_spread(rows[:, 2 + j])
+    ev = Evaluation(genome=np.asarray(genome, dtype=float), wins=int(rows[:, 0].sum()),
+                    games=len(rows), mean_score=float(np.mean(rows[:, 1])) if len(rows) else 0.0,
                     feature_mean=mean, feature_std=std)
     ev.measures = np.array([measure(f, mean[f.name]) for f in features], dtype=float)
     return ev
@@ -148,6 +163,30 @@ class EliteArchive:
                              np.array([e.objective for e in evals]),
                              np.stack([e.measures for e in evals]),
                              **self.fields(evals, batch, first_evaluation))
+
+    def ids(self) -> list[int]:
+        """The elites' `evaluation` (the evaluation that first played each), by cell index."""
+        if len(self.grid) == 0:
+            return []
+        d = self.grid.data(["index", "evaluation"])
+        order = np.argsort(d["index"], kind="stable")
+        return [int(x) for x in d["evaluation"][order]]
+
+    def occupant(self, measures: np.ndarray) -> tuple[int, float] | None:
+        """(`evaluation`, objective) of the elite in the cell of `measures`; None if empty."""
+        found, data = self.grid.retrieve_single(np.asarray(measures, dtype=float))
+        if not found:
+            return None
+        return int(data["evaluation"]), float(data["objective"])
+
+    def rebuild(self, entries: Sequence[tuple[Evaluation, float, int, int]]) -> None:
+        """Empty the grid and insert (evaluation, objective, batch, evaluation index) in
+        order: a cell keeps the first of the highest objective among those that fall in it."""
+        self.grid.clear()
+        for ev, obj, batch, index in entries:
+            fields = self.fields([ev], batch, index)
+            self.grid.add_single(ev.genome, obj, ev.measures,
+                                 **{k: v[0] for k, v in fields.items()})
 
     def stats(self) -> dict[str, float]:
         """Cells filled, coverage, QD score (sum of the elites' win rates), best win rate."""

@@ -21,13 +21,14 @@ from agents.runner import AgentSpec
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.games import GENOME_MAPPINGS, Plan
+from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
 
 TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
-            "repetitions", "features", "emitter", "evaluations", "pipeline", "seed")
+            "repetitions", "features", "emitter", "evaluations", "pipeline", "noise", "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
@@ -61,6 +62,8 @@ class RunConfig:
         seed: the run seed.
         pipeline: `lag`, the batches in flight: batch k + lag is asked from the archive as
             it stands after batch k (1: every batch sees the one before it).
+        noise: `method` (`none`, `reevaluate`, `adaptive`) and its parameters: how the run
+            deals with noisy estimates (`qd.noise`).
         source: where the config came from (named in errors).
     """
 
@@ -79,6 +82,7 @@ class RunConfig:
     evaluations: int
     seed: int
     pipeline: dict[str, Any] = field(default_factory=lambda: {"lag": 1})
+    noise: dict[str, Any] = field(default_factory=lambda: {"method": "none"})
     source: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,7 +100,7 @@ class RunConfig:
                          for f in self.features],
             "emitter": dict(self.emitter),
             "evaluations": self.evaluations, "pipeline": dict(self.pipeline),
-            "seed": self.seed}
+            "noise": dict(self.noise), "seed": self.seed}
 
     def plan(self) -> Plan:
         return Plan(game=self.game, levels=tuple(self.train_levels),
@@ -421,13 +425,18 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     evaluations = _int(data.get("evaluations", len(genome_names)
                                 + emitter["initial_random"] + 500), source, "evaluations", 1)
     pipeline = _pipeline(data.get("pipeline"), emitter, source)
+    try:
+        noise = noise_params(data.get("noise"))
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
     return RunConfig(name=run_name, game=game, options=options, train_levels=train,
                      held_out_levels=held_out, agent=agent, layout=layout,
                      genome_names=tuple(genome_names), opponent=opponent,
                      repetitions=repetitions, features=features, emitter=emitter,
-                     evaluations=evaluations, seed=seed, pipeline=pipeline, source=source)
+                     evaluations=evaluations, seed=seed, pipeline=pipeline, noise=noise,
+                     source=source)
 
 
 def read_yaml(path: str | Path) -> Any:

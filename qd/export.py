@@ -165,7 +165,9 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if validation is not None:
         vsummary = run.validation_summary or {}
         keep = validated_columns(validation.columns) + list(WIN_RATE_CI)
-        elites = elites.merge(validation[["index"] + keep], on="index", how="left")
+        ci = {c: validated_column(c) for c in WIN_RATE_CI}  # elites.csv has its own interval
+        elites = elites.merge(validation[["index"] + keep].rename(columns=ci), on="index",
+                              how="left")
     if names is not None and len(names) != count:
         raise ValueError(f"names: {len(names)} given for {count} presets")
 
@@ -227,7 +229,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             "opponent": opponent}
         if has_val:
             ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
-            ev["win_rate_validated_ci"] = [float(r[c]) for c in WIN_RATE_CI]
+            ev["win_rate_validated_ci"] = [float(r[validated_column(c)]) for c in WIN_RATE_CI]
             ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
         rate = ev["win_rate_validated"] if ev["win_rate_source"] == "validated" \
             else ev["win_rate_evolved"]

@@ -76,21 +76,24 @@ class Plan:
         params.update(GENOME_MAPPINGS[self.mapping](self.genome_names, genome))
         return AgentSpec(self.agent.name, tuple(sorted(params.items())), self.agent.label)
 
-    def games(self, genome: np.ndarray, individual: int) -> list[GameSpec]:
-        """The individual's games: level-major, seats alternating with the game index."""
+    def games(self, genome: np.ndarray, individual: int, replay: int = 0) -> list[GameSpec]:
+        """The individual's games: level-major, seats alternating with the game index.
+        Replay r > 0 (a noise-aware run playing the genome again) has seeds of its own, and
+        its games' tags end with r."""
         me = self.agent_for(genome)
         out = []
         g = 0
         for level in self.levels:
             for _ in range(self.repetitions):
-                ss = np.random.SeedSequence(self.seed, spawn_key=(individual, g))
+                key = (individual, g) if replay == 0 else (individual, g, replay)
+                ss = np.random.SeedSequence(self.seed, spawn_key=key)
                 game_seed, s_me, s_opp = (int(x) for x in ss.generate_state(3, np.uint32))
                 seat = g % 2
                 agents = (me, self.opponent) if seat == 0 else (self.opponent, me)
                 seeds = (s_me, s_opp) if seat == 0 else (s_opp, s_me)
                 out.append(GameSpec(game=self.game, level=level, seed=game_seed,
                                     agents=agents, agent_seeds=seeds, options=self.options,
-                                    tag=(individual, g, seat)))
+                                    tag=(individual, g, seat) + ((replay,) if replay else ())))
                 g += 1
         return out
 

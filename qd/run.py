@@ -43,11 +43,12 @@ from ribs.schedulers import Scheduler
 from agents.files import atomic_write
 from agents.journal import Interrupted, RecordLog, read_log
 from agents.runner import GameRecord
-from qd.archive import EliteArchive, Evaluation, evaluate_games
+from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
 from qd.games import BatchGames, game_seconds, genome_side, worker_count
+from qd.noise import make_noise
 from qd.rundir import (
     BATCH_TABLES,
     CHECKPOINT,
@@ -102,6 +103,7 @@ class InFlight:
     first: int
     genomes: np.ndarray
     initial: bool
+    replays: list = field(default_factory=list)  # (candidate id, replay number, genome)
 
 
 @dataclass
@@ -117,6 +119,7 @@ class RunState:
     games: int = 0
     elapsed: float = 0.0  # wall seconds spent in completed batches
     in_flight: list[InFlight] = field(default_factory=list)  # asked, not told, in order
+    noise: Any = None  # the run's qd.noise.NoiseMethod (None: plain MAP-Elites)
 
     @property
     def emitter(self):
@@ -147,7 +150,8 @@ def new_state(config: RunConfig) -> RunState:
     e = dict(config.emitter)
     emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
     scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
-    return RunState(CHECKPOINT_VERSION, config.to_dict(), archive, scheduler)
+    return RunState(CHECKPOINT_VERSION, config.to_dict(), archive, scheduler,
+                    noise=make_noise(config.noise))
 
 
 def _ask(state: RunState) -> np.ndarray:
@@ -304,6 +308,17 @@ class _Partial(RecordLog):
 
 # ------------------------------------------------------------------------------ rows
 
+def _replays(b: InFlight) -> list:
+    """The replays of a batch in flight (none in a checkpoint from before noise methods)."""
+    return getattr(b, "replays", None) or []
+
+
+def _rows(archive: EliteArchive, records: Sequence[GameRecord]) -> np.ndarray:
+    """One genome's game rows (`qd.archive.game_table`) from its records."""
+    games = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(records)]
+    return game_table(games, archive.stats_features)
+
+
 def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameRecord]
                ) -> pd.DataFrame:
     rows = []
@@ -311,7 +326,8 @@ def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameReco
         spec = rec.spec
         me = side_prefix("genome")
         row: dict[str, Any] = {
-            "batch": batch, "evaluation": first_eval + k // gpi, "game": k % gpi,
+            "batch": batch, "evaluation": int(spec.tag[0]), "game": k % gpi,
+            "replay": int(spec.tag[3]) if len(spec.tag) > 3 else 0,
             "level": spec.level, "game_seed": spec.seed, f"{me}seat": seat,
             "rounds": rec.rounds, "winner": rec.winner, f"{me}won": int(rec.winner == seat),
             "seconds": round(rec.seconds, 4)}
@@ -393,6 +409,8 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
             now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
         if isinstance(previous, dict) and "pipeline" not in previous:
             previous = {**previous, "pipeline": {"lag": 1}}  # a run from before the pipeline
+        if isinstance(previous, dict) and "noise" not in previous:
+            previous = {**previous, "noise": {"method": "none"}}  # from before noise methods
         diff = _diff(previous, now)
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
@@ -467,7 +485,9 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
         genomes = _ask(state)
         if len(genomes) == 0:
             break
-        b = InFlight(state.batch + len(state.in_flight), asked, genomes, initial)
+        noise = getattr(state, "noise", None)
+        replays = noise.ask(state.archive.ids()) if noise is not None else []
+        b = InFlight(state.batch + len(state.in_flight), asked, genomes, initial, replays)
         state.in_flight.append(b)
         new.append(b)
     return new
@@ -503,6 +523,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         for b in bs:
             if b.index not in games.batches:
                 specs = [s for k, g in enumerate(b.genomes) for s in plan.games(g, b.first + k)]
+                specs += [s for cid, r, g in _replays(b) for s in plan.games(g, cid, replay=r)]
                 pb = games.start(b.index, specs, carried.pop(b.index, None))
                 if bar is not None and pb.timing.reused:
                     bar.update(pb.timing.reused)
@@ -536,16 +557,26 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 if _after_game is not None:
                     _after_game(i, rec)
             records, timing = games.finish(front.index)
-            evals = []
-            for k, g in enumerate(front.genomes):
-                gs = [PlayerGame.from_record(rec, seat)
-                      for rec, seat in genome_side(records[k * gpi:(k + 1) * gpi])]
-                evals.append(evaluate_games(g, gs, state.archive.features,
-                                            state.archive.stats_features))
+            rows = [_rows(state.archive, records[k * gpi:(k + 1) * gpi])
+                    for k in range(len(front.genomes) + len(_replays(front)))]
+            names = state.archive.stat_names
+            evals = [evaluate_rows(g, r, state.archive.features, names)
+                     for g, r in zip(front.genomes, rows)]
             first = front.first
             fields = state.archive.fields(evals, front.index, first)
-            status = _tell(state, front.genomes, np.array([e.objective for e in evals]),
-                           np.stack([e.measures for e in evals]), fields)
+            objective = np.array([e.objective for e in evals])
+            measures = np.stack([e.measures for e in evals])
+            noise = getattr(state, "noise", None)
+            if noise is None:
+                status = _tell(state, front.genomes, objective, measures, fields)
+            else:
+                n = len(front.genomes)
+                replayed = [(cid, r) for (cid, _, _), r in zip(_replays(front), rows[n:])]
+                status, value = noise.tell(state.archive, front.index, first, front.genomes,
+                                           rows[:n], replayed, state.archive.features, names)
+                state.emitter.tell(front.genomes, objective, measures,
+                                   {"status": np.minimum(status, 2) * (status < 3),
+                                    "value": value}, **fields)
             state.in_flight.pop(0)
             state.batch = front.index + 1
             state.evaluations += len(evals)
@@ -575,7 +606,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 "wall_seconds": round(wall, 3),
                 "cpu_utilisation": round(busy / (wall * max(1, cpus)), 4) if wall > 0 else 0.0,
                 "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2),
-                "workers_alive": cpus, "nodes_alive": nodes, "retries": timing.retries}
+                "workers_alive": cpus, "nodes_alive": nodes, "retries": timing.retries,
+                "replays": len(_replays(front))}
             t_mark, busy, waited = now, 0.0, 0.0
             _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS))
             _write(run_dir / CHECKPOINT, pickle.dumps(state, protocol=5))

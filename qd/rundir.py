@@ -129,14 +129,15 @@ QUALITY_COLUMNS = ("win_rate", "wins", "games", "mean_score", "objective")
 """An elite's quality (individuals.csv has all but `objective`)."""
 FOUND_COLUMNS = ("batch", "evaluation")
 """When a genome was evaluated."""
-STATUS = ("rejected", "improved", "new")
-"""individuals.csv `status`, by pyribs' add status (0, 1, 2)."""
+STATUS = ("rejected", "improved", "new", "waiting")
+"""individuals.csv `status`, by pyribs' add status (0, 1, 2), and `waiting` (3): in a run
+with `noise: {method: adaptive}`, a genome played again before its cell is decided."""
 METRIC_COLUMNS = ("batch", "evaluations", "games", "cells", "coverage", "qd_score",
                   "best_win_rate", "mean_win_rate", "new_cells", "improved", "batch_size",
                   "workers", "game_seconds", "play_seconds", "driver_seconds", "wall_seconds",
                   "cpu_utilisation", "reused_games", "elapsed_seconds", "workers_alive",
-                  "nodes_alive", "retries")
-"""metrics.csv, one row per batch."""
+                  "nodes_alive", "retries", "replays")
+"""metrics.csv, one row per batch (`replays`: genomes played again in it, `noise`)."""
 
 MEASURE_PREFIX = "measure_"
 MEAN_SUFFIX = "_mean"

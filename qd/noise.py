@@ -1,0 +1,305 @@
+"""Noise-aware MAP-Elites: replacements decided under uncertainty, not on one estimate.
+
+A genome's win rate and features come from a few games, and plain MAP-Elites keeps whichever
+estimate was luckiest: an elite is the maximum of many noisy draws, so evolved win rates are
+optimistic and elites sit in cells their style does not really reach. A config chooses how the
+run deals with it (`noise: {method: ...}`):
+
+* `none` (plain MAP-Elites, the paper's and the reference's rule): one estimate per genome,
+  replaced on a higher one.
+* `reevaluate` (in the spirit of Archive-Sampling): every batch also replays `per_batch`
+  elites (those with the fewest games first) on fresh seeds. All the games of a genome are
+  pooled; its quality and features are the pooled estimates, and its cell follows the pooled
+  features. A cell goes to the candidate with the highest lower confidence bound on its win
+  rate (Wilson 95%), so an elite that stays good over many games is not displaced by one lucky
+  newcomer, and a lucky elite loses its cell as its replays come in.
+* `adaptive` (adaptive sampling, after Justesen, Risi and Mouret 2019): a challenger that lands
+  on an occupied cell is played again, together with the incumbent, until the difference of
+  their win rates is clear (its Agresti-Caffo 95% interval excludes zero) or the challenger has
+  had `max_rounds` evaluations; then the point estimates decide. A challenger on an empty cell
+  takes it at once.
+
+Replays run in the same batches as new genomes (their games follow the batch's new genomes
+in the batch's game list), with seeds from (run seed, the genome's first evaluation, game,
+replay number), so a run stays a function of its config and seed whatever the number of
+workers. A new method is one subclass of `NoiseMethod` registered with `@register_noise`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from agents.ladder import Z95, wilson_interval
+
+NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
+"""Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
+loop and has no class."""
+
+PLAIN = "none"
+
+
+def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
+    """Class decorator: make a `NoiseMethod` subclass a config `noise.method` (its `name`)."""
+    if not (isinstance(cls, type) and issubclass(cls, NoiseMethod)) or not cls.name:
+        raise TypeError(f"register_noise: a NoiseMethod subclass with a name expected, got {cls!r}")
+    NOISE_METHODS[cls.name] = cls
+    return cls
+
+
+def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
+    """`method` (default `none`) and every parameter of that method, checked; a bad value
+    raises ValueError naming the key."""
+    if given is None:
+        given = {}
+    if not isinstance(given, Mapping):
+        raise ValueError(f"{where}: a mapping expected (e.g. {{method: reevaluate}})")
+    d = dict(given)
+    method = d.pop("method", PLAIN)
+    if method == PLAIN:
+        if d:
+            raise ValueError(f"{where}: method none takes no parameter, got {sorted(d)[0]!r}")
+        return {"method": PLAIN}
+    cls = NOISE_METHODS.get(method)
+    if cls is None:
+        raise ValueError(f"{where}.method: {method!r} unknown (known: "
+                         f"{', '.join([PLAIN, *NOISE_METHODS])})")
+    unknown = set(d) - set(cls.params)
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} for method {method} "
+                         f"(known: {', '.join(cls.params) or 'none'})")
+    out = {**cls.params, **d}
+    for key, value in out.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{where}.{key}: an integer >= 1 expected, got {value!r}")
+    return {"method": method, **out}
+
+
+def make_noise(params: Mapping[str, Any]) -> "NoiseMethod | None":
+    """The method object of resolved `noise` parameters; None for plain MAP-Elites."""
+    d = dict(params)
+    method = d.pop("method", PLAIN)
+    return None if method == PLAIN else NOISE_METHODS[method](**d)
+
+
+@dataclass
+class Candidate:
+    """A genome whose games are pooled: an elite, or a challenger waiting for more games.
+
+    Args:
+        id: the evaluation index of its first evaluation (elites.csv `evaluation`).
+        batch: the batch of its first evaluation.
+        genome: the genome.
+        rows: one row per game: won, score, then every kept feature's value (NaN where
+            undefined), as `qd.archive.game_table` makes them.
+        replays: replays asked so far (each one a new set of seeds).
+        in_flight: replays asked whose games are not in yet.
+        settled_games: its games when its cell was last decided.
+    """
+
+    id: int
+    batch: int
+    genome: np.ndarray
+    rows: np.ndarray
+    replays: int = 0
+    in_flight: int = 0
+    settled_games: int = 0
+
+    @property
+    def games(self) -> int:
+        return int(len(self.rows))
+
+    @property
+    def wins(self) -> float:
+        return float(self.rows[:, 0].sum())
+
+
+WAITING = 3
+"""Status of a new genome that is waiting for more games (individuals.csv `waiting`)."""
+
+
+class NoiseMethod:
+    """How a run replays genomes and decides its cells (see the module text).
+
+    The run asks `ask()` for the genomes to play again in each new batch and gives each
+    finished batch to `tell()`, which pools the games, decides every cell, rebuilds the archive
+    and returns the new genomes' statuses (0 rejected, 1 replaced an elite, 2 took an empty
+    cell, 3 waiting for more games). Subclasses choose what to replay (`replays`), the number
+    cells are decided by (`objective`) and which challengers compete now (`settle`).
+    """
+
+    name: ClassVar[str] = ""
+    params: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self) -> None:
+        self.candidates: dict[int, Candidate] = {}  # elites and waiting challengers, by id
+        self.waiting: dict[int, int] = {}  # challenger id -> the elite id it has to beat
+
+    # ---------------------------------------------------------------- what subclasses decide
+    def replays(self, elites: list[int]) -> list[int]:
+        """Ids of the candidates to replay in the next batch (elites: the archive's ids)."""
+        raise NotImplementedError
+
+    def objective(self, c: Candidate, mean_score: float) -> float:
+        """The number a cell is decided by (the highest keeps it): by default the pooled win
+        rate with the mean score as tie-breaker, as in `qd.archive.objective`."""
+        from qd.archive import objective
+        return objective(int(c.wins), c.games, mean_score)
+
+    def settle(self, contenders: list[Candidate], place) -> list[Candidate]:
+        """The challengers that compete for cells now; `place(c)` is the id of the elite in
+        c's cell (None when empty). Default: all of them."""
+        return contenders
+
+    # ---------------------------------------------------------------- the shared machinery
+    def ask(self, elites: list[int]) -> list[tuple[int, int, np.ndarray]]:
+        """(candidate id, replay number, genome) of every replay of the next batch."""
+        out = []
+        for cid in self.replays(elites):
+            c = self.candidates[cid]
+            c.replays += 1
+            c.in_flight += 1
+            out.append((cid, c.replays, c.genome))
+        return out
+
+    def tell(self, archive, batch: int, first: int, genomes: np.ndarray,
+             rows: list[np.ndarray], replayed: list[tuple[int, np.ndarray]],
+             features, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Pool a finished batch into the candidates, decide every cell and rebuild the
+        archive (`qd.archive.EliteArchive`).
+
+        Args:
+            archive: the run's archive.
+            batch: the batch's number.
+            first: the evaluation index of its first new genome.
+            genomes: its new genomes.
+            rows: each new genome's game rows.
+            replayed: (candidate id, game rows) of each replay in the batch.
+            features: the grid's features.
+            names: the kept features' names (the rows' columns after won and score).
+
+        Returns:
+            Each new genome's status and value (the objective it entered with, else 0).
+        """
+        from qd.archive import evaluate_rows
+        for cid, r in replayed:
+            c = self.candidates.get(cid)
+            if c is not None:
+                c.rows = np.concatenate([c.rows, r])
+                c.in_flight -= 1
+        new = [Candidate(first + k, batch, np.asarray(g, dtype=float), r)
+               for k, (g, r) in enumerate(zip(genomes, rows))]
+        for c in new:
+            self.candidates[c.id] = c
+        cache: dict[int, Any] = {}
+
+        def ev(c: Candidate):
+            if c.id not in cache:
+                cache[c.id] = evaluate_rows(c.genome, c.rows, features, names)
+            return cache[c.id]
+
+        def place(c: Candidate) -> int | None:
+            found = archive.occupant(ev(c).measures)
+            return None if found is None else found[0]
+
+        again = [self.candidates[w] for w in sorted(self.waiting) if w in self.candidates
+                 and self.candidates[w].in_flight == 0
+                 and self.candidates[w].games > self.candidates[w].settled_games]
+        before = {c.id: place(c) for c in new}
+        contenders = self.settle(again + new, place)
+        for c in again + new:
+            c.settled_games = c.games
+        elites = [self.candidates[i] for i in archive.ids() if i in self.candidates]
+        seen = {c.id for c in elites}
+        entries = elites + [c for c in contenders if c.id not in seen]
+        archive.rebuild([(ev(c), self.objective(c, ev(c).mean_score), c.batch, c.id)
+                         for c in entries])
+        now = set(archive.ids())
+        keep = now | set(self.waiting)
+        self.candidates = {i: c for i, c in self.candidates.items()
+                           if i in keep or c.in_flight > 0}
+        status = np.array([(2 if before[c.id] is None else 1) if c.id in now
+                           else WAITING if c.id in self.waiting else 0 for c in new], int)
+        value = np.array([self.objective(c, ev(c).mean_score) if c.id in now else 0.0
+                          for c in new], float)
+        return status, value
+
+
+@register_noise
+class Reevaluate(NoiseMethod):
+    """Replay `per_batch` elites per batch, fewest games first (ties: the oldest); a cell
+    goes to the highest Wilson 95% lower bound on the win rate (score breaks ties)."""
+
+    name = "reevaluate"
+    params = {"per_batch": 4}
+
+    def __init__(self, per_batch: int = 4) -> None:
+        super().__init__()
+        self.per_batch = int(per_batch)
+
+    def replays(self, elites: list[int]) -> list[int]:
+        free = [i for i in elites if self.candidates[i].in_flight == 0]
+        return sorted(free, key=lambda i: (self.candidates[i].games, i))[:self.per_batch]
+
+    def objective(self, c: Candidate, mean_score: float) -> float:
+        from qd.archive import band
+        low, _ = wilson_interval(c.wins, c.games)
+        return low + 1e-6 * band(mean_score)
+
+
+@register_noise
+class Adaptive(NoiseMethod):
+    """A challenger on an occupied cell is replayed with the incumbent until the difference of
+    their win rates is clear (Agresti-Caffo 95% interval) or it had `max_rounds` evaluations."""
+
+    name = "adaptive"
+    params = {"max_rounds": 4}
+
+    def __init__(self, max_rounds: int = 4) -> None:
+        super().__init__()
+        self.max_rounds = int(max_rounds)
+
+    def replays(self, elites: list[int]) -> list[int]:
+        out: list[int] = []
+        for cid, inc in sorted(self.waiting.items()):
+            c = self.candidates.get(cid)
+            if c is None or c.in_flight or c.games > c.settled_games:
+                continue  # its last replay is not in yet, or not decided on yet
+            out.append(cid)
+            i = self.candidates.get(inc)
+            if i is not None and not i.in_flight and inc not in out:
+                out.append(inc)
+        return out
+
+    def settle(self, contenders: list[Candidate], place) -> list[Candidate]:
+        ready = []
+        for c in contenders:
+            inc = place(c)
+            if inc is None or inc == c.id or inc not in self.candidates:
+                self.waiting.pop(c.id, None)
+                ready.append(c)
+                continue
+            d = difference(c, self.candidates[inc])
+            if d == 0 and 1 + c.replays < self.max_rounds:
+                self.waiting[c.id] = inc  # undecided: both are played again
+                continue
+            self.waiting.pop(c.id, None)
+            if d >= 0:  # clearly better, or out of rounds: the point estimates decide
+                ready.append(c)
+        return ready
+
+
+def difference(a: Candidate, b: Candidate, z: float = Z95) -> int:
+    """+1 when a's win rate is clearly higher than b's, -1 clearly lower, 0 undecided: the
+    Agresti-Caffo 95% interval (one win and one loss added to each side) of the difference."""
+    na, nb = a.games + 2, b.games + 2
+    pa, pb = (a.wins + 1) / na, (b.wins + 1) / nb
+    half = z * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+    if pa - pb - half > 0:
+        return 1
+    if pa - pb + half < 0:
+        return -1
+    return 0

@@ -1,0 +1,157 @@
+"""Noise-aware MAP-Elites (`qd.noise`): the decisions on synthetic candidates, pooled
+estimates in a real run, and runs that stay a function of config and seed (resume, workers,
+batches in flight)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.ladder import wilson_interval
+from qd.archive import EliteArchive
+from qd.config import ConfigError, config_from_dict
+from qd.features import Feature
+from qd.noise import Adaptive, Candidate, Reevaluate, difference, noise_params
+from qd.run import evolve
+from tests.qd.test_run import TINY, assert_same_run, write
+
+
+def rows(wins: int, games: int, x: float) -> np.ndarray:
+    """Game rows (won, score, feature x) of `wins` wins out of `games`, feature x each game."""
+    won = np.array([1.0] * wins + [0.0] * (games - wins))
+    return np.column_stack([won, np.full(games, 100.0), np.full(games, x)])
+
+
+FEATURES = [Feature("x", lo=0.0, hi=1.0, width=0.5, fn=lambda g: 0.0)]
+
+
+def archive() -> EliteArchive:
+    return EliteArchive(FEATURES, ["w"], seed=1)
+
+
+def genomes(n: int) -> np.ndarray:
+    return np.arange(n, dtype=float).reshape(n, 1)
+
+
+def test_config():
+    assert config_from_dict(TINY).noise == {"method": "none"}
+    c = config_from_dict({**TINY, "noise": {"method": "reevaluate"}})
+    assert c.noise == {"method": "reevaluate", "per_batch": 4}
+    assert config_from_dict(c.to_dict()).noise == c.noise
+    assert noise_params({"method": "adaptive", "max_rounds": 2}) == \
+        {"method": "adaptive", "max_rounds": 2}
+    with pytest.raises(ConfigError, match="noise.method: 'lucky' unknown"):
+        config_from_dict({**TINY, "noise": {"method": "lucky"}})
+    with pytest.raises(ConfigError, match="noise: unknown key 'max_rounds' for method reevaluate"):
+        config_from_dict({**TINY, "noise": {"method": "reevaluate", "max_rounds": 2}})
+    with pytest.raises(ConfigError, match=r"noise.per_batch: an integer >= 1 expected, got 0"):
+        config_from_dict({**TINY, "noise": {"method": "reevaluate", "per_batch": 0}})
+
+
+def test_reevaluate_pools_replays_and_the_cell_follows_the_pooled_features():
+    a, m = archive(), Reevaluate(per_batch=1)
+    # batch 0: a lucky genome, 4 of 4, at x = 0.2 (cell 0)
+    status, _ = m.tell(a, 0, 0, genomes(1), [rows(4, 4, 0.2)], [], FEATURES, ["x"])
+    assert status.tolist() == [2] and a.ids() == [0]
+    # it is replayed (fewest games first), and its replays lose and play at x = 0.9
+    assert [(cid, r) for cid, r, _ in m.ask(a.ids())] == [(0, 1)]
+    assert m.ask(a.ids()) == []  # its replay is in flight: not asked twice
+    m.tell(a, 1, 1, genomes(0), [], [(0, rows(0, 12, 0.9))], FEATURES, ["x"])
+    f = a.frame()
+    assert f["games"].tolist() == [16] and f["wins"].tolist() == [4]
+    assert f["win_rate"].tolist() == [0.25]
+    assert f["x_mean"].iloc[0] == pytest.approx((4 * 0.2 + 12 * 0.9) / 16)
+    assert f["cell"].tolist() == ["0.5"]  # moved with its pooled mean (0.725)
+
+
+def test_reevaluate_decides_on_the_lower_confidence_bound():
+    a, m = archive(), Reevaluate(per_batch=2)
+    m.tell(a, 0, 0, genomes(1), [rows(60, 100, 0.2)], [], FEATURES, ["x"])  # 60%, tight
+    # 3 of 4 is a higher rate, but its lower bound is below the incumbent's: rejected
+    assert wilson_interval(3, 4)[0] < wilson_interval(60, 100)[0]
+    status, _ = m.tell(a, 1, 1, genomes(1) + 1, [rows(3, 4, 0.2)], [], FEATURES, ["x"])
+    assert status.tolist() == [0] and a.ids() == [0]
+    # 20 of 20 is clearly better: it takes the cell
+    status, _ = m.tell(a, 2, 2, genomes(1) + 2, [rows(20, 20, 0.2)], [], FEATURES, ["x"])
+    assert status.tolist() == [1] and a.ids() == [2]
+    assert set(m.candidates) == {2}  # the displaced elite and the rejected genome are gone
+
+
+def test_adaptive_replays_until_the_difference_is_clear():
+    a, m = archive(), Adaptive(max_rounds=3)
+    m.tell(a, 0, 0, genomes(1), [rows(2, 4, 0.2)], [], FEATURES, ["x"])
+    # 3 of 4 against 2 of 4: undecided, the challenger waits and both are replayed
+    status, _ = m.tell(a, 1, 1, genomes(1) + 1, [rows(3, 4, 0.2)], [], FEATURES, ["x"])
+    assert status.tolist() == [3] and a.ids() == [0] and m.waiting == {1: 0}
+    asked = m.ask(a.ids())
+    assert [(cid, r) for cid, r, _ in asked] == [(1, 1), (0, 1)]
+    assert m.ask(a.ids()) == []
+    # the replays separate them: 3+12 of 16 against 2+1 of 16
+    m.tell(a, 2, 2, genomes(0), [], [(1, rows(12, 12, 0.2)), (0, rows(1, 12, 0.2))],
+           FEATURES, ["x"])
+    assert a.ids() == [1] and m.waiting == {} and a.frame()["games"].tolist() == [16]
+    # a clearly worse challenger is dropped at once
+    status, _ = m.tell(a, 3, 3, genomes(1) + 3, [rows(0, 30, 0.2)], [], FEATURES, ["x"])
+    assert status.tolist() == [0] and 3 not in m.candidates
+    # on an empty cell a challenger enters at once
+    status, _ = m.tell(a, 4, 4, genomes(1) + 4, [rows(0, 2, 0.9)], [], FEATURES, ["x"])
+    assert status.tolist() == [2]
+
+
+def test_adaptive_stops_after_max_rounds():
+    a, m = archive(), Adaptive(max_rounds=2)
+    m.tell(a, 0, 0, genomes(1), [rows(2, 4, 0.2)], [], FEATURES, ["x"])
+    m.tell(a, 1, 1, genomes(1) + 1, [rows(3, 4, 0.2)], [], FEATURES, ["x"])
+    m.ask(a.ids())
+    # still undecided after its second evaluation: the point estimates decide (5/8 > 4/8)
+    m.tell(a, 2, 2, genomes(0), [], [(1, rows(2, 4, 0.2)), (0, rows(2, 4, 0.2))],
+           FEATURES, ["x"])
+    assert a.ids() == [1] and m.waiting == {}
+
+
+def test_agresti_caffo_difference():
+    c = lambda w, n: Candidate(0, 0, np.zeros(1), rows(w, n, 0.0))  # noqa: E731
+    assert difference(c(18, 20), c(5, 20)) == 1
+    assert difference(c(5, 20), c(18, 20)) == -1
+    assert difference(c(4, 6), c(3, 6)) == 0
+
+
+@pytest.mark.parametrize("method", [{"method": "reevaluate", "per_batch": 2},
+                                    {"method": "adaptive", "max_rounds": 2}])
+def test_a_noise_aware_run_resumes_and_plays_the_same_with_batches_in_flight(tmp_path, method):
+    cfg = write(tmp_path, noise=method)
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    assert whole.complete
+    d = whole.run_dir
+    games = pd.read_csv(d / "games.csv")
+    metrics = pd.read_csv(d / "metrics.csv")
+    assert metrics["replays"].sum() > 0 and (games["replay"] > 0).any()
+    assert whole.games == len(games) == 14 * 4 + 4 * metrics["replays"].sum()
+    # replays have seeds of their own
+    assert not games.duplicated(["evaluation", "game", "game_seed"]).any()
+    assert games.groupby(["evaluation", "replay"])["game_seed"].nunique().min() == 4
+    # elites carry their pooled games
+    elites = pd.read_csv(d / "elites.csv")
+    played = games.groupby("evaluation").size()
+    for r in elites.itertuples():
+        assert r.games == played[r.evaluation]
+        assert r.wins == games[games.evaluation == r.evaluation]["genome_won"].sum()
+    # stopped after 2 batches and resumed: the same run
+    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, max_batches=2)
+    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True)
+    assert_same_run(d, tmp_path / "parts")
+    # batches in flight: a run of its own, still complete and deterministic
+    lagged = write(tmp_path, name="lag.yaml", noise=method, pipeline={"lag": 2})
+    a = evolve(lagged, out=tmp_path / "lag_a", workers=0, show_progress=False)
+    b = evolve(lagged, out=tmp_path / "lag_b", workers=0, show_progress=False)
+    assert a.complete
+    assert_same_run(a.run_dir, b.run_dir)
+
+
+@pytest.mark.slow
+def test_a_noise_aware_run_on_ray_equals_in_process(tmp_path):
+    cfg = write(tmp_path, noise={"method": "reevaluate", "per_batch": 2})
+    a = evolve(cfg, out=tmp_path / "a", workers=0, show_progress=False)
+    b = evolve(cfg, out=tmp_path / "b", workers=2, show_progress=False)
+    assert_same_run(a.run_dir, b.run_dir)
