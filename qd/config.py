@@ -28,7 +28,8 @@ DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
 
 TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
-            "repetitions", "features", "emitter", "evaluations", "pipeline", "noise", "seed")
+            "repetitions", "features", "emitter", "evaluations", "max_games", "pipeline", "noise",
+            "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
@@ -59,6 +60,8 @@ class RunConfig:
         features: the grid's features (with their ranges).
         emitter: `kind` and every parameter of that emitter kind.
         evaluations: genomes to evaluate in total.
+        max_games: if set, no batch is asked once the games asked (new genomes and replays)
+            reach it: runs of different noise methods then play equal total games.
         seed: the run seed.
         pipeline: `lag`, the batches in flight: batch k + lag is asked from the archive as
             it stands after batch k (1: every batch sees the one before it).
@@ -83,6 +86,7 @@ class RunConfig:
     seed: int
     pipeline: dict[str, Any] = field(default_factory=lambda: {"lag": 1})
     noise: dict[str, Any] = field(default_factory=lambda: {"method": "none"})
+    max_games: int | None = None
     source: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,7 +104,7 @@ class RunConfig:
                          for f in self.features],
             "emitter": dict(self.emitter),
             "evaluations": self.evaluations, "pipeline": dict(self.pipeline),
-            "noise": dict(self.noise), "seed": self.seed}
+            "noise": dict(self.noise), "max_games": self.max_games, "seed": self.seed}
 
     def plan(self) -> Plan:
         return Plan(game=self.game, levels=tuple(self.train_levels),
@@ -425,6 +429,9 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     evaluations = _int(data.get("evaluations", len(genome_names)
                                 + emitter["initial_random"] + 500), source, "evaluations", 1)
     pipeline = _pipeline(data.get("pipeline"), emitter, source)
+    max_games = data.get("max_games")
+    if max_games is not None:
+        max_games = _int(max_games, source, "max_games", 1)
     try:
         noise = noise_params(data.get("noise"))
     except ValueError as e:
@@ -436,7 +443,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                      genome_names=tuple(genome_names), opponent=opponent,
                      repetitions=repetitions, features=features, emitter=emitter,
                      evaluations=evaluations, seed=seed, pipeline=pipeline, noise=noise,
-                     source=source)
+                     max_games=max_games, source=source)
 
 
 def read_yaml(path: str | Path) -> Any:

@@ -308,6 +308,18 @@ class _Partial(RecordLog):
 
 # ------------------------------------------------------------------------------ rows
 
+def _finished(state: RunState, config: RunConfig) -> bool:
+    """Every evaluation told, or the games of `max_games` played."""
+    return state.evaluations >= config.evaluations or (
+        config.max_games is not None and state.games >= config.max_games)
+
+
+def _games_asked(state: RunState, config: RunConfig) -> int:
+    """Games played and in flight, replays included."""
+    gpi = len(config.train_levels) * config.repetitions
+    return state.games + sum((len(b.genomes) + len(_replays(b))) * gpi for b in state.in_flight)
+
+
 def _replays(b: InFlight) -> list:
     """The replays of a batch in flight (none in a checkpoint from before noise methods)."""
     return getattr(b, "replays", None) or []
@@ -409,8 +421,8 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
             now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
         if isinstance(previous, dict) and "pipeline" not in previous:
             previous = {**previous, "pipeline": {"lag": 1}}  # a run from before the pipeline
-        if isinstance(previous, dict) and "noise" not in previous:
-            previous = {**previous, "noise": {"method": "none"}}  # from before noise methods
+        if isinstance(previous, dict) and "noise" not in previous:  # from before noise methods
+            previous = {**previous, "noise": {"method": "none"}, "max_games": None}
         diff = _diff(previous, now)
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
@@ -478,6 +490,8 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
         asked = state.asked
         if asked >= config.evaluations:
             break
+        if config.max_games is not None and _games_asked(state, config) >= config.max_games:
+            break
         initial = getattr(emitter, "initial_left", 0) > 0
         if not initial and any(b.initial for b in state.in_flight):
             break
@@ -499,7 +513,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
     plan = config.plan()
     gpi = plan.games_per_individual
     lag = int(config.pipeline.get("lag", 1))
-    busy_run = state.in_flight or state.evaluations < config.evaluations
+    busy_run = state.in_flight or not _finished(state, config)
     n_workers = worker_count(address, workers) if busy_run else 1
     alive = (n_workers, 1) if workers == 0 and not address else cluster_size()
     log.info("%d CPUs on %d node(s) play games; %d games per genome; pipeline lag %d (batches "
@@ -507,7 +521,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
     bar = None
     if show_progress:
         from tqdm import tqdm
-        bar = tqdm(total=config.evaluations * gpi, initial=state.evaluations * gpi,
+        total = config.evaluations * gpi if config.max_games is None else config.max_games
+        bar = tqdm(total=total, initial=min(state.games, total),
                    unit="game", desc=config.name, dynamic_ncols=True)
         _postfix(bar, state)
     games = BatchGames(address, workers) if busy_run else None
@@ -656,7 +671,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             bar.close()
     if not (run_dir / ELITES).exists():
         _write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
-    complete = not state.in_flight and state.evaluations >= config.evaluations
+    complete = not state.in_flight and _finished(state, config)
     log.info("%s after %d batches, %d evaluations", "finished" if complete else "paused",
              state.batch, state.evaluations)
     return RunResult(run_dir, state.batch, state.evaluations, state.games, complete,

@@ -155,3 +155,19 @@ def test_a_noise_aware_run_on_ray_equals_in_process(tmp_path):
     a = evolve(cfg, out=tmp_path / "a", workers=0, show_progress=False)
     b = evolve(cfg, out=tmp_path / "b", workers=2, show_progress=False)
     assert_same_run(a.run_dir, b.run_dir)
+
+
+def test_max_games_stops_a_run_at_equal_games(tmp_path):
+    """max_games: no batch is asked once the games asked reach it (replays included)."""
+    plain = evolve(write(tmp_path, max_games=30), out=tmp_path / "plain", workers=0,
+                   show_progress=False)
+    # batches: 2 initial genomes (8 games), then 3 genomes (12 games): 8, 20, 32 >= 30
+    assert plain.complete and plain.games == 32 and plain.evaluations == 8
+    noisy = evolve(write(tmp_path, name="n.yaml", max_games=30,
+                         noise={"method": "reevaluate", "per_batch": 1}),
+                   out=tmp_path / "noisy", workers=0, show_progress=False)
+    assert noisy.complete and 30 <= noisy.games < 30 + 4 * 4
+    replays = pd.read_csv(noisy.run_dir / "metrics.csv")["replays"].sum()
+    assert replays > 0 and noisy.games == 4 * (noisy.evaluations + replays)
+    with pytest.raises(ConfigError, match="max_games: must be >= 1"):
+        config_from_dict({**TINY, "max_games": 0})
