@@ -1,0 +1,130 @@
+"""Plain MAP-Elites against the noise-aware methods at equal total games.
+
+For each method (`noise.method`: none, reevaluate, adaptive) and run seed, evolves the base
+config with `max_games` (so every run plays the same number of games, replays included), then
+replays every elite on the run's held-out levels (`playstyles validate`, fresh seeds) and
+reports what the archive is worth:
+
+* elites and QD score as evolved, and corrected (each elite at its replayed cell and win rate);
+* the mean absolute gap between evolved and held-out win rate over the elites, with a 95%
+  bootstrap interval over elites (the issue's target: at most 5 points);
+* the mean held-out win rate and the share of elites whose held-out features stay in their cell.
+
+Runs and validations already in `--out` are reused (an interrupted benchmark continues where
+it stopped). Prints a Markdown table and writes it, with the JSON, to `--results`.
+
+    python experiments/bench_noise.py [--config experiments/noise.yaml] [--games 1500]
+        [--seeds 1 2] [--validation-games 12] [--workers 2] [--out runs/noise]
+        [--results experiments/results/noise]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+METHODS = {"none": {"method": "none"},
+           "reevaluate": {"method": "reevaluate", "per_batch": 4},
+           "adaptive": {"method": "adaptive", "max_rounds": 4}}
+
+
+def bootstrap_mean(x: np.ndarray, seed: int = 0, reps: int = 2000) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean."""
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    if len(x) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = rng.choice(x, size=(reps, len(x)), replace=True).mean(axis=1)
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: int | None,
+            validation_games: int) -> dict:
+    from qd.run import evolve
+    from qd.validation import validate
+    cfg = {**base, "name": f"{method}-seed{seed}", "seed": seed, "max_games": games,
+           "evaluations": 10 ** 6, "noise": METHODS[method]}
+    run_dir = out / cfg["name"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = out / f"{cfg['name']}.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    resume = (run_dir / "config.yaml").exists()
+    result = evolve(path, out=run_dir, resume=resume, workers=workers, show_progress=True)
+    summary_file = run_dir / "validation_summary.json"
+    summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}
+    if summary.get("games_per_elite") != validation_games or \
+            summary.get("elites") != result.stats.get("cells"):
+        summary = validate(run_dir, games=validation_games, workers=workers,
+                           show_progress=True, chart=False).summary
+    v = pd.read_csv(run_dir / "validation.csv")
+    gap = (v["win_rate_evolved"] - v["win_rate_validated"]).abs().to_numpy()
+    low, high = bootstrap_mean(gap, seed=seed)
+    c = summary["corrected"]
+    return {"method": method, "seed": seed, "games": result.games,
+            "evaluations": result.evaluations, "elites": int(c["cells_evolved"]),
+            "qd_score_evolved": c["qd_score_evolved"], "cells_corrected": c["cells"],
+            "qd_score_corrected": c["qd_score"],
+            "mean_abs_gap": float(gap.mean()), "gap_ci": [low, high],
+            "win_rate_evolved": float(v["win_rate_evolved"].mean()),
+            "win_rate_held_out": float(v["win_rate_validated"].mean()),
+            "same_cell_share": summary["same_cell_share"],
+            "validation_games_per_elite": validation_games,
+            "games_per_elite_evolved": float(v["games_evolved"].mean())}
+
+
+def markdown(rows: list[dict]) -> str:
+    head = ["method", "seed", "games", "genomes", "elites (games each, mean)",
+            "QD score evolved / corrected", "cells corrected", "win rate evolved / held-out",
+            "mean abs gap (95% CI)", "same cell"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        lo, hi = r["gap_ci"]
+        lines.append("| " + " | ".join([
+            r["method"], str(r["seed"]), str(r["games"]), str(r["evaluations"]),
+            f"{r['elites']} ({r['games_per_elite_evolved']:.1f})",
+            f"{r['qd_score_evolved']:.2f} / {r['qd_score_corrected']:.2f}",
+            str(r["cells_corrected"]),
+            f"{100 * r['win_rate_evolved']:.1f}% / {100 * r['win_rate_held_out']:.1f}%",
+            f"{100 * r['mean_abs_gap']:.1f} ({100 * lo:.1f}-{100 * hi:.1f})",
+            f"{100 * r['same_cell_share']:.0f}%"]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", default=str(ROOT / "experiments" / "noise.yaml"))
+    p.add_argument("--games", type=int, default=1500, help="games per run (replays included)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1])
+    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    p.add_argument("--validation-games", type=int, default=12, help="held-out games per elite")
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--out", default="runs/noise")
+    p.add_argument("--results", default=None, help="also write results.md / results.json here")
+    args = p.parse_args(argv)
+    base = yaml.safe_load(Path(args.config).read_text())
+    out = Path(args.out)
+    rows = [run_one(base, m, s, args.games, out, args.workers, args.validation_games)
+            for s in args.seeds for m in args.methods]
+    text = markdown(rows)
+    print(text, end="")
+    if args.results:
+        res = Path(args.results)
+        res.mkdir(parents=True, exist_ok=True)
+        cmd = "python experiments/bench_noise.py " + " ".join(argv or sys.argv[1:])
+        (res / "results.md").write_text(f"`{cmd}`\n\n{text}")
+        (res / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
