@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from agents.files import atomic_write
+from agents.ladder import wilson_interval
 from agents.parallel import progress, run_games
 from agents.registry import validate_agent
 from agents.runner import AgentSpec, GameRecord, GameSpec
@@ -112,8 +113,9 @@ SCORE_COLUMN = ("score", "Score", "{:.0f}")
 def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SCORE_COLUMN,)
               ) -> pd.DataFrame:
     """Per (agent, opponent): games, win rate with its binomial standard error (percentage
-    points), draws, and the agent's mean of each of the game's table figures (`columns`, from
-    the game's `table_columns`; Tribes: score, techs as % of the tree, cities, production).
+    points) and its Wilson 95% interval (`CI low %`, `CI high %`), draws, and the agent's
+    mean of each of the game's table figures (`columns`, from the game's `table_columns`;
+    Tribes: score, techs as % of the tree, cities, production).
 
     Args:
         games: one row per game (`games_frame`).
@@ -127,8 +129,10 @@ def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SC
         wins = (winner == seat).astype(float)
         n = len(g)
         p = wins.mean()
+        low, high = wilson_interval(float(wins.sum()), n)
         row = {"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
                "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
+               "CI low %": 100 * low, "CI high %": 100 * high,
                "Draws %": 100 * float(pd.isna(g["winner"]).mean())}
         for key, header, _ in columns:
             row[header] = pick(key).mean() if f"p0_{key}" in g else float("nan")
@@ -146,13 +150,14 @@ def to_markdown(summary: pd.DataFrame,
     """The summary as a Markdown table (Table I's layout); a Draws column when any game of
     the table was drawn."""
     draws = "Draws %" in summary and bool((summary["Draws %"] > 0).any())
-    head = ["Agent", "Opponent", "Games", "Win rate (s.e.)"] + (["Draws"] if draws else []) \
+    head = ["Agent", "Opponent", "Games", "Win rate (s.e.)", "95% CI"] \
+        + (["Draws"] if draws else []) \
         + [h.replace(" %", "") for _, h, _ in columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in summary.to_dict("records"):
         se = "n/a" if math.isnan(r["s.e."]) else f"{r['s.e.']:.2f}"  # one game: no s.e.
         cells = [str(r["Agent"]), str(r["Opponent"]), str(r["Games"]),
-                 f"{r['Win rate %']:.2f}% ({se})"]
+                 f"{r['Win rate %']:.2f}% ({se})", f"{r['CI low %']:.1f}-{r['CI high %']:.1f}%"]
         if draws:
             cells.append(f"{r['Draws %']:.1f}%")
         cells += [fmt.format(r[h]) if not math.isnan(r[h]) else "n/a" for _, h, fmt in columns]

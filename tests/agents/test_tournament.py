@@ -72,15 +72,16 @@ def test_summary_matches_hand_counted_games():
     assert row["Games"] == 4
     assert row["Win rate %"] == pytest.approx(50.0)  # won games 0 and 1
     assert row["s.e."] == pytest.approx(25.0)
+    assert (row["CI low %"], row["CI high %"]) == pytest.approx((15.0, 85.0), abs=0.05)  # Wilson
     assert row["Score"] == pytest.approx((100 + 200 + 300 + 400) / 4)
     assert row["Techs %"] == pytest.approx(37.5)
     assert row["Cities"] == pytest.approx(2.5)
     assert row["Production"] == pytest.approx(6.5)
-    assert "| X | Y | 4 | 50.00% (25.00) | 250 | 37.5% | 2.50 | 6.50 |" in \
+    assert "| X | Y | 4 | 50.00% (25.00) | 15.0-85.0% | 250 | 37.5% | 2.50 | 6.50 |" in \
         to_markdown(summarise(games, columns), columns)
     one = summarise(games.iloc[:1], columns)
     assert math.isnan(one.iloc[0]["s.e."])
-    assert "| X | Y | 1 | 100.00% (n/a) | 100 |" in to_markdown(one, columns)
+    assert "| X | Y | 1 | 100.00% (n/a) | 20.7-100.0% | 100 |" in to_markdown(one, columns)
     # a drawn game (no winner) is neither a win nor a loss, and the table shows draws
     drawn = games.assign(winner=[0, 1, None, 0])
     row = summarise(drawn, columns).iloc[0]
