@@ -202,11 +202,16 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from qd.export import export_presets
+    from qd.export import MIN_GAMES, export_presets
     pf, path = export_presets(args.run, kind=args.kind, count=args.count, out=args.output,
-                              names=args.names)
+                              names=args.names,
+                              min_games=args.min_games if args.min_games else MIN_GAMES,
+                              play_missing=args.play_missing, workers=args.workers,
+                              address=args.address)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
+    for w in (pf.source or {}).get("warnings", []):
+        print(f"playstyles: warning: {w}", file=sys.stderr)
     print(f"{len(pf.presets)} presets written to {path}; use one as preset:{path}#NAME")
     return 0
 
@@ -351,6 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--count", type=AT_LEAST_ONE, default=3, help="number of presets (default 3)")
     exp.add_argument("-o", "--output", help="preset file (default <run>/presets_<kind>.json)")
     exp.add_argument("--names", nargs="+", help="preset names instead of generated ones")
+    exp.add_argument("--min-games", type=AT_LEAST_ONE, default=None,
+                     help="warn about a preset whose win rate rests on fewer games (default 20)")
+    exp.add_argument("--play-missing", action="store_true",
+                     help="first validate the chosen elites with --min-games games each on the "
+                          "held-out levels (when the run has no validation yet), then choose "
+                          "again")
+    exp.add_argument("--address", help="Ray cluster address for --play-missing")
+    exp.add_argument("--workers", type=WORKERS, help="local worker processes for --play-missing")
     exp.set_defaults(func=_export)
 
     lad = sub.add_parser("ladder", help="round robin between presets: win matrix and whether "

@@ -137,8 +137,15 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+MIN_GAMES = 20
+"""Games an exported preset's win rate should rest on (20 games at 50% give a Wilson 95%
+interval 40 points wide); fewer are reported in the preset file's `warnings`."""
+
+
 def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
-                   out: str | Path | None = None, names: Sequence[str] | None = None
+                   out: str | Path | None = None, names: Sequence[str] | None = None,
+                   min_games: int = MIN_GAMES, play_missing: bool = False,
+                   workers: int | None = None, address: str | None = None
                    ) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
@@ -149,6 +156,13 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         count: presets to choose.
         out: the preset file (default: <run>/presets_<kind>.json).
         names: the presets' names (default: generated).
+        min_games: a preset whose win rate rests on fewer games is named in the file's
+            `source.warnings` (and by the command line).
+        play_missing: when a chosen preset has fewer than `min_games` games and the run has
+            no validation yet, first validate the chosen elites on the held-out levels with
+            `min_games` games each, then choose again from the validated estimates.
+        workers: local Ray workers for `play_missing` (0: in this process).
+        address: a Ray cluster for `play_missing`.
     """
     from qd.config import load_config
 
@@ -253,6 +267,23 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                             else "difficulty: spread over the evolved win rate")
               if kind == "difficulty" else "style: corners of the feature space ("
               + ("validated" if validated else "evolved") + " features), then farthest-point"}
+    few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
+                        "validated" else p.evidence["games_evolved"])) for p in presets]
+    few = [(n, g) for n, g in few if g < min_games]
+    if few and play_missing:
+        if validation is not None:
+            raise ValueError(
+                f"{run_dir}: {len(few)} presets rest on fewer than {min_games} games, and the "
+                f"run's validation would be replaced by playing them: validate with more games "
+                f"first (playstyles validate {run_dir} --games {min_games})")
+        from qd.validation import validate
+        validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
+                 workers=workers, address=address, show_progress=False)
+        return export_presets(run_dir, kind, count, out, names, min_games, False)
+    if few:
+        source["warnings"] = [f"{n}: its win rate rests on {g} games (fewer than {min_games}); "
+                              f"validate the run with more games, or export with --play-missing"
+                              for n, g in few]
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     target = Path(out) if out is not None else run.path(presets_file(kind))
     dump_presets(pf, target)

@@ -151,3 +151,30 @@ def test_export_errors_and_cli(run_dir, tmp_path, capsys):
                  "--names", "rookie", "veteran"]) == 0
     assert load_presets(out).names == ["rookie", "veteran"]
     assert "2 presets written" in capsys.readouterr().out
+
+
+def test_presets_on_few_games_are_flagged_and_can_be_played(tmp_path_factory, tmp_path, capsys):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    games = dict(zip(pd.read_csv(d / "elites.csv")["cell"].astype(str),
+                     pd.read_csv(d / "elites.csv")["games"]))
+    pf, _ = export_presets(d, "difficulty", 2, out=tmp_path / "a.json")
+    warnings = pf.source["warnings"]
+    assert len(warnings) == 2 and all("fewer than 20" in w for w in warnings)
+    assert f"rests on {games[pf.presets[0].evidence['cell']]} games" in warnings[0]
+    assert "warnings" in json.loads((tmp_path / "a.json").read_text())["source"]
+    pf, _ = export_presets(d, "difficulty", 2, out=tmp_path / "b.json", min_games=1)
+    assert "warnings" not in pf.source
+    # the command line prints the warnings
+    assert main(["export", str(d), "--count", "2", "-o", str(tmp_path / "c.json")]) == 0
+    assert capsys.readouterr().err.count("playstyles: warning:") == 2
+    # --play-missing validates the chosen elites first, then chooses from validated estimates
+    pf, _ = export_presets(d, "difficulty", 2, out=tmp_path / "d.json", min_games=3,
+                           play_missing=True, workers=0)
+    v = pd.read_csv(d / "validation.csv")
+    assert len(v) == 2 and (v["games_validated"] == 3).all()
+    assert all(p.evidence["win_rate_source"] == "validated" for p in pf.presets)
+    assert "warnings" not in pf.source
+    # with a validation there, playing would replace it: a clear error instead
+    with pytest.raises(ValueError, match="validation would be replaced"):
+        export_presets(d, "difficulty", 2, out=tmp_path / "e.json", min_games=5,
+                       play_missing=True, workers=0)
