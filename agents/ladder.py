@@ -11,8 +11,13 @@ preset beats every easier one more than half the time with the whole interval ab
 otherwise it is *not significant* (more games would tell). Baselines take part in the matrix,
 not in the verdict.
 
+Every agent also gets a Bradley-Terry rating on the Elo scale with a 95% interval
+(`bradley_terry`), fitted to all the round robin's games, baselines included; the presets'
+order is *separated* when their intervals do not overlap, each above the one before.
+
 Files in the output directory: games.csv, summary.csv and summary.md (as a tournament),
-ladder_matrix.csv, ladder_pairs.csv, ladder.json (the verdict), ladder.md and ladder.png.
+ladder_matrix.csv, ladder_pairs.csv, ladder_ratings.csv, ladder.json (the verdict and the
+ratings), ladder.md and ladder.png.
 """
 
 from __future__ import annotations
@@ -121,6 +126,88 @@ def order_verdict(labels: Sequence[str], score: np.ndarray, games: np.ndarray) -
         status = NOT_SIGNIFICANT
     point = bool(pairs) and all(p.games > 0 and p.rate > 0.5 for p in pairs)
     return Verdict(list(labels), pairs, status, point)
+
+
+# ------------------------------------------------------------------------------ ratings
+
+ELO = 400.0 / math.log(10.0)
+"""Elo points per unit of log-strength: a 400-point gap is 10:1 odds."""
+
+
+@dataclass
+class Ratings:
+    """Bradley-Terry ratings on the Elo scale (mean 0), with 95% intervals.
+
+    Args:
+        labels: the agents.
+        rating: each agent's rating.
+        low: the lower end of its 95% interval.
+        high: the upper end.
+        games: games it played.
+    """
+
+    labels: list[str]
+    rating: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    games: np.ndarray
+
+    def separated(self, order: Sequence[str]) -> bool:
+        """Whether the agents of `order` (weakest first) have rating intervals that do not
+        overlap, each above the one before."""
+        pos = {lab: k for k, lab in enumerate(self.labels)}
+        idx = [pos[lab] for lab in order]
+        return all(self.low[b] > self.high[a] for a, b in zip(idx, idx[1:]))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [{"agent": lab, "rating": float(r), "ci_low": float(lo), "ci_high": float(hi),
+                 "games": int(n)}
+                for lab, r, lo, hi, n in zip(self.labels, self.rating, self.low, self.high,
+                                             self.games)]
+
+
+def bradley_terry(labels: Sequence[str], score: np.ndarray, games: np.ndarray,
+                  prior_draws: float = 1.0, iterations: int = 10_000) -> Ratings:
+    """Fit Bradley-Terry strengths to a round robin and give them as Elo-scale ratings.
+
+    P(i beats j) = p_i / (p_i + p_j); fitted by Hunter's MM iterations to the scores (wins plus
+    half the draws), with `prior_draws` virtual draws added to every pair that played (so an
+    agent that won every game still gets a finite rating). Intervals: +-1.96 standard errors
+    from the observed information of the log-strengths, under the constraint that ratings
+    average 0.
+
+    Args:
+        labels: the agents.
+        score: score[i, j], what i scored against j.
+        games: games[i, j], games between i and j.
+        prior_draws: virtual draws per pair that played.
+        iterations: at most this many MM iterations (they stop at convergence).
+    """
+    n = len(labels)
+    games = np.asarray(games, dtype=float)
+    played = games > 0
+    s = np.asarray(score, dtype=float) + np.where(played, prior_draws / 2, 0.0)
+    g = games + np.where(played, prior_draws, 0.0)
+    wins = s.sum(axis=1)
+    p = np.ones(n)
+    for _ in range(iterations):
+        denom = (g / (p[:, None] + p[None, :])).sum(axis=1)
+        new = np.where(denom > 0, wins / np.where(denom > 0, denom, 1), p)
+        new = np.maximum(new, 1e-12)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(p))) < 1e-10:
+            p = new
+            break
+        p = new
+    theta = np.log(p)
+    w = g * np.outer(p, p) / (p[:, None] + p[None, :]) ** 2
+    info = np.diag(w.sum(axis=1)) - w
+    centre = np.eye(n) - np.ones((n, n)) / n
+    cov = centre @ np.linalg.pinv(info) @ centre
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    rating = ELO * (theta - theta.mean())
+    return Ratings(list(labels), rating, rating - Z95 * ELO * se, rating + Z95 * ELO * se,
+                   games.sum(axis=1).astype(int))
 
 
 # ------------------------------------------------------------------------------ playing
@@ -286,13 +373,15 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
     score, n, matrix = matrices(pairs, labels)
     k = len(pf.presets)
     verdict = order_verdict(labels[:k], score[:k, :k], n[:k, :k])
+    ratings = bradley_terry(labels, score, n)
 
     columns = table_columns(pf.game)
     summary = summarise(frame, columns)
     info = {"presets": str(Path(presets_path).name), "kind": pf.kind, "game": pf.game,
             "options": options, "levels": level_list, "games_per_pair": n_games, "seed": seed,
             "agents": agent_records(agents, pf.game),
-            "verdict": verdict.to_dict()}
+            "verdict": verdict.to_dict(), "ratings": ratings.to_records(),
+            "ratings_separated": ratings.separated(labels[:k])}
     files = []
     for name, text in (("games.csv", frame.to_csv(index=False)),
                        ("summary.csv", summary.to_csv(index=False, float_format="%.4f")),
@@ -300,14 +389,17 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
                        ("ladder_pairs.csv", pairs.to_csv(index=False)),
                        ("ladder_matrix.csv", matrix.to_csv(index=False)),
                        ("ladder.json", json.dumps(info, indent=2, default=_json_default) + "\n"),
-                       ("ladder.md", _markdown(matrix, verdict, pf.kind))):
+                       ("ladder_ratings.csv", pd.DataFrame(ratings.to_records()).to_csv(
+                           index=False, float_format="%.1f")),
+                       ("ladder.md", _markdown(matrix, verdict, pf.kind, ratings, k))):
         files.append(atomic_write(out / name, text))
     from plots.matrix import draw_ladder
     files.append(draw_ladder(out, title=f"{Path(presets_path).name}: round robin"))
     return LadderResult(out, labels, pairs, matrix, verdict, files)
 
 
-def _markdown(matrix: pd.DataFrame, verdict: Verdict, kind: str) -> str:
+def _markdown(matrix: pd.DataFrame, verdict: Verdict, kind: str, ratings: Ratings,
+              presets: int) -> str:
     labels = list(matrix["agent"])
     lines = ["| agent \\ opponent | " + " | ".join(labels) + " |",
              "|---|" + "---|" * len(labels)]
@@ -317,6 +409,15 @@ def _markdown(matrix: pd.DataFrame, verdict: Verdict, kind: str) -> str:
         lines.append(f"| {r[0]} | " + " | ".join(cells) + " |")
     note = "" if kind == "difficulty" else \
         f"\n(The presets are of kind {kind!r}; the order checked is the file's order.)\n"
+    lines += ["", "| agent | rating (Bradley-Terry, Elo scale) | 95% CI | games |",
+              "|---|---|---|---|"]
+    lines += [f"| {r['agent']} | {r['rating']:+.0f} | {r['ci_low']:+.0f} to {r['ci_high']:+.0f} "
+              f"| {r['games']} |" for r in ratings.to_records()]
+    order = ratings.labels[:presets]
+    lines += ["", "The presets' rating intervals " + (
+        "are separated in the file's order." if ratings.separated(order) else
+        "overlap or are out of the file's order: more games per pair would separate them, "
+        "if they differ.")]
     return "\n".join(lines) + "\n\n" + verdict.text() + "\n" + note
 
 

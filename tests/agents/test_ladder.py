@@ -151,3 +151,42 @@ def test_ladder_from_the_command_line(tmp_path, capsys):
     assert set(pd.read_csv(tmp_path / "out" / "games.csv")["level"]) == {11}
     assert main(["ladder", str(path), "--baselines", "random", "random", "--workers", "0",
                  "--quiet"]) == 2  # two baselines with the same label
+
+
+def test_bradley_terry_recovers_known_strengths_and_their_uncertainty():
+    from agents.ladder import bradley_terry
+    true = np.array([-200.0, 0.0, 200.0])
+    rng = np.random.default_rng(3)
+    inside = 0
+    for rep in range(40):
+        score, games = np.zeros((3, 3)), np.zeros((3, 3))
+        for i in range(3):
+            for j in range(i + 1, 3):
+                p = 1 / (1 + 10 ** ((true[j] - true[i]) / 400))
+                w = rng.binomial(200, p)
+                score[i, j], score[j, i], games[i, j], games[j, i] = w, 200 - w, 200, 200
+        r = bradley_terry(["a", "b", "c"], score, games)
+        assert r.rating.mean() == pytest.approx(0.0, abs=1e-6)
+        inside += int(((r.low <= true) & (true <= r.high)).all())
+        if rep == 0:
+            assert np.allclose(r.rating, true, atol=60)
+            assert r.separated(["a", "b", "c"]) and not r.separated(["c", "b", "a"])
+            assert (r.games == 400).all()
+    assert inside >= 32  # 95% intervals for each of 3 agents: most repetitions cover all three
+    # an agent that won every game still gets a finite rating (virtual draws)
+    sweep = bradley_terry(["x", "y"], np.array([[0, 0], [10, 0]]), np.array([[0, 10], [10, 0]]))
+    assert np.isfinite(sweep.rating).all() and sweep.rating[1] > sweep.rating[0]
+
+
+def test_ladder_files_carry_the_ratings(tmp_path):
+    path = presets(tmp_path)
+    r = run_ladder(path, baselines=["random:label=baseline"], games=4, workers=0,
+                   show_progress=False)
+    info = json.loads((r.out / "ladder.json").read_text())
+    ratings = pd.read_csv(r.out / "ladder_ratings.csv")
+    assert ratings["agent"].tolist() == r.labels
+    assert [x["agent"] for x in info["ratings"]] == r.labels
+    assert abs(ratings["rating"].mean()) < 0.1
+    assert (ratings["ci_low"] <= ratings["rating"]).all() and (ratings["games"] == 8).all()
+    assert isinstance(info["ratings_separated"], bool)
+    assert "rating (Bradley-Terry, Elo scale)" in (r.out / "ladder.md").read_text()
