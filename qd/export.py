@@ -9,9 +9,10 @@ Two kinds of selection:
   the highest; each takes the nearest elite not taken yet.
 * `style`: K elites from distinct regions of the feature space: first the corners of the
   inhabited region (each corner followed by the opposite one), then the elite farthest from
-  those already taken. Each is named by where it sits on every feature of the grid, relative
-  to the inhabited range ("many attacks, ranged support"); the numbers are in the evidence.
-  Positions and names use the validated features under the same rule as the win rate.
+  those already taken. Each is named by its own cell: where the cell sits in each feature's
+  grid range, by thirds ("many attacks, ranged support"), so a name never contradicts the
+  cell; the numbers, with 95% intervals, are in the evidence. Positions use the validated
+  features under the same rule as the win rate.
 
 A preset holds the agent's every parameter (the agent is built once and asked for its
 `params()`, checked to rebuild the same agent), so it does not depend on defaults that may
@@ -36,6 +37,7 @@ from qd.rundir import (
     measure_column,
     parse_grid_index,
     presets_file,
+    se_column,
     validated_column,
     validated_columns,
     weight_columns,
@@ -205,16 +207,16 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             .reset_index(drop=True)
         pos_col = (lambda f: validated_column(measure_column(f))) if validated \
             else measure_column
-        val_col = validated_column if validated else mean_column
         pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
         quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
         picked = pick_styles(pts, quality, count)
         rows = pool.iloc[picked]
-        cols = {f: pool[val_col(f)] for f in feats}
-        ranges = {f: (float(np.nanmin(c)), float(np.nanmax(c))) if c.notna().any()
-                  else (0.0, 0.0) for f, c in cols.items()}
+        # named by the elite's own cell (its coordinates in elites.csv: the pooled estimates
+        # of a noise-aware run) within each feature's grid range, so a name never contradicts
+        # the preset's cell
         by_name = {f.name: f for f in config.features}
-        labels = [style_name({f: _num(r[val_col(f)]) for f in feats}, ranges, by_name)
+        ranges = {f.name: (f.lo, f.hi) for f in config.features}
+        labels = [style_name({f: _num(r[measure_column(f)]) for f in feats}, ranges, by_name)
                   for r in rows.to_dict("records")]
         counts: dict[str, int] = {}
         for lab in labels:
@@ -236,6 +238,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             "run": config.name, "cell": str(r["cell"]),
             "grid_index": parse_grid_index(r["grid_index"]),
             "features": {f: _num(r[mean_column(f)]) for f in feats},
+            "features_ci95": {f: _interval(r.get(mean_column(f)), r.get(se_column(f)))
+                              for f in feats},
             "win_rate_evolved": float(r["win_rate"]), "games_evolved": int(r["games"]),
             "win_rate_validated": _num(r.get(WIN_RATE_VALIDATED)) if has_val else None,
             "games_validated": int(r[validated_column("games")]) if has_val else None,
@@ -289,6 +293,12 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     dump_presets(pf, target)
     pf.path = target
     return pf, target
+
+
+def _interval(mean: Any, se: Any) -> list[float] | None:
+    """mean +- 1.96 standard errors (None when either is unknown)."""
+    m, e = _num(mean), _num(se)
+    return None if m is None or e is None else [m - 1.96 * e, m + 1.96 * e]
 
 
 def _fmt(x: float | None) -> str:

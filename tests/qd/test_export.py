@@ -136,6 +136,17 @@ def test_style_presets_from_a_run(run_dir, tmp_path):
         assert len(parts) == 2 and set(parts) <= words
     cells = [p.evidence["grid_index"] for p in pf.presets]
     assert cells[0] != cells[1]
+    # a name never contradicts the cell: each word is the third of the feature's grid range
+    # its cell coordinate falls in; the feature means come with 95% intervals
+    config = load_config(run_dir / "config.yaml")
+    elites = pd.read_csv(run_dir / "elites.csv").set_index("cell")
+    for p in pf.presets:
+        row = elites.loc[p.evidence["cell"]]
+        for f, word in zip(config.features, p.name.split(" (")[0].split(", ")):
+            t = (row[f"measure_{f.name}"] - f.lo) / (f.hi - f.lo)
+            assert word == f.describe(0 if t < 1 / 3 else 2 if t > 2 / 3 else 1)
+            lo, hi = p.evidence["features_ci95"][f.name]
+            assert lo <= p.evidence["features"][f.name] <= hi
 
 
 def test_export_errors_and_cli(run_dir, tmp_path, capsys):
