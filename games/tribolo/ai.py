@@ -240,7 +240,8 @@ class TriboloAI:
         if not values:
             return acts[int(self.rng.integers(len(acts)))]
         best = max(values.values()) if self._maximizing else min(values.values())
-        top = [m for m, v in values.items() if v == best]
+        top = sorted(m for m, v in values.items() if v == best)  # (x, y) order: same set,
+        # same choice, whatever order the search visited the moves in
         return top[int(self.rng.integers(len(top)))] if len(top) > 1 else top[0]
 
     def params(self) -> dict[str, Any]:

@@ -304,3 +304,27 @@ def test_strategy_selection_thresholds():
     s.score = [40, 70, 46]
     few = s.legal_count(s.current_player) < 5
     assert select_strategy(s).name == ("own_choices" if few else "own_score")
+
+
+def test_paranoid_plays_the_same_game_as_minimax():
+    """Same seed, same set of best moves, same choice: a whole game is identical, and the
+    alpha-beta searches built fewer states."""
+    from agents.runner import play_game
+    games = {}
+    for search in ("minimax", "paranoid"):
+        ai = TriboloAI(seed=3, search=search)
+        used = [0]
+        real_act = ai.act
+
+        def act(state, budget=None, real_act=real_act, ai=ai, used=used):
+            a = real_act(state, budget)
+            used[0] += ai.last_budget.used
+            return a
+
+        ai.act = act
+        agents = [make_agent("random", seed=1), ai, make_agent("random", seed=2)]
+        actions: list = []
+        play_game(get_game("tribolo").new_state(5, 0), agents, on_action=actions.append)
+        games[search] = (actions, used[0])
+    assert games["paranoid"][0] == games["minimax"][0]
+    assert games["paranoid"][1] < games["minimax"][1]
