@@ -93,8 +93,12 @@ def allied_scores(against: int) -> ScoreStrategy:
 
 def select_strategy(state, against: int | None = 0):
     """The strategy of the player to move, in the original's order (see the module text).
-    `against`: the player the allied strategy plays against (0 blue, the original's human);
-    None never allies."""
+
+    Args:
+        state: a state with a player to move.
+        against: the player the allied strategy plays against (0 blue, the original's
+            human); None never allies.
+    """
     s = state.score
     me = state.current_player
     if against is not None:
@@ -111,7 +115,14 @@ def select_strategy(state, against: int | None = 0):
 
 def minimax(strategy, state, depth: int, budget: Budget) -> float:
     """The original's recursion: the leaf value at depth 0 or at the end, else the max (or
-    min, as the strategy says for the player to move) over every legal move."""
+    min, as the strategy says for the player to move) over every legal move.
+
+    Args:
+        strategy: says who maximises and what a leaf is worth.
+        state: the node (never changed: children are copies).
+        depth: plies still to expand.
+        budget: every child built is one forward-model call on it.
+    """
     if depth == 0 or state.is_terminal():
         return strategy.evaluate(state)
     values = []
@@ -133,7 +144,13 @@ def _ordered(state) -> list:
 def alphabeta(strategy, state, depth: int, alpha: float, beta: float, budget: Budget) -> float:
     """Minimax with alpha-beta pruning over nodes that are MAX or MIN as the strategy says
     (no alternation needed): the exact minimax value when it lies strictly inside
-    (alpha, beta), else a bound on the same side."""
+    (alpha, beta), else a bound on the same side.
+
+    Args:
+        strategy, state, depth, budget: as for `minimax`.
+        alpha, beta: the window: values at or below alpha, or at or above beta, need not
+            be exact.
+    """
     if depth == 0 or state.is_terminal():
         return strategy.evaluate(state)
     maxing = strategy.maximizing(state)
@@ -180,17 +197,10 @@ class TriboloAI:
             search: minimax (the original, every root move valued exactly) or paranoid
                 (alpha-beta on the same tree: the same best value, fewer calls).
         """
-        if budget is not None:
-            budget = check_budget(budget)
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"depth: a whole number >= 0 expected, got {depth!r}")
-        names = PLAYER_NAMES + ("none",)
-        if against not in names:
-            raise ValueError(f"against: one of {', '.join(names)} expected, got {against!r}")
-        if search not in SEARCHES:
-            raise ValueError(f"search: one of {', '.join(SEARCHES)} expected, got {search!r}")
+        self.check_params({"budget": budget, "depth": depth, "against": against,
+                           "search": search})
         self.seed = seed
-        self.budget = budget
+        self.budget = None if budget is None else check_budget(budget)
         self.depth = depth
         self.against = against
         self.search = search
@@ -200,6 +210,26 @@ class TriboloAI:
         self.last_strategy: str | None = None
         self.last_values: dict[Any, float] = {}
         self._maximizing = True
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], game: str | None = None) -> None:
+        """One ValueError naming the first bad value, before anything is built (configs
+        are checked with it before any game runs).
+
+        Args:
+            p: the agent's parameters (budget, depth, against, search).
+            game: the game (unused: the agent plays Tribolo only).
+        """
+        if p.get("budget") is not None:
+            check_budget(p["budget"])
+        depth = p.get("depth", 1)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth: a whole number >= 0 expected, got {depth!r}")
+        names = PLAYER_NAMES + ("none",)
+        if p.get("against", "blue") not in names:
+            raise ValueError(f"against: one of {', '.join(names)} expected, got {p['against']!r}")
+        if p.get("search", "minimax") not in SEARCHES:
+            raise ValueError(f"search: one of {', '.join(SEARCHES)} expected, got {p['search']!r}")
 
     def _budget(self, override: int | None) -> Budget:
         total = override if override is not None else self.budget

@@ -56,7 +56,13 @@ del _b
 
 def moves_of(me: int, opp1: int, opp2: int, empty: int) -> int:
     """The set of empty cells where the owner of `me` has a jump: from one of its cells,
-    one or more cells of a single opponent in a row, then the empty destination."""
+    one or more cells of a single opponent in a row, then the empty destination.
+
+    Args:
+        me: the player's cells.
+        opp1, opp2: each opponent's cells.
+        empty: the empty cells.
+    """
     m = 0
     for o in (opp1, opp2):
         if not o:
@@ -78,7 +84,13 @@ def moves_of(me: int, opp1: int, opp2: int, empty: int) -> int:
 def flips(me: int, opp1: int, opp2: int, dest: int) -> int:
     """Every cell converted when the owner of `me` plays the single-bit `dest`: in each
     direction, a run of one opponent's cells closed by one of `me`'s cells (the
-    destination itself not included). 0 when `dest` is no jump."""
+    destination itself not included). 0 when `dest` is no jump.
+
+    Args:
+        me: the mover's cells.
+        opp1, opp2: each opponent's cells.
+        dest: the destination, one bit.
+    """
     both = opp1 | opp2
     f = 0
     for s in _POSITIVE:

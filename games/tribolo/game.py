@@ -15,6 +15,11 @@ SYMBOLS = {"ascii": {".": ".", "#": "#", "*": "*"},
 
 
 def state_from_level(level: TriboloLevel) -> TriboloState:
+    """The start position of a level.
+
+    Args:
+        level: the board rows and the first candidate to move.
+    """
     bb = [0, 0, 0]
     walls = 0
     for y, row in enumerate(level.rows):

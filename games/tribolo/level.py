@@ -75,7 +75,12 @@ def player_of(name: str, source: str) -> int:
 
 
 def parse_level(text: str, source: str = "<level>") -> TriboloLevel:
-    """A level from the text of a level file; one clear error naming the line otherwise."""
+    """A level from the text of a level file; one clear error naming the line otherwise.
+
+    Args:
+        text: the file's text (format in the module docstring).
+        source: what errors call the text (a file name).
+    """
     if not isinstance(text, str):
         raise ValueError(f"{source}: level text expected, got {type(text).__name__}")
     rows: list[str] = []
@@ -120,7 +125,11 @@ def load_level(path: str | Path) -> TriboloLevel:
 def generate_level(seed: int) -> TriboloLevel:
     """The original's random set-up, seeded: a uniform shuffle of the 176 cells, the first 12
     to blue, the next 12 to red, to green, to walls; then a uniform draw of the "previous
-    player", whose successor is the first candidate to move."""
+    player", whose successor is the first candidate to move.
+
+    Args:
+        seed: the set-up seed (the level's id in level sets such as ``range:0-9``).
+    """
     rng = random.Random(seed)
     coords = [(x, y) for x in range(WIDTH) for y in range(HEIGHT)]
     rng.shuffle(coords)

@@ -18,7 +18,9 @@ from games.tribolo.board import (
     BIT,
     COORDS,
     FULL,
+    HEIGHT,
     PLAYER_NAMES,
+    WIDTH,
     bit_index,
     cells_of,
     flips,
@@ -269,7 +271,7 @@ class TriboloState:
         return "."
 
     def rows(self) -> list[str]:
-        from games.tribolo.board import HEIGHT, WIDTH
+        """The board as the vectors and level files write it: rows y = 0..10 of '.#BRG'."""
         return ["".join(self.cell(x, y) for x in range(WIDTH)) for y in range(HEIGHT)]
 
     def __str__(self) -> str:

@@ -328,3 +328,16 @@ def test_paranoid_plays_the_same_game_as_minimax():
         games[search] = (actions, used[0])
     assert games["paranoid"][0] == games["minimax"][0]
     assert games["paranoid"][1] < games["minimax"][1]
+
+
+def test_bad_ai_parameters_fail_before_anything_runs():
+    from agents.registry import validate_agent
+    for params, message in (({"search": "alphabeta"}, "search: one of minimax, paranoid"),
+                            ({"against": "pink"}, "against: one of blue, red, green, none"),
+                            ({"depth": -1}, "depth: a whole number >= 0"),
+                            ({"budget": 0}, "budget: must be a whole number")):
+        with pytest.raises(ValueError, match=message):
+            validate_agent("tribolo_ai", params, "tribolo")
+        with pytest.raises(ValueError, match=message):
+            make_agent("tribolo_ai", game="tribolo", **params)
+    assert make_agent("tribolo_ai", game="tribolo", against="none").params()["against"] == "none"
