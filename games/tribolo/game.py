@@ -7,7 +7,13 @@ from typing import Any
 
 from games.api import BaseGame
 from games.tribolo.board import BIT, HEIGHT, PLAYER_LETTERS, PLAYER_NAMES, WIDTH
-from games.tribolo.level import TriboloLevel, generate_level, load_level, parse_level
+from games.tribolo.level import (
+    TriboloLevel,
+    generate_level,
+    level_from_dict,
+    load_level,
+    parse_level,
+)
 from games.tribolo.state import TriboloState
 
 SYMBOLS = {"ascii": {".": ".", "#": "#", "*": "*"},
@@ -40,11 +46,19 @@ class TriboloGame(BaseGame):
     table_columns = (("score", "Cells", "{:.1f}"), ("share", "Share", "{:.3f}"),
                      ("skipped", "Skipped", "{:.2f}"))
 
-    def level(self, spec: TriboloLevel | str | Path | int, **options: Any) -> TriboloLevel:
-        """A level from a `TriboloLevel`, a level file path, or a set-up seed (an int)."""
+    def level(self, spec: TriboloLevel | str | Path | int | dict, **options: Any) -> TriboloLevel:
+        """A level from a `TriboloLevel`, a level file path, a set-up seed (an int), or a
+        state object as the conformance vectors write it (``board``, ``to_move``).
+
+        Args:
+            spec: the level.
+            options: game options (Tribolo has none: any is an error naming it).
+        """
         self.check_options(options)
         if isinstance(spec, TriboloLevel):
             return spec
+        if isinstance(spec, dict):
+            return level_from_dict(spec)
         if isinstance(spec, bool):
             raise ValueError(f"level: a seed or a level file expected, got {spec!r}")
         if isinstance(spec, int):
@@ -53,10 +67,15 @@ class TriboloGame(BaseGame):
             return load_level(spec)
         raise ValueError(f"level: a seed or a level file expected, got {spec!r}")
 
-    def new_state(self, level: TriboloLevel | str | Path | int, seed: int = 0,
+    def new_state(self, level: TriboloLevel | str | Path | int | dict, seed: int = 0,
                   **options: Any) -> TriboloState:
-        """A game from the start position of `level`; `seed` is unused (the game has no
-        chance after the set-up, which the level decides)."""
+        """A game from the start position of `level`.
+
+        Args:
+            level: as `level` takes it.
+            seed: unused: the game has no chance after the set-up, which the level decides.
+            options: none (any is an error naming it).
+        """
         return state_from_level(self.level(level, **options))
 
     def level_text(self, level: TriboloLevel) -> str:

@@ -114,6 +114,27 @@ def parse_level(text: str, source: str = "<level>") -> TriboloLevel:
     return TriboloLevel(tuple(rows), first)
 
 
+def level_from_dict(data: dict, source: str = "level") -> TriboloLevel:
+    """A level from a state object as the conformance vectors write it: ``board`` (11 rows
+    of 16 cells) and ``to_move`` or ``first`` (a player name; absent or null: blue).
+
+    Args:
+        data: the mapping.
+        source: what errors call it.
+    """
+    unknown = sorted(set(data) - {"board", "to_move", "first", "scores", "legal_moves",
+                                  "legal_counts"})
+    if unknown:
+        raise ValueError(f"{source}: unknown field {unknown[0]!r} (board, to_move or first)")
+    if "board" not in data:
+        raise ValueError(f"{source}: board: missing")
+    rows = data["board"]
+    check_rows(tuple(rows) if isinstance(rows, list) else rows, f"{source}: board")
+    who = data.get("first", data.get("to_move"))
+    first = 0 if who is None else player_of(str(who), source)
+    return TriboloLevel(tuple(rows), first)
+
+
 def load_level(path: str | Path) -> TriboloLevel:
     p = Path(path)
     if not p.is_file():

@@ -341,3 +341,34 @@ def test_bad_ai_parameters_fail_before_anything_runs():
         with pytest.raises(ValueError, match=message):
             make_agent("tribolo_ai", game="tribolo", **params)
     assert make_agent("tribolo_ai", game="tribolo", against="none").params()["against"] == "none"
+
+
+def test_levels_from_vector_states_and_unusual_starts():
+    game = get_game("tribolo")
+    g = VECTORS[0]
+    s = game.new_state({"board": g["initial"]["board"], "to_move": g["initial"]["to_move"]}, 0)
+    assert _disagreements(s, g["initial"]) == []
+    with pytest.raises(ValueError, match="unknown field 'boards'"):
+        game.level({"boards": []})
+    with pytest.raises(ValueError, match="board: line 1 \\(row y=0\\): 16 cells expected"):
+        game.level({"board": ["."] * HEIGHT})
+    def board(first_row: str) -> list[str]:
+        return [first_row.ljust(WIDTH, ".")] + ["." * WIDTH] * (HEIGHT - 1)
+
+    # nobody can move: over at once, a three-way tie
+    s = game.new_state({"board": board("B.R.G")}, 0)
+    assert s.is_terminal() and s.legal_actions() == [] and s.winner() is None
+    assert s.results() == [pytest.approx(1 / 3)] * 3 and s.current_player == -1
+    # blue (the first candidate) and red cannot move: green starts, then blue takes all
+    s = game.new_state({"board": board("BGR"), "first": "blue"}, 0)
+    assert s.current_player == 2 and s.legal_actions() == [(3, 0)]
+    s.apply((3, 0))
+    assert s.current_player == 0 and s.legal_actions() == [(4, 0)]
+    s.apply((4, 0))
+    assert s.is_terminal() and s.rows()[0].startswith("BBBBB.")
+    assert s.winner() == 0 and s.ranking() == [0, 1, 2] and s.results() == [1.0, 0.0, 0.0]
+    # blue owns nothing and is skipped; after red's move nobody can move
+    s = game.new_state({"board": board("RG")}, 0)
+    assert s.current_player == 1 and s.legal_actions() == [(2, 0)]
+    s.apply((2, 0))
+    assert s.is_terminal() and s.winner() == 1 and s.ranking() == [1, 0, 2]
