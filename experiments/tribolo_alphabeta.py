@@ -1,5 +1,6 @@
 """Paranoid alpha-beta against the original's plain minimax, on the same trees: best root
-value and chosen move, and forward-model calls (states built) per decision, printed as JSON.
+value and chosen move, and forward-model calls (states built) per decision; and max^n with
+and without shallow pruning (same choice and vector, calls). Printed as JSON.
 
 Decision states: every `--every`-th state of random games on the set-up seeds 0..L-1 (with
 more than one legal move). In each, the original AI (`tribolo_ai`) selects its strategy and
@@ -20,6 +21,7 @@ import numpy as np
 
 from games.registry import get_game
 from games.tribolo.ai import TriboloAI
+from games.tribolo.maxn import MaxnAgent
 
 
 def decision_states(levels: int, every: int, seed: int) -> list:
@@ -69,6 +71,21 @@ def compare(states, depth: int, seed: int) -> dict:
     }
 
 
+def compare_maxn(states, depth: int, seed: int) -> dict:
+    calls = {"pruned": 0, "unpruned": 0}
+    disagreements = 0
+    for k, s in enumerate(states):
+        out = {}
+        for prune, key in ((True, "pruned"), (False, "unpruned")):
+            agent = MaxnAgent(seed=seed + k, budget=1 << 40, max_depth=depth, prune=prune)
+            move = agent.act(s)
+            calls[key] += agent.last_budget.used
+            out[key] = (move, agent.last_values[move])
+        disagreements += out["pruned"] != out["unpruned"]
+    return {"maxn_depth": depth, "decisions": len(states), "disagreements": disagreements,
+            "calls_total": calls}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", type=int, default=10, help="set-up seeds 0..N-1")
@@ -77,7 +94,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7, help="seed of the random games and the agents")
     args = ap.parse_args()
     states = decision_states(args.levels, args.every, args.seed)
-    print(json.dumps([compare(states, d, args.seed) for d in args.depths], indent=2))
+    print(json.dumps([compare(states, d, args.seed) for d in args.depths]
+                     + [compare_maxn(states, d, args.seed) for d in args.depths], indent=2))
 
 
 if __name__ == "__main__":

@@ -158,7 +158,7 @@ def test_conformance():
 
 def test_every_agent_plays_it_and_spends_its_budget_exactly():
     report = check_agents("tribolo", budget=25)
-    for name in ("random", "osla", "mc", "mcts", "rhea", "tribolo_ai"):
+    for name in ("random", "osla", "mc", "mcts", "rhea", "tribolo_ai", "tribolo_maxn"):
         assert report.decisions.get(name) == 3, (name, report)
 
 
@@ -372,3 +372,52 @@ def test_levels_from_vector_states_and_unusual_starts():
     assert s.current_player == 1 and s.legal_actions() == [(2, 0)]
     s.apply((2, 0))
     assert s.is_terminal() and s.winner() == 1 and s.ranking() == [1, 0, 2]
+
+
+def _two_player_position(seed: int, moves: int):
+    """A set-up without green (its cells emptied), after random moves: max^n's shallow
+    pruning bites when one player can gain nothing."""
+    lv = generate_level(seed)
+    s = state_from_level(TriboloLevel(tuple(r.replace("G", ".") for r in lv.rows), 0))
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        acts = s.legal_actions()
+        s.apply(acts[int(rng.integers(len(acts)))])
+    assert not s.is_terminal() and s.score[2] == 0
+    return s
+
+
+def test_maxn_shallow_pruning_keeps_the_choice_and_builds_fewer_states():
+    from games.tribolo.maxn import MaxnAgent
+    positions = [_two_player_position(0, 30), _two_player_position(1, 30)]
+    positions += [_before(g, i) for g, i in AI_MOVES[::30]]  # three players: rarely cut
+    saved = 0
+    for s in positions:
+        out = {}
+        for prune in (True, False):
+            agent = MaxnAgent(seed=4, budget=1 << 40, max_depth=2, prune=prune)
+            c = CountingState(s.copy())
+            move = agent.act(c)
+            assert c.counter.n == agent.last_budget.used and agent.last_depth == 2
+            out[prune] = (move, agent.last_values[move], agent.last_budget.used)
+        assert out[True][:2] == out[False][:2]
+        assert out[True][2] <= out[False][2]
+        saved += out[False][2] - out[True][2]
+    assert saved > 0
+
+
+def test_maxn_deepens_with_the_budget_and_never_overspends():
+    from games.tribolo.maxn import MaxnAgent
+    s = _before(*AI_MOVES[10])
+    depths = []
+    for budget in (3, 50, 400, 4000):
+        agent = MaxnAgent(seed=0, budget=budget)
+        assert agent.act(s) in s.legal_actions()
+        assert agent.last_budget.used <= budget
+        depths.append(agent.last_depth)
+    assert depths == sorted(depths) and depths[0] == -1 and depths[-1] >= 2
+    # the choice at a finished depth is the best for the mover among the root values
+    p = s.current_player
+    move = agent.act(s)
+    values = agent.last_values
+    assert values[move][p] == max(v[p] for v in values.values())
