@@ -258,7 +258,7 @@ class TriboloState:
             return f"{action}"
         x, y = action
         over = ", ".join(f"{len(c)} {PLAYER_NAMES[o]}" for o, c in lines)
-        return f"{x},{y} (takes {over})"
+        return f"({x},{y}) takes {over}"
 
     # -- views --------------------------------------------------------------------------
     def cell(self, x: int, y: int) -> str:

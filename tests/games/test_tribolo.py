@@ -421,3 +421,13 @@ def test_maxn_deepens_with_the_budget_and_never_overspends():
     move = agent.act(s)
     values = agent.last_values
     assert values[move][p] == max(v[p] for v in values.values())
+
+
+def test_a_human_picks_a_move_by_its_cell():
+    from agents.human import HumanAgent
+    s = get_game("tribolo").new_state(2, 0)
+    move = s.legal_actions()[-1]
+    text = f"({move[0]},{move[1]})"
+    human = HumanAgent(stdin=io.StringIO(text + "\n"), stdout=io.StringIO())
+    assert human.act(s) == move
+    assert s.describe(move).startswith(text + " takes ")
