@@ -177,9 +177,10 @@ def alphabeta(strategy, state, depth: int, alpha: float, beta: float, budget: Bu
 class TriboloAI:
     """The original AI as an agent: strategy selection at the root, then fixed-depth search.
 
-    With a budget too small for the whole tree, the root moves are searched in (x, y) order
-    until it runs out; a root move whose tree was not finished is not counted, and with none
-    finished a random move is played.
+    With a budget too small for the whole tree, the root moves are searched in order ((x, y)
+    for minimax, the mover's immediate gain for paranoid) until it runs out; a root move
+    whose tree was not finished is not counted, and with none finished a random move is
+    played.
     """
 
     name = "tribolo_ai"
