@@ -35,7 +35,8 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
             level of the game's default level set.
         seed: the game seed; agents are seeded from it.
         options: game options.
-        players: one agent spec per player.
+        players: one agent spec per player; with fewer specs than players, the last one
+            plays the remaining players too (each with its own agent and seed).
         watch: show the board after every round, not only at the end.
         ascii_only: ASCII symbols only.
         record: write a replayable record there.
@@ -50,6 +51,11 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         level = game.level_set(game.default_levels)[0]
     level = game.level(level, **options)
     state = game.new_state(level, seed, **options)
+    players = list(players)
+    if players and len(players) < state.num_players:  # e.g. two agents given, three players
+        extra = [state.player_name(p) for p in range(len(players), state.num_players)]
+        say(f"{', '.join(extra)}: {players[-1]} (the last agent given plays the other players)")
+        players += [players[-1]] * (state.num_players - len(players))
     agents = [parse_agent_spec(spec, seed=seed * 2 + 1 + i, game=game_name)
               for i, spec in enumerate(players)]
     if len(agents) != state.num_players:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 PLUGINS: dict[str, str] = {
     "tribes": "games.tribes.plugin",
     "openspiel": "games.openspiel.plugin",
+    "tribolo": "games.tribolo.plugin",
 }
 """Game (or family) name -> the module that registers it."""
 

@@ -1,0 +1,102 @@
+"""Paranoid alpha-beta against the original's plain minimax, on the same trees: best root
+value and chosen move, and forward-model calls (states built) per decision; and max^n with
+and without shallow pruning (same choice and vector, calls). Printed as JSON.
+
+Decision states: every `--every`-th state of random games on the set-up seeds 0..L-1 (with
+more than one legal move). In each, the original AI (`tribolo_ai`) selects its strategy and
+searches with `search=minimax` and `search=paranoid` at each depth. A disagreement is a
+different best root value, or a paranoid choice whose plain-minimax value is not the best.
+
+    python experiments/tribolo_alphabeta.py [--levels 10] [--every 6] [--depths 1 2] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import Counter
+
+import numpy as np
+
+from games.registry import get_game
+from games.tribolo.ai import TriboloAI
+from games.tribolo.maxn import MaxnAgent
+
+
+def decision_states(levels: int, every: int, seed: int) -> list:
+    game = get_game("tribolo")
+    rng = np.random.default_rng(seed)
+    out = []
+    for level in range(levels):
+        s = game.new_state(level, seed)
+        k = 0
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            if len(acts) > 1:
+                k += 1
+                if k % every == 0:
+                    out.append(s.copy())
+            s.apply(acts[int(rng.integers(len(acts)))])
+    return out
+
+
+def compare(states, depth: int, seed: int) -> dict:
+    calls = {"minimax": [], "paranoid": []}
+    disagreements = 0
+    strategies: Counter = Counter()
+    for k, s in enumerate(states):
+        plain = TriboloAI(seed=seed + k, depth=depth)
+        strategy, exact = plain.analyse(s)
+        strategies[strategy] += 1
+        calls["minimax"].append(plain.last_budget.used)
+        ab = TriboloAI(seed=seed + k, depth=depth, search="paranoid")
+        choice = ab.act(s)
+        calls["paranoid"].append(ab.last_budget.used)
+        best = max(exact.values()) if plain._maximizing else min(exact.values())
+        found = max(ab.last_values.values()) if ab._maximizing else min(ab.last_values.values())
+        if found != best or exact[choice] != best:
+            disagreements += 1
+    ratio = [p / m for p, m in zip(calls["paranoid"], calls["minimax"])]
+    return {
+        "depth": depth,
+        "decisions": len(states),
+        "strategies": dict(strategies),
+        "disagreements": disagreements,
+        "calls_total": {k: sum(v) for k, v in calls.items()},
+        "calls_median": {k: statistics.median(v) for k, v in calls.items()},
+        "calls_max": {k: max(v) for k, v in calls.items()},
+        "paranoid_over_minimax_median": round(statistics.median(ratio), 3),
+        "paranoid_over_minimax_total": round(sum(calls["paranoid"]) / sum(calls["minimax"]), 3),
+    }
+
+
+def compare_maxn(states, depth: int, seed: int) -> dict:
+    calls = {"pruned": 0, "unpruned": 0}
+    disagreements = 0
+    for k, s in enumerate(states):
+        out = {}
+        for prune, key in ((True, "pruned"), (False, "unpruned")):
+            agent = MaxnAgent(seed=seed + k, budget=1 << 40, max_depth=depth, prune=prune)
+            move = agent.act(s)
+            calls[key] += agent.last_budget.used
+            out[key] = (move, agent.last_values[move])
+        disagreements += out["pruned"] != out["unpruned"]
+    return {"maxn_depth": depth, "decisions": len(states), "disagreements": disagreements,
+            "calls_total": calls}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--levels", type=int, default=10, help="set-up seeds 0..N-1")
+    ap.add_argument("--every", type=int, default=6, help="keep every N-th decision state")
+    ap.add_argument("--depths", type=int, nargs="+", default=[1, 2], help="search depths")
+    ap.add_argument("--seed", type=int, default=7, help="seed of the random games and the agents")
+    args = ap.parse_args()
+    states = decision_states(args.levels, args.every, args.seed)
+    print(json.dumps([compare(states, d, args.seed) for d in args.depths]
+                     + [compare_maxn(states, d, args.seed) for d in args.depths], indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Tribolo's board as bitboards: one Python int per player, one for the walls.
+
+Layout: column-major, as the original stores its board (`board[x][y]`). Cell (x, y) is bit
+``x * STRIDE + y`` with ``STRIDE = HEIGHT + 1``: every column has one spare *guard* bit
+(y = 11) that never belongs to any set, so a step that leaves the board vertically or
+diagonally lands on a guard bit (or beyond bit 191, or below bit 0) and is dropped by the
+next AND with a player's, or the empty cells', set. No shift needs a mask of its own.
+
+Ascending bit order is therefore (x, y) order, the order in which legal moves are listed.
+
+A direction (dx, dy) is the shift ``dx * STRIDE + dy``. Move generation floods from a
+player's cells over each opponent separately (a line holds one opponent only), the way
+Othello bitboards are generated, with a loop instead of an unrolled fixed count because
+lines run up to 14 cells on a 16-wide board.
+"""
+
+from __future__ import annotations
+
+WIDTH, HEIGHT = 16, 11
+STRIDE = HEIGHT + 1
+CELLS = WIDTH * HEIGHT
+
+BLUE, RED, GREEN = 0, 1, 2
+PLAYERS = (BLUE, RED, GREEN)
+PLAYER_NAMES = ("blue", "red", "green")
+PLAYER_LETTERS = ("B", "R", "G")
+EMPTY_CHAR, WALL_CHAR = ".", "#"
+
+DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, 1), (1, 1), (-1, -1), (1, -1))
+"""The 8 directions (dx, dy) in the order the original scans them."""
+
+SHIFTS = tuple(dx * STRIDE + dy for dx, dy in DIRECTIONS)
+"""Bit shift of one step in each direction (positive: towards higher bits)."""
+
+_POSITIVE = (1, STRIDE - 1, STRIDE, STRIDE + 1)
+"""One shift amount per axis; each is used both ways (<< and >>), 8 directions in all."""
+
+
+def bit_index(x: int, y: int) -> int:
+    return x * STRIDE + y
+
+
+COORDS: tuple[tuple[int, int] | None, ...] = tuple(
+    (i // STRIDE, i % STRIDE) if i % STRIDE < HEIGHT else None for i in range(WIDTH * STRIDE))
+"""Bit index -> (x, y) (None for guard bits)."""
+
+BIT: dict[tuple[int, int], int] = {(x, y): 1 << bit_index(x, y)
+                                   for x in range(WIDTH) for y in range(HEIGHT)}
+"""(x, y) -> its single-bit mask: the legality check of an action is one dict lookup."""
+
+FULL = 0
+for _b in BIT.values():
+    FULL |= _b
+del _b
+
+
+def moves_of(me: int, opp1: int, opp2: int, empty: int) -> int:
+    """The set of empty cells where the owner of `me` has a jump: from one of its cells,
+    one or more cells of a single opponent in a row, then the empty destination.
+
+    Args:
+        me: the player's cells.
+        opp1, opp2: each opponent's cells.
+        empty: the empty cells.
+    """
+    m = 0
+    for o in (opp1, opp2):
+        if not o:
+            continue
+        for s in _POSITIVE:
+            x = (me << s) & o
+            while x:
+                x <<= s
+                m |= x & empty
+                x &= o
+            x = (me >> s) & o
+            while x:
+                x >>= s
+                m |= x & empty
+                x &= o
+    return m
+
+
+def flips(me: int, opp1: int, opp2: int, dest: int) -> int:
+    """Every cell converted when the owner of `me` plays the single-bit `dest`: in each
+    direction, a run of one opponent's cells closed by one of `me`'s cells (the
+    destination itself not included). 0 when `dest` is no jump.
+
+    Args:
+        me: the mover's cells.
+        opp1, opp2: each opponent's cells.
+        dest: the destination, one bit.
+    """
+    both = opp1 | opp2
+    f = 0
+    for s in _POSITIVE:
+        c = (dest << s) & both
+        if c:
+            o = opp1 if c & opp1 else opp2
+            line = 0
+            while c & o:
+                line |= c
+                c <<= s
+            if c & me:
+                f |= line
+        c = (dest >> s) & both
+        if c:
+            o = opp1 if c & opp1 else opp2
+            line = 0
+            while c & o:
+                line |= c
+                c >>= s
+            if c & me:
+                f |= line
+    return f
+
+
+def jump_lines(me: int, opp1: int, opp2: int, dest: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    """The firing lines of a move, direction by direction in the original's scan order:
+    (which of opp1 / opp2 was jumped over: 1 or 2, converted cells from the destination
+    outwards)."""
+    out = []
+    for s in SHIFTS:
+        step = (lambda b, s=s: b << s) if s > 0 else (lambda b, s=s: b >> -s)
+        c = step(dest)
+        o, which = (opp1, 1) if c & opp1 else (opp2, 2) if c & opp2 else (0, 0)
+        if not o:
+            continue
+        cells = []
+        while c & o:
+            cells.append(COORDS[c.bit_length() - 1])
+            c = step(c)
+        if c & me:
+            out.append((which, cells))
+    return out
+
+
+def cells_of(bits: int) -> list[tuple[int, int]]:
+    """The (x, y) cells of a set, in (x, y) order."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(COORDS[low.bit_length() - 1])
+        bits ^= low
+    return out
+
+
+def bits_of(cells) -> int:
+    b = 0
+    for c in cells:
+        b |= BIT[tuple(c)]
+    return b

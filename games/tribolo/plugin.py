@@ -1,0 +1,18 @@
+"""Tribolo as a playstyles plug-in: importing this module registers everything the game brings
+(the game, its default leaf evaluator ``cells`` for the generic search agents, and the
+original AI as the agent ``tribolo_ai``, max^n as ``tribolo_maxn``)."""
+
+from __future__ import annotations
+
+from agents.evaluators import register_evaluator
+from agents.registry import register as register_agent
+from games.registry import register_game
+from games.tribolo.ai import TriboloAI
+from games.tribolo.evaluators import CellsHeuristic
+from games.tribolo.game import TriboloGame
+from games.tribolo.maxn import MaxnAgent
+
+register_game("tribolo", TriboloGame)
+register_evaluator("tribolo", "cells", CellsHeuristic, default=True)
+register_agent("tribolo_ai", TriboloAI, game="tribolo")
+register_agent("tribolo_maxn", MaxnAgent, game="tribolo")
