@@ -108,7 +108,7 @@ def _is_human(spec: str) -> bool:
 
 def _play(args: argparse.Namespace) -> int:
     from agents.watch import play_shown
-    players = [args.p1, args.p2]
+    players = [args.p1, args.p2] + ([args.p3] if args.p3 else [])
     delay = args.delay
     if delay is None:  # pace a watched game in a terminal; a human paces it anyway
         delay = WATCH_DELAY if args.watch and sys.stdout.isatty() \
@@ -272,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "(help at its prompt lists the commands; quit, Ctrl-D or Ctrl-C "
                            "abandons the game)")
     play.add_argument("--p2", default="random", help="agent of the second player")
+    play.add_argument("--p3", default=None,
+                      help="agent of the third player in a three-player game (e.g. Tribolo; "
+                           "default: the second player's agent)")
     play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
     play.add_argument("--level", default=None,
                       help="level seed or level file (default: the first level of the game's "

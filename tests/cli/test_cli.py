@@ -344,3 +344,15 @@ def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, m
     monkeypatch.setattr(run_mod, "_after_game", None)
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
                  "--quiet", "--resume"]) == 0
+
+
+def test_p3_seats_a_third_agent(capsys, tmp_path):
+    import json
+    rec = tmp_path / "g.json"
+    code, out, err = run(capsys, "play", "--game", "tribolo", "--p1", "random", "--p2", "random",
+                         "--p3", "tribolo_ai:depth=1", "--record", rec)
+    assert code == 0, err
+    agents = json.loads(rec.read_text())["players"]
+    assert len(agents) == 3 and agents[2].startswith("tribolo_ai")
+    code, _, err = run(capsys, "play", "--p3", "random", "--rounds", "1")
+    assert code == 2 and "3 agents for a 2-player" in err
