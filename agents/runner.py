@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from agents.registry import make_agent_from
-from games.api import GameState, ends_turn, totals
+from games.api import GameState, ends_turn, results, totals
 from games.registry import get_game
 
 
@@ -62,6 +62,16 @@ class GameRecord:
     think_seconds: list[float] = field(default_factory=list)  # time spent in each agent
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the process while it played the game
+    results: list[float] = field(default_factory=list)  # each player's share of first place
+
+    def result(self, player: int) -> float:
+        """`player`'s share of first place (`games.api.results`); from the winner for a
+        record written before records kept the shares."""
+        own = getattr(self, "results", None)
+        if own:
+            return float(own[player])
+        n = len(self.spec.agents)
+        return 1.0 / n if self.winner is None else float(self.winner == player)
 
     def event_totals(self, player: int) -> dict[str, float]:
         return totals(self.events, player)
@@ -135,7 +145,7 @@ def run_game(spec: GameSpec) -> GameRecord:
     play_game(state, agents, budget=spec.budget, timing=timing)
     players = range(state.num_players)
     return GameRecord(
-        spec=spec, winner=state.winner(), ranking=state.ranking(),
+        spec=spec, winner=state.winner(), ranking=state.ranking(), results=results(state),
         rounds=state.tick, summaries=[state.summary(p) for p in players],
         sides=[state.player_name(p) for p in players], events=state.events(),
         decisions=[t[0] for t in timing], think_seconds=[t[1] for t in timing],

@@ -1,10 +1,10 @@
 """Games behind one forward-model protocol, and games by name.
 
 The public surface: the protocol (`GameState`, `Game`, `BaseGame`, `IllegalAction` and the
-helpers `ends_turn`, `is_pass`, `outcome`, `group_by_player`), the registry (`get_game`,
+helpers `ends_turn`, `is_pass`, `results`, `outcome`, `group_by_player`), the registry (`get_game`,
 `game_names`, `register_game`, `register_family`, `register_plugin`), level sets (`level_set`,
 `split`) and the conformance check (`check_game`). Each game is a plug-in package below this
-one (`games/tribes/`, `games/openspiel/`), imported by the registry on first use.
+one (`games/tribes/`, `games/openspiel/`, `games/tribolo/`), imported by the registry on first use.
 """
 
 from games.api import (
@@ -16,6 +16,7 @@ from games.api import (
     group_by_player,
     is_pass,
     outcome,
+    results,
 )
 from games.levels import level_set, split
 from games.registry import game_names, get_game, register_family, register_game, register_plugin
@@ -29,4 +30,4 @@ def check_game(*args, **kwargs):
 
 __all__ = ["BaseGame", "Game", "GameState", "IllegalAction", "check_game", "ends_turn",
            "game_names", "get_game", "group_by_player", "is_pass", "level_set", "outcome",
-           "register_family", "register_game", "register_plugin", "split"]
+           "register_family", "register_game", "register_plugin", "results", "split"]

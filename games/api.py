@@ -13,9 +13,11 @@ such a state sets `multi_action_turns = True` and says which actions end the tur
 never a game's action names.
 
 Results: `winner()` is the single winning player once the game is over, and None both while it
-runs and when it ended without a single winner (a draw); `outcome(state, p)` gives 1 for a win,
-0.5 for a draw and 0 for a loss. `ranking()` orders the players best first (ties broken by the
-game's own rule).
+runs and when it ended without a single winner (a draw); `results(state)` gives each player's
+share of first place (a state may define `results()` itself; by default 1 for the winner,
+0 for the others, 1/n each without a single winner) and `outcome(state, p)` one player's share:
+1 for a win, 0.5 for a two-player draw, 0 for a loss. `ranking()` orders the players best
+first (ties broken by the game's own rule).
 """
 
 from __future__ import annotations
@@ -109,13 +111,26 @@ def is_pass(state: GameState, action: Action) -> bool:
     return getattr(state, "multi_action_turns", False) and state.ends_turn(action)
 
 
-def outcome(state: GameState, player: int) -> float:
-    """1 if `player` won, 0.5 on a draw (over without a single winner), 0 if it lost.
-    Only meaningful once the state is terminal."""
+def results(state: GameState) -> list[float]:
+    """Each player's share of first place once the game is over: the state's own
+    `results()` when it has one (an optional protocol method; e.g. Tribolo gives 1/k to each
+    of k players tied for first and 0 to the others), else 1 for the winner and 0 for the
+    others, or 1/n to each of the n players when there is no single winner (a two-player
+    draw: 0.5 each). The shares sum to 1."""
+    own = getattr(state, "results", None)
+    if callable(own):
+        return [float(x) for x in own()]
+    n = state.num_players
     w = state.winner()
     if w is None:
-        return 0.5
-    return 1.0 if w == player else 0.0
+        return [1.0 / n] * n
+    return [1.0 if p == w else 0.0 for p in range(n)]
+
+
+def outcome(state: GameState, player: int) -> float:
+    """`player`'s share of first place (`results`): 1 if it won, 0 if it lost, 0.5 for each
+    side of a two-player draw. Only meaningful once the state is terminal."""
+    return results(state)[player]
 
 
 def group_by_player(state: GameState, kind: int = 0) -> dict[Hashable, dict[int, list[Action]]]:

@@ -208,3 +208,17 @@ def test_generic_layers_import_no_game():
             "bad = [m for m in sys.modules if m.startswith(('games.tribes', 'games.openspiel'))]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_results_share_first_place():
+    from types import SimpleNamespace
+
+    from games.api import results
+    three = SimpleNamespace(num_players=3, winner=lambda: None)
+    assert results(three) == [1 / 3] * 3 and outcome(three, 2) == pytest.approx(1 / 3)
+    won = SimpleNamespace(num_players=3, winner=lambda: 1)
+    assert results(won) == [0.0, 1.0, 0.0]
+    tied = SimpleNamespace(num_players=3, winner=lambda: None, results=lambda: [0.5, 0.5, 0.0])
+    assert outcome(tied, 2) == 0.0 and outcome(tied, 0) == 0.5  # last place gets nothing
+    draw = SimpleNamespace(num_players=2, winner=lambda: None)
+    assert results(draw) == [0.5, 0.5]
