@@ -9,6 +9,7 @@ the play-styles paper's Table I.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass, field
@@ -35,7 +36,8 @@ class TournamentConfig:
     Args:
         agents: the agents (labels must be distinct).
         game: the registered game.
-        pairings: indices into `agents`; default every pair.
+        pairings: the tables, as indices into `agents` (pairs in a two-player game, triples
+            in a three-player one); default every set of that many agents.
         levels: a level set name (default: the game's default set) or a list of levels.
         repetitions: games per level and pairing (seats alternate).
         options: game options.
@@ -45,18 +47,29 @@ class TournamentConfig:
 
     agents: list[AgentSpec]
     game: str
-    pairings: list[tuple[int, int]] | None = None  # indices into agents; default: all pairs
+    pairings: list[tuple[int, ...]] | None = None  # indices into agents; default: all tables
     levels: str | list[Any] | None = None
     repetitions: int = 2
     options: dict[str, Any] = field(default_factory=dict)
     budget: int | None = None
     seed: int = 0
 
-    def all_pairings(self) -> list[tuple[int, int]]:
+    def all_pairings(self) -> list[tuple[int, ...]]:
+        """The tables that play: the given pairings, else every set of `seats()` agents."""
         if self.pairings is not None:
             return list(self.pairings)
-        n = len(self.agents)
-        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+        return list(itertools.combinations(range(len(self.agents)), self.seats()))
+
+    def seats(self) -> int:
+        """Players of the game on its first level (2 for two-player games)."""
+        level = level_seeds(self.game, self.levels)[0]
+        return seats_of(self.game, level, self.options)
+
+
+def seats_of(game: str, level: Any, options: dict[str, Any]) -> int:
+    """The number of players of `game` on `level`."""
+    g = get_game(game)
+    return g.new_state(g.level(level, **options), 0, **options).num_players
 
 
 def level_seeds(game: str, levels: str | Sequence[Any] | None) -> list[Any]:
@@ -70,26 +83,35 @@ def level_seeds(game: str, levels: str | Sequence[Any] | None) -> list[Any]:
 
 
 def plan(config: TournamentConfig) -> list[GameSpec]:
-    """Every game of the tournament, in a fixed order, each with its own seeds."""
+    """Every game of the tournament, in a fixed order, each with its own seeds.
+
+    Every table plays every level `repetitions` times; repetition r seats the table's agents
+    in its r-th ordering (the permutations in lexicographic order, cycled): with two players
+    the seats alternate, with three every 6 repetitions play every seating once."""
     seeds = level_seeds(config.game, config.levels)
-    pairings = config.all_pairings()
-    total = len(pairings) * len(seeds) * config.repetitions
+    tables = config.all_pairings()
+    n = len(tables[0]) if tables else 2
+    total = len(tables) * len(seeds) * config.repetitions
     root = np.random.SeedSequence(config.seed)
-    game_seeds = root.generate_state(total * 3, dtype=np.uint32).reshape(total, 3)
+    game_seeds = root.generate_state(total * (n + 1), dtype=np.uint32).reshape(total, n + 1)
     specs = []
     k = 0
     options = tuple(sorted(config.options.items()))
-    for pi, (a, b) in enumerate(pairings):
+    for pi, table in enumerate(tables):
+        orders = list(itertools.permutations(table))
         for level in seeds:
             for rep in range(config.repetitions):
-                first, second = (a, b) if rep % 2 == 0 else (b, a)
+                seating = orders[rep % len(orders)]
                 g = game_seeds[k]
+                tag = {"pairing": pi, "agent": table[0], "opponent": table[1], "rep": rep,
+                       "agent_seat": seating.index(table[0])}
+                if n > 2:
+                    tag.update(table=list(table), seating=list(seating))
                 specs.append(GameSpec(
                     game=config.game, level=level, seed=int(g[0]),
-                    agents=(config.agents[first], config.agents[second]),
-                    agent_seeds=(int(g[1]), int(g[2])), options=options, budget=config.budget,
-                    tag={"pairing": pi, "agent": a, "opponent": b, "rep": rep,
-                         "agent_seat": 0 if first == a else 1}))
+                    agents=tuple(config.agents[i] for i in seating),
+                    agent_seeds=tuple(int(x) for x in g[1:]), options=options,
+                    budget=config.budget, tag=tag))
                 k += 1
     return specs
 
@@ -103,6 +125,7 @@ def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
         row.update({k: v for k, v in spec.tag.items() if k in ("pairing", "rep")})
     for p in range(len(spec.agents)):
         row.update(rec.player_columns(p, f"p{p}_"))
+        row[f"p{p}_result"] = rec.result(p)
     return row
 
 
@@ -124,9 +147,13 @@ def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SC
     rows = []
     for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
         seat = g["agent_seat"].to_numpy()
-        pick = lambda col: np.where(seat == 0, g[f"p0_{col}"], g[f"p1_{col}"])  # noqa: E731
+        seats = 2
+        while f"p{seats}_agent" in g:  # a game of more than two players
+            seats += 1
+        pick = lambda col: np.choose(seat, [g[f"p{k}_{col}"].to_numpy() for k in range(seats)])  # noqa: E731
         winner = g["winner"].to_numpy()
-        wins = (winner == seat).astype(float)
+        # two players: wins (draws apart); more: the share of first place (ties split it)
+        wins = (winner == seat).astype(float) if seats == 2 else pick("result").astype(float)
         n = len(g)
         p = wins.mean()
         low, high = wilson_interval(float(wins.sum()), n)
@@ -166,10 +193,19 @@ def to_markdown(summary: pd.DataFrame,
 
 
 def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpec]) -> pd.DataFrame:
+    """One row per game of a two-player tournament (from the pairing's first agent's side);
+    with more players, one row per game and table member (`agent`, the others joined with
+    " + " as `opponent`, its `agent_seat`), so every member's results can be summarised."""
     rows = []
     for index, rec in sorted(records, key=lambda r: r[0]):
         row = record_row(index, rec)
         tag = rec.spec.tag
+        if "table" in tag:
+            for m in tag["table"]:
+                others = [agents[o].display() for o in tag["table"] if o != m]
+                rows.append({**row, "agent": agents[m].display(), "opponent": " + ".join(others),
+                             "agent_seat": tag["seating"].index(m)})
+            continue
         row["agent"] = agents[tag["agent"]].display()
         row["opponent"] = agents[tag["opponent"]].display()
         row["agent_seat"] = tag["agent_seat"]
@@ -346,8 +382,9 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     if data.get("pairings") is not None:
         pairings = []
         for i, pair in enumerate(data["pairings"]):
-            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-                raise ValueError(f"{source}: pairings[{i}]: expected [agent, opponent]")
+            if not (isinstance(pair, (list, tuple)) and len(pair) >= 2):
+                raise ValueError(f"{source}: pairings[{i}]: expected [agent, opponent, ...], one "
+                                 f"agent per player")
             idx = []
             for who in pair:
                 if who not in labels:
@@ -375,9 +412,16 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
                                  f"(known: {list(known_options)})")
     levels = data.get("levels")
     try:
-        level_seeds(game, levels)
-    except ValueError as e:
-        raise ValueError(f"{source}: levels: {e}") from None
+        first = level_seeds(game, levels)[0]
+    except (ValueError, IndexError) as e:
+        raise ValueError(f"{source}: levels: {e or 'no level'}") from None
+    seats = seats_of(game, first, options)
+    for i, table in enumerate(pairings or []):
+        if len(table) != seats:
+            raise ValueError(f"{source}: pairings[{i}]: {len(table)} agents for a {seats}-player "
+                             f"game")
+    if pairings is None and len(agents) < seats:
+        raise ValueError(f"{source}: agents: a {seats}-player game needs at least {seats} agents")
     return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,
                             repetitions=data.get("repetitions", 2), options=options,
                             budget=data.get("budget"), seed=data.get("seed", 0))

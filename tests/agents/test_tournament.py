@@ -165,3 +165,28 @@ def test_a_cluster_job_ships_every_package_the_project_installs():
     shipped = {Path(m.__file__).resolve().parent for m in env["py_modules"]}
     assert shipped == {root / name for name in SHIPPED_PACKAGES}
     assert "__pycache__" in env["excludes"]
+
+
+def test_a_three_player_tournament_rotates_every_seating():
+    """Tribolo: one table of three agents; 6 repetitions seat them in all 6 orders, every
+    member is summarised against the other two, and the shares of first place add up."""
+    config = config_from_dict({"game": "tribolo", "agents": ["random", "random:label=b",
+                                                             "random:label=c"],
+                               "levels": "seeds:1", "repetitions": 6, "seed": 4})
+    specs = plan(config)
+    seatings = {tuple(a.display() for a in s.agents) for s in specs}
+    assert len(specs) == 6 and len(seatings) == 6
+    assert all(len(s.agent_seeds) == 3 for s in specs)
+    games, summary = run_tournament(config, workers=0, show_progress=False)
+    assert len(games) == 3 * 6  # one row per game and table member
+    assert sorted(summary["Opponent"]) == ["b + c", "random + b", "random + c"]
+    assert summary["Games"].tolist() == [6, 6, 6]
+    assert summary["Win rate %"].sum() == pytest.approx(100.0)  # shares of first place
+    for seat in range(3):
+        assert (games.groupby("agent")["agent_seat"].apply(lambda x: (x == seat).sum()) == 2).all()
+    with pytest.raises(ValueError, match=r"pairings\[0\]: 2 agents for a 3-player game"):
+        config_from_dict({"game": "tribolo", "agents": ["random", "random:label=b"],
+                          "pairings": [["random", "b"]], "levels": "seeds:1"})
+    with pytest.raises(ValueError, match="a 3-player game needs at least 3 agents"):
+        config_from_dict({"game": "tribolo", "agents": ["random", "random:label=b"],
+                          "levels": "seeds:1"})
