@@ -13,7 +13,7 @@ from typing import Any, Callable
 from agents.human import GameAbandoned
 from agents.runner import play_game
 from agents.specs import parse_agent_spec
-from games.api import ends_turn
+from games.api import ends_turn, results
 from games.recording import load_record, make_record, replay, save_record
 from games.registry import get_game
 
@@ -88,10 +88,17 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
     else:
         if not watch:
             say(game.render(state, ascii_only=ascii_only))
-        ranking = state.ranking()
         say("")
-        say(f"winner: player {ranking[0]} ({players[ranking[0]]}, "
-            f"{state.player_name(ranking[0])}) after {state.tick} rounds; scores {state.scores()}")
+        w = state.winner()
+        if w is not None:
+            say(f"winner: player {w} ({players[w]}, {state.player_name(w)}) after {state.tick} "
+                f"rounds; scores {state.scores()}")
+        else:  # a draw, or first place shared
+            shares = results(state)
+            top = [p for p, x in enumerate(shares) if x == max(shares)]
+            say("no single winner: first place shared by " + ", ".join(
+                f"player {p} ({players[p]}, {state.player_name(p)})" for p in top)
+                + f" after {state.tick} rounds; scores {state.scores()}")
     if record is not None:
         save_record(make_record(game_name, game.level_text(level), seed, options, players,
                                 [game.action_to_data(a) for a in actions]), record)

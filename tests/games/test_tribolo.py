@@ -230,7 +230,8 @@ def test_human_play_against_two_agents(monkeypatch):
     s = play_shown("tribolo", 4, 0, {}, ["human", "random"], say=out.append)
     assert s.is_terminal()
     assert out[0] == "green: random (the last agent given plays the other players)"
-    assert "winner: player" in out[-1]
+    assert out[-1].startswith("winner: player" if s.winner() is not None
+                              else "no single winner: first place shared by")
 
 
 # ------------------------------------------------------------------------------ the original AI
@@ -431,3 +432,14 @@ def test_a_human_picks_a_move_by_its_cell():
     human = HumanAgent(stdin=io.StringIO(text + "\n"), stdout=io.StringIO())
     assert human.act(s) == move
     assert s.describe(move).startswith(text + " takes ")
+
+
+def test_play_names_a_shared_first_place(monkeypatch):
+    """A game that ends with first place shared says so instead of naming a winner."""
+    import games.tribolo.state as st
+    monkeypatch.setattr(st.TriboloState, "winner", lambda self: None)
+    monkeypatch.setattr(st.TriboloState, "results", lambda self: [0.5, 0.5, 0.0])
+    out: list[str] = []
+    play_shown("tribolo", 4, 0, {}, ["random", "random", "random"], say=out.append)
+    assert out[-1].startswith("no single winner: first place shared by player 0 (random, blue), "
+                              "player 1 (random, red)")
