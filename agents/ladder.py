@@ -220,6 +220,7 @@ class LadderResult:
     matrix: pd.DataFrame
     verdict: Verdict
     files: list[Path] = field(default_factory=list)
+    ratings: Ratings | None = None
 
 
 def plan_ladder(agents: Sequence[AgentSpec], game: str, levels: Sequence[Any], games: int,
@@ -395,7 +396,7 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
         files.append(atomic_write(out / name, text))
     from plots.matrix import draw_ladder
     files.append(draw_ladder(out, title=f"{Path(presets_path).name}: round robin"))
-    return LadderResult(out, labels, pairs, matrix, verdict, files)
+    return LadderResult(out, labels, pairs, matrix, verdict, files, ratings)
 
 
 def _markdown(matrix: pd.DataFrame, verdict: Verdict, kind: str, ratings: Ratings,
@@ -425,3 +426,59 @@ def _json_default(x: Any) -> Any:
     if hasattr(x, "item"):
         return x.item()
     raise TypeError(f"not JSON serialisable: {x!r}")
+
+
+def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | None = None,
+              levels: str | Sequence[int] | None = None, seed: int = 0,
+              workers: int | None = None, address: str | None = None,
+              show_progress: bool = True) -> tuple[Any, LadderResult]:
+    """Give a preset file's presets calibrated strength: play the ladder of the presets and
+    the baselines, then write into each preset's evidence its Bradley-Terry rating with its
+    95% interval and its win rates against the baselines, and into the file's source the
+    calibration (ladder directory, games per pair, whether the presets' intervals are
+    separated in the file's order); a warning when they are not.
+
+    Args:
+        presets_path: the preset file (rewritten in place).
+        baselines: the shared baselines (agent specs), at least one.
+        games: games per pair (default: two per level).
+        levels: the ladder's level set (default as `run_ladder`).
+        seed: the ladder's seed.
+        workers: local Ray workers (0: in this process).
+        address: a Ray cluster.
+        show_progress: a progress bar.
+
+    Returns:
+        The rewritten `PresetFile` and the ladder's result.
+    """
+    from agents.presets import dump_presets, load_presets
+    if not baselines:
+        raise ValueError("baselines: calibration needs at least one shared baseline")
+    result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
+                        seed=seed, workers=workers, address=address,
+                        show_progress=show_progress)
+    pf = load_presets(presets_path)
+    r = result.ratings
+    pos = {lab: k for k, lab in enumerate(r.labels)}
+    names = [p.name for p in pf.presets]
+    base_labels = result.labels[len(names):]
+    rates = {(row.agent, row.opponent): row.win_rate for row in result.pairs.itertuples()}
+    for p in pf.presets:
+        k = pos[p.name]
+        p.evidence["rating"] = {
+            "elo": round(float(r.rating[k]), 1),
+            "ci95": [round(float(r.low[k]), 1), round(float(r.high[k]), 1)],
+            "games": int(r.games[k]),
+            "win_rate_vs": {b: float(rates[(p.name, b)]) for b in base_labels}}
+    separated = r.separated(names)
+    pf.source = {**(pf.source or {}), "calibration": {
+        "ladder": result.out.name, "baselines": base_labels,
+        "games_per_pair": int(result.pairs["games"].iloc[0]), "separated": separated,
+        "order": result.verdict.status}}
+    if not separated:
+        warnings = list(pf.source.get("warnings") or [])
+        warnings.append("the presets' rating intervals overlap or are out of order: play more "
+                        "games per pair (--games) or export fewer presets")
+        pf.source["warnings"] = warnings
+    dump_presets(pf, presets_path)
+    return load_presets(presets_path), result

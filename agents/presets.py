@@ -41,7 +41,7 @@ PRESET_KEYS = ("name", "agent", "params", "description", "evidence")
 EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
                  "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
-                 "features_ci95")
+                 "features_ci95", "rating")
 
 
 class PresetError(ValueError):

@@ -208,8 +208,19 @@ def _export(args: argparse.Namespace) -> int:
                               min_games=args.min_games if args.min_games else MIN_GAMES,
                               play_missing=args.play_missing, workers=args.workers,
                               address=args.address)
+    if args.calibrate:
+        from agents.ladder import calibrate
+        pf, ladder = calibrate(path, baselines=args.calibrate, games=args.games,
+                               workers=args.workers, address=args.address,
+                               show_progress=not args.quiet)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
+        rating = p.evidence.get("rating")
+        if rating:
+            lo, hi = rating["ci95"]
+            print(f"  rating {rating['elo']:+.0f} (95% CI {lo:+.0f} to {hi:+.0f}, "
+                  f"{rating['games']} games); win rate against " + ", ".join(
+                      f"{b} {100 * v:.0f}%" for b, v in rating["win_rate_vs"].items()))
     for w in (pf.source or {}).get("warnings", []):
         print(f"playstyles: warning: {w}", file=sys.stderr)
     print(f"{len(pf.presets)} presets written to {path}; use one as preset:{path}#NAME")
@@ -365,8 +376,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="first validate the chosen elites with --min-games games each on the "
                           "held-out levels (when the run has no validation yet), then choose "
                           "again")
-    exp.add_argument("--address", help="Ray cluster address for --play-missing")
-    exp.add_argument("--workers", type=WORKERS, help="local worker processes for --play-missing")
+    exp.add_argument("--calibrate", nargs="+", metavar="BASELINE",
+                     help="play a ladder of the presets and these shared baselines, and give "
+                          "each preset its Bradley-Terry rating with a 95%% interval and its "
+                          "win rates against them (ladder files beside the preset file)")
+    exp.add_argument("--games", type=AT_LEAST_ONE,
+                     help="with --calibrate: games per pair (default: two per level)")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar")
+    exp.add_argument("--address", help="Ray cluster address for --play-missing and --calibrate")
+    exp.add_argument("--workers", type=WORKERS,
+                     help="local worker processes for --play-missing and --calibrate")
     exp.set_defaults(func=_export)
 
     lad = sub.add_parser("ladder", help="round robin between presets: win matrix and whether "

@@ -190,3 +190,24 @@ def test_ladder_files_carry_the_ratings(tmp_path):
     assert (ratings["ci_low"] <= ratings["rating"]).all() and (ratings["games"] == 8).all()
     assert isinstance(info["ratings_separated"], bool)
     assert "rating (Bradley-Terry, Elo scale)" in (r.out / "ladder.md").read_text()
+
+
+def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, capsys):
+    from agents.ladder import calibrate
+    path = presets(tmp_path)
+    pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
+                           show_progress=False)
+    ratings = pd.read_csv(result.out / "ladder_ratings.csv").set_index("agent")
+    pairs = pd.read_csv(result.out / "ladder_pairs.csv")
+    for p in pf.presets:
+        r = p.evidence["rating"]
+        assert r["elo"] == pytest.approx(ratings.loc[p.name, "rating"], abs=0.06)
+        assert r["ci95"][0] <= r["elo"] <= r["ci95"][1] and r["games"] == 8
+        vs = pairs[(pairs.agent == p.name) & (pairs.opponent == "baseline")]["win_rate"]
+        assert r["win_rate_vs"] == {"baseline": pytest.approx(float(vs.iloc[0]))}
+    cal = pf.source["calibration"]
+    assert cal["baselines"] == ["baseline"] and cal["games_per_pair"] == 4
+    assert cal["separated"] == result.ratings.separated(pf.names)
+    assert ("warnings" in pf.source) == (not cal["separated"])
+    with pytest.raises(ValueError, match="at least one shared baseline"):
+        calibrate(path, baselines=[], workers=0)

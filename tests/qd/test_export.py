@@ -189,3 +189,16 @@ def test_presets_on_few_games_are_flagged_and_can_be_played(tmp_path_factory, tm
     with pytest.raises(ValueError, match="validation would be replaced"):
         export_presets(d, "difficulty", 2, out=tmp_path / "e.json", min_games=5,
                        play_missing=True, workers=0)
+
+
+def test_export_with_calibration(tmp_path_factory, tmp_path, capsys):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    out = tmp_path / "p.json"
+    assert main(["export", str(d), "--count", "2", "-o", str(out), "--calibrate", "random",
+                 "--games", "2", "--workers", "0", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("  rating ") == 2 and "win rate against random" in text
+    pf = load_presets(out)
+    assert all("rating" in p.evidence for p in pf.presets)
+    assert pf.source["calibration"]["baselines"] == ["random"]
+    assert (tmp_path / "p-ladder" / "ladder_ratings.csv").exists()
