@@ -88,6 +88,19 @@ def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> Tree
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
+def release(root: TreeNode) -> None:
+    """Cut every child's link to its parent, so the tree holds no reference cycle and is freed
+    by reference counting as soon as the last reference to its root goes (searches run with
+    the cyclic collector paused, `agents.search.collector_paused`). The tree can still be
+    walked from the root down; nodes must keep their children in `children`."""
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        node.parent = None
+        extend(node.children)
+
+
 def run_iterations(b: Budget, iterate: Callable[[], None],
                    stop: Callable[[], bool] | None = None) -> int:
     """Call `iterate` until the budget is spent (or `stop()` says the search is decided);
