@@ -47,10 +47,21 @@ def reachable(s, uid: int) -> dict[int, float]:
     """Tiles a unit can reach this turn with the least movement spent (Dijkstra over
     8-neighbour steps with the reference's step rules, including the `floor` overshoot).
 
-    This is the hot spot of action listing, hence the local names."""
+    The result is cached in the state (shared with copies and with later positions while it
+    stays valid, `TribesState.apply`): do not modify it. This is the hot spot of action
+    listing, hence the local names."""
     u = s.units[uid]
     tid = u.tribe
     techs = s.tribes[tid].techs
+    e = s._reach.get(uid)
+    if e is not None and e[1] == u.pos and e[2] == u.type and e[3] == techs and e[0] == tid:
+        return e[4]
+    out = _reachable(s, u, tid, techs)
+    s._reach[uid] = (tid, u.pos, u.type, techs, out)
+    return out
+
+
+def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
     mov = float(K.UNIT_MOV[u.type])
     naval = K.UNIT_IS_NAVAL[u.type]
     climbing = techs >> K.CLIMBING & 1

@@ -162,3 +162,39 @@ def test_other_tribes_sizes_and_modes_keep_invariants():
             check_invariants(s)
         assert sorted(s.ranking()) == list(range(len(tribes)))
         assert s.tick <= 16
+
+
+def _fresh_actions(s) -> list:
+    """The legal actions of `s` listed from scratch (no cache carried over from earlier
+    positions)."""
+    c = s.copy()
+    c.invalidate()
+    return c.legal_actions()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("XIN_XI", "IMPERIUS", "BARDUR"),
+                               ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
+def test_cached_listing_equals_listing_from_scratch(seed, tribes):
+    """Caches carried from one position to the next (what a unit can reach) never change the
+    legal actions: after every random action, also on copies that branch off and come back
+    to the original, the listing equals one made from scratch."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(5_000 + seed % 1000, seed, max_rounds=20, **options)
+    rng = np.random.default_rng(seed)
+    for step in range(700):
+        if s.is_terminal():
+            break
+        acts = s.legal_actions()
+        assert acts == _fresh_actions(s), f"step {step}: cached listing differs"
+        if step % 23 == 0:
+            c = s.copy()
+            for _ in range(8):
+                if c.is_terminal():
+                    break
+                ca = c.legal_actions()
+                c.apply(ca[int(rng.integers(len(ca)))])
+                assert c.is_terminal() or c.legal_actions() == _fresh_actions(c)
+            assert s.legal_actions() == _fresh_actions(s)
+        s.apply(acts[int(rng.integers(len(acts)))])
