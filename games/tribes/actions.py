@@ -168,15 +168,58 @@ def list_actions(s) -> list[tuple]:
         c = cities[cid]
         if c.pop >= c.pop_need:  # level-up blocks everything else
             return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
+    # each actor's actions are kept in `s._lists` (actor id -> its actions, in listing order),
+    # which later positions inherit while they stay valid (`TribesState.apply`)
+    lists = s._lists
     out: list[tuple] = []
-    candidates = tribe_buildings(tribe)
+    candidates = None
     for cid in tribe.cities:
-        city_actions(s, cid, out, candidates)
+        acts = lists.get(cid)
+        if acts is None:
+            if candidates is None:
+                candidates = tribe_buildings(tribe)
+            acts = lists[cid] = []
+            city_actions(s, cid, acts, candidates)
+        out += acts
+    unit_at, units, every_unit = s.unit_at, s.units, s.options.reference_bugs
     for uid in s.tribe_units(tid):
-        if s.unit_at[s.units[uid].pos] == uid or s.options.reference_bugs:
-            unit_actions(s, uid, out)
-    tribe_actions(s, out)
+        if every_unit or unit_at[units[uid].pos] == uid:
+            acts = lists.get(uid)
+            if acts is None:
+                acts = lists[uid] = []
+                unit_actions(s, uid, acts)
+            out += acts
+    acts = lists.get(TRIBE_ACTOR)
+    if acts is None:
+        acts = lists[TRIBE_ACTOR] = []
+        tribe_actions(s, acts)
+    out += acts
     return out
+
+
+def relisted_after_move(s, uid: int, start: int, dest: int) -> set[int]:
+    """The actors whose actions a MOVE of unit `uid` from `start` to `dest` (already applied)
+    can have changed: the mover (or the boat it became), every unit that can reach either
+    tile (its destinations skip occupied tiles), every unit next to either tile or on it
+    (healing others depends on the neighbours' health) and a city on either tile (it spawns
+    only on a free tile). Nothing else a listing reads changes with a move: the mover's units
+    are no obstacle to their own tribe, and stars, technologies and the map stay as they were."""
+    changed = {uid, s.unit_at[dest]}
+    unit_at, nbrs, tile_city = s.unit_at, s._nbrs, s.tile_city
+    for t in (start, dest):
+        c = tile_city[t]
+        if c and s.cities[c].pos == t:
+            changed.add(c)
+        for b in nbrs[t]:
+            if unit_at[b]:
+                changed.add(unit_at[b])
+    for v, e in s._reach.items():
+        tiles = e[4]
+        if start in tiles or dest in tiles:
+            changed.add(v)
+    if s.options.reference_bugs:  # units may share a tile
+        changed.update(v for v, u in s.units.items() if u.pos == start or u.pos == dest)
+    return changed
 
 
 _ROADABLE = frozenset((K.PLAIN, K.FOREST, K.VILLAGE))

@@ -120,6 +120,7 @@ class TribesState:
         self._by_actor = None
         self._zoc = {}
         self._reach = {}
+        self._lists = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -157,6 +158,10 @@ class TribesState:
         self._legal = None
         self._by_actor = None
         kind = action[0]
+        lists = self._lists
+        self._lists = {}
+        if kind == A.MOVE and lists:
+            start = self.units[action[1]].pos
         if kind in KEEPS_OWN_MOVEMENT and self._reach:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
@@ -170,6 +175,9 @@ class TribesState:
             self._zoc = {}
             self._reach = {}
         APPLY[kind](self, action)
+        if kind == A.MOVE and lists and not self.game_over:
+            changed = A.relisted_after_move(self, action[1], start, action[2])
+            self._lists = {k: v for k, v in lists.items() if k not in changed}
 
     def winner(self) -> int | None:
         if not self.game_over:
@@ -731,6 +739,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._by_actor = None
     s._zoc = {}
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
+    s._lists = {}  # actor id -> its legal actions: actions.list_actions
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)
