@@ -158,7 +158,13 @@ def move_destinations(s, uid: int) -> list[int]:
 
 # ------------------------------------------------------------------------------- listing
 def list_actions(s) -> list[tuple]:
-    """Every legal action of the current tribe (empty once the game is over)."""
+    """Every legal action of the current tribe (empty once the game is over).
+
+    Each actor's actions are kept in `s._lists` (actor id -> [its actions in listing order,
+    the same grouped by kind or None until asked for]), which later positions inherit while
+    they stay valid (`TribesState.apply`); `s._actors` is set to the actors that have actions,
+    in listing order (None when the listing is not made of `s._lists`)."""
+    s._actors = None
     if s.game_over:
         return []
     tid = s.current
@@ -168,33 +174,63 @@ def list_actions(s) -> list[tuple]:
         c = cities[cid]
         if c.pop >= c.pop_need:  # level-up blocks everything else
             return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
-    # each actor's actions are kept in `s._lists` (actor id -> its actions, in listing order),
-    # which later positions inherit while they stay valid (`TribesState.apply`)
     lists = s._lists
     out: list[tuple] = []
+    actors: list[int] = []
     candidates = None
     for cid in tribe.cities:
-        acts = lists.get(cid)
-        if acts is None:
+        e = lists.get(cid)
+        if e is None:
             if candidates is None:
                 candidates = tribe_buildings(tribe)
-            acts = lists[cid] = []
+            acts: list = []
             city_actions(s, cid, acts, candidates)
-        out += acts
+            e = lists[cid] = [acts, None]
+        if e[0]:
+            out += e[0]
+            actors.append(cid)
     unit_at, units, every_unit = s.unit_at, s.units, s.options.reference_bugs
     for uid in s.tribe_units(tid):
         if every_unit or unit_at[units[uid].pos] == uid:
-            acts = lists.get(uid)
-            if acts is None:
-                acts = lists[uid] = []
+            e = lists.get(uid)
+            if e is None:
+                acts = []
                 unit_actions(s, uid, acts)
-            out += acts
-    acts = lists.get(TRIBE_ACTOR)
-    if acts is None:
-        acts = lists[TRIBE_ACTOR] = []
+                e = lists[uid] = [acts, None]
+            if e[0]:
+                out += e[0]
+                actors.append(uid)
+    e = lists.get(TRIBE_ACTOR)
+    if e is None:
+        acts = []
         tribe_actions(s, acts)
-    out += acts
+        e = lists[TRIBE_ACTOR] = [acts, None]
+    out += e[0]
+    actors.append(TRIBE_ACTOR)
+    s._actors = actors
     return out
+
+
+def group_by_actor(s) -> dict:
+    """The legal actions grouped actor -> kind -> actions, in listing order (shared between
+    positions with `s._lists`: do not modify)."""
+    legal = s.legal_actions()
+    actors = s._actors
+    grouped: dict = {}
+    if actors is None:
+        for a in legal:
+            grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
+        return grouped
+    lists = s._lists
+    for actor in actors:
+        e = lists[actor]
+        g = e[1]
+        if g is None:
+            g = e[1] = {}
+            for a in e[0]:
+                g.setdefault(a[0], []).append(a)
+        grouped[actor] = g
+    return grouped
 
 
 def relisted_after_move(s, uid: int, start: int, dest: int) -> set[int]:

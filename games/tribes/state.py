@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from games.api import IllegalAction, log_add, log_to_list
 from games.tribes import actions as A
 from games.tribes import constants as K
-from games.tribes.actions import ACTION_NAMES, END_TURN, list_actions
+from games.tribes.actions import ACTION_NAMES, END_TURN, group_by_actor, list_actions
 from games.tribes.actions import describe as describe_action
 from games.tribes.javarandom import JavaRandom, java_shuffle
 from games.tribes.pieces import City, Tribe, Unit
@@ -142,10 +142,7 @@ class TribesState:
 
     def actions_by_actor(self):
         if self._by_actor is None:
-            grouped: dict = {}
-            for a in self.legal_actions():
-                grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
-            self._by_actor = grouped
+            self._by_actor = group_by_actor(self)
         return self._by_actor
 
     def ends_turn(self, action) -> bool:
@@ -739,7 +736,8 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._by_actor = None
     s._zoc = {}
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
-    s._lists = {}  # actor id -> its legal actions: actions.list_actions
+    s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
+    s._actors = None  # the actors of the listing, in order: actions.list_actions
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)
