@@ -233,16 +233,49 @@ def group_by_actor(s) -> dict:
     return grouped
 
 
-def relisted_after_move(s, uid: int, start: int, dest: int) -> set[int]:
-    """The actors whose actions a MOVE of unit `uid` from `start` to `dest` (already applied)
-    can have changed: the mover (or the boat it became), every unit that can reach either
-    tile (its destinations skip occupied tiles), every unit next to either tile or on it
-    (healing others depends on the neighbours' health) and a city on either tile (it spawns
-    only on a free tile). Nothing else a listing reads changes with a move: the mover's units
-    are no obstacle to their own tribe, and stars, technologies and the map stay as they were."""
-    changed = {uid, s.unit_at[dest]}
+CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING))
+"""Actions after which some actors' actions are carried over to the new position
+(`lists_kept`); after any other action everything is listed again."""
+
+_UPGRADABLE = frozenset((K.BOAT, K.SHIP))
+_UNIT_LIST_TECHS = frozenset((K.CLIMBING, K.SAILING, K.NAVIGATION, K.FREE_SPIRIT))
+
+
+def lists_kept(s, action: tuple, lists: dict, start: int) -> dict:
+    """The actors' actions of the position before `action` (`lists`, see `list_actions`)
+    that are still valid now that it has been applied; `start` is where a moving unit stood.
+
+    What a listing reads and these actions change:
+    * MOVE: which tiles are free, at the unit's start and destination (`touched_by`);
+    * SPAWN: the city's tile is taken (`touched_by`) and the stars spent;
+    * RESOURCE_GATHERING, RESEARCH_TECH: the stars, the city's population, the technologies.
+    Stars and technologies are read by every city and the tribe, and by units only for
+    upgrading boats and ships; the technologies of movement and of disbanding are read by
+    every unit. Nothing else changes: the mover's units are no obstacle to their own tribe,
+    and the map stays as it was."""
+    kind = action[0]
+    if kind == MOVE:
+        changed = touched_by(s, (start, action[2]))
+        changed.add(action[1])
+        return {k: v for k, v in lists.items() if k not in changed}
+    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
+        return {}
+    changed = touched_by(s, (s.cities[action[1]].pos,)) if kind == SPAWN else ()
+    units, upgradable = s.units, _UPGRADABLE
+    return {k: v for k, v in lists.items()
+            if k in units and k not in changed and units[k].type not in upgradable}
+
+
+def touched_by(s, tiles: tuple) -> set[int]:
+    """The actors whose actions change when own units come or go on `tiles`: every unit that
+    can reach one of them (its destinations skip occupied tiles), every unit on or next to one
+    (healing others depends on the neighbours' health) and a city on one (it spawns only on a
+    free tile)."""
+    changed = set()
     unit_at, nbrs, tile_city = s.unit_at, s._nbrs, s.tile_city
-    for t in (start, dest):
+    for t in tiles:
+        if unit_at[t]:
+            changed.add(unit_at[t])
         c = tile_city[t]
         if c and s.cities[c].pos == t:
             changed.add(c)
@@ -250,11 +283,11 @@ def relisted_after_move(s, uid: int, start: int, dest: int) -> set[int]:
             if unit_at[b]:
                 changed.add(unit_at[b])
     for v, e in s._reach.items():
-        tiles = e[4]
-        if start in tiles or dest in tiles:
+        reach = e[4]
+        if any(t in reach for t in tiles):
             changed.add(v)
     if s.options.reference_bugs:  # units may share a tile
-        changed.update(v for v, u in s.units.items() if u.pos == start or u.pos == dest)
+        changed.update(v for v, u in s.units.items() if u.pos in tiles)
     return changed
 
 

@@ -157,8 +157,7 @@ class TribesState:
         kind = action[0]
         lists = self._lists
         self._lists = {}
-        if kind == A.MOVE and lists:
-            start = self.units[action[1]].pos
+        start = self.units[action[1]].pos if kind == A.MOVE else -1
         if kind in KEEPS_OWN_MOVEMENT and self._reach:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
@@ -172,9 +171,8 @@ class TribesState:
             self._zoc = {}
             self._reach = {}
         APPLY[kind](self, action)
-        if kind == A.MOVE and lists and not self.game_over:
-            changed = A.relisted_after_move(self, action[1], start, action[2])
-            self._lists = {k: v for k, v in lists.items() if k not in changed}
+        if lists and kind in A.CARRY_LISTS and not self.game_over:
+            self._lists = A.lists_kept(self, action, lists, start)
 
     def winner(self) -> int | None:
         if not self.game_over:
