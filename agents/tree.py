@@ -58,19 +58,22 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     empty) and replaced by 1 − q where an opponent moves, so an opponent minimises the
     searcher's value while exploration and progressive bias (the mover's own prior `h`, read
     from the child) still reward it. Every child must have been visited."""
-    lo, hi = node.lo, node.hi
-    span = hi - lo
+    lo = node.lo
+    span = node.hi - lo
+    spread = span > 0
     log_n = math.log(node.n)
     flip = node.opponent
+    sqrt = math.sqrt
     best_u = -math.inf
     best: list[TreeNode] = []
     for ch in children:
-        q = (ch.total / ch.n - lo) / span if span > 0 else 0.5
+        n = ch.n
+        q = (ch.total / n - lo) / span if spread else 0.5
         if flip:
             q = 1.0 - q
-        u = q + c * math.sqrt(log_n / ch.n)
+        u = q + c * sqrt(log_n / n)
         if bias:
-            u += ch.h / (1 + ch.n)
+            u += ch.h / (1 + n)
         if u > best_u + TIE:
             best_u, best = u, [ch]
         elif u >= best_u - TIE:
