@@ -233,7 +233,7 @@ def group_by_actor(s) -> dict:
     return grouped
 
 
-CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING))
+CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY))
 """Actions after which some actors' actions are carried over to the new position
 (`lists_kept`); after any other action everything is listed again."""
 
@@ -241,23 +241,30 @@ _UPGRADABLE = frozenset((K.BOAT, K.SHIP))
 _UNIT_LIST_TECHS = frozenset((K.CLIMBING, K.SAILING, K.NAVIGATION, K.FREE_SPIRIT))
 
 
-def lists_kept(s, action: tuple, lists: dict, start: int) -> dict:
+def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
     """The actors' actions of the position before `action` (`lists`, see `list_actions`)
-    that are still valid now that it has been applied; `start` is where a moving unit stood.
+    that are still valid now that it has been applied; `before` is where a moving unit stood
+    (MOVE) or the building destroyed (DESTROY).
 
     What a listing reads and these actions change:
     * MOVE: which tiles are free, at the unit's start and destination (`touched_by`);
     * SPAWN: the city's tile is taken (`touched_by`) and the stars spent;
-    * RESOURCE_GATHERING, RESEARCH_TECH: the stars, the city's population, the technologies.
+    * RESOURCE_GATHERING, RESEARCH_TECH: the stars, the city's population, the technologies;
+    * DESTROY: a city's tile and population (units read buildings only to embark at ports).
     Stars and technologies are read by every city and the tribe, and by units only for
     upgrading boats and ships; the technologies of movement and of disbanding are read by
     every unit. Nothing else changes: the mover's units are no obstacle to their own tribe,
     and the map stays as it was."""
     kind = action[0]
     if kind == MOVE:
-        changed = touched_by(s, (start, action[2]))
+        changed = touched_by(s, (before, action[2]))
         changed.add(action[1])
         return {k: v for k, v in lists.items() if k not in changed}
+    if kind == DESTROY:
+        if before == _PORT:
+            return {}
+        cities = s.cities
+        return {k: v for k, v in lists.items() if k not in cities}
     if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
         return {}
     changed = touched_by(s, (s.cities[action[1]].pos,)) if kind == SPAWN else ()

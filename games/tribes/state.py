@@ -37,7 +37,8 @@ KEEPS_OWN_MOVEMENT = frozenset((
     A.SPAWN, A.RESOURCE_GATHERING, A.RESEARCH_TECH))
 """Actions after which the mover's other units reach the same tiles as before: they change no
 terrain, road, building, border or city owner and move, add or remove only the mover's own
-units (which its units pass through). A unit that moved, was replaced or whose tribe learnt a
+units (which its units pass through). Destroying a building other than a port is one of them
+too (`apply` checks the building). A unit that moved, was replaced or whose tribe learnt a
 technology is recomputed anyway, since its cache entry records its tribe, position, type and
 the tribe's technologies."""
 
@@ -157,8 +158,15 @@ class TribesState:
         kind = action[0]
         lists = self._lists
         self._lists = {}
-        start = self.units[action[1]].pos if kind == A.MOVE else -1
-        if kind in KEEPS_OWN_MOVEMENT and self._reach:
+        # what the carried caches need to know of the position before the action: where a
+        # moving unit stood, which building is destroyed (only a port changes movement)
+        if kind == A.MOVE:
+            before = self.units[action[1]].pos
+        elif kind == A.DESTROY:
+            before = self.building[action[2]]
+        else:
+            before = -1
+        if self._reach and (kind in KEEPS_OWN_MOVEMENT or kind == A.DESTROY and before != _PORT):
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
             # which these actions change; the other tribes' entries may depend on the mover's
@@ -172,7 +180,7 @@ class TribesState:
             self._reach = {}
         APPLY[kind](self, action)
         if lists and kind in A.CARRY_LISTS and not self.game_over:
-            self._lists = A.lists_kept(self, action, lists, start)
+            self._lists = A.lists_kept(self, action, lists, before)
 
     def winner(self) -> int | None:
         if not self.game_over:
