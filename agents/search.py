@@ -262,7 +262,12 @@ class SearchAgent:
             return self.decide(state, b)
 
     def decide(self, state: GameState, b: Budget) -> Action:
-        """The search itself (each agent's own), spending at most `b`."""
+        """The search itself (each agent's own), called by `act`.
+
+        Args:
+            state: the position to decide in (not modified).
+            b: this decision's budget; every forward-model call goes through it.
+        """
         raise NotImplementedError
 
     def horizon_of(self, horizon: int | None) -> int:

@@ -95,7 +95,11 @@ def release(root: TreeNode) -> None:
     """Cut every child's link to its parent, so the tree holds no reference cycle and is freed
     by reference counting as soon as the last reference to its root goes (searches run with
     the cyclic collector paused, `agents.search.collector_paused`). The tree can still be
-    walked from the root down; nodes must keep their children in `children`."""
+    walked from the root down; nodes must keep their children in `children`.
+
+    Args:
+        root: the root of a finished search tree.
+    """
     stack = [root]
     pop, extend = stack.pop, stack.extend
     while stack:

@@ -213,7 +213,11 @@ def list_actions(s) -> list[tuple]:
 
 def group_by_actor(s) -> dict:
     """The legal actions grouped actor -> kind -> actions, in listing order (shared between
-    positions with `s._lists`: do not modify)."""
+    positions with `s._lists`: do not modify).
+
+    Args:
+        s: the position.
+    """
     legal = s.legal_actions()
     actors = s._actors
     grouped: dict = {}
@@ -254,10 +258,17 @@ def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
     Stars and technologies are read by every city and the tribe, and by units only for
     upgrading boats and ships; the technologies of movement and of disbanding are read by
     every unit. Nothing else changes: the mover's units are no obstacle to their own tribe,
-    and the map stays as it was."""
+    and the map stays as it was.
+
+    Args:
+        s: the position after `action`.
+        action: the action just applied (one of `CARRY_LISTS`).
+        lists: `s._lists` of the position before it.
+        before: the moving unit's tile (MOVE), the destroyed building (DESTROY), else -1.
+    """
     kind = action[0]
     if kind == MOVE:
-        changed = touched_by(s, (before, action[2]))
+        changed = touched_by(s, tiles=(before, action[2]))
         changed.add(action[1])
         return {k: v for k, v in lists.items() if k not in changed}
     if kind == DESTROY:
@@ -267,7 +278,7 @@ def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
         return {k: v for k, v in lists.items() if k not in cities}
     if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
         return {}
-    changed = touched_by(s, (s.cities[action[1]].pos,)) if kind == SPAWN else ()
+    changed = touched_by(s, tiles=(s.cities[action[1]].pos,)) if kind == SPAWN else ()
     units, upgradable = s.units, _UPGRADABLE
     return {k: v for k, v in lists.items()
             if k in units and k not in changed and units[k].type not in upgradable}
@@ -277,7 +288,12 @@ def touched_by(s, tiles: tuple) -> set[int]:
     """The actors whose actions change when own units come or go on `tiles`: every unit that
     can reach one of them (its destinations skip occupied tiles), every unit on or next to one
     (healing others depends on the neighbours' health) and a city on one (it spawns only on a
-    free tile)."""
+    free tile).
+
+    Args:
+        s: the position, with own units already come or gone.
+        tiles: the tiles concerned.
+    """
     changed = set()
     unit_at, nbrs, tile_city = s.unit_at, s._nbrs, s.tile_city
     for t in tiles:

@@ -166,7 +166,7 @@ class TribesState:
             before = self.building[action[2]]
         else:
             before = -1
-        if self._reach and (kind in KEEPS_OWN_MOVEMENT or kind == A.DESTROY and before != _PORT):
+        if kind in KEEPS_OWN_MOVEMENT or kind == A.DESTROY and before != _PORT:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
             # which these actions change; the other tribes' entries may depend on the mover's
@@ -180,7 +180,7 @@ class TribesState:
             self._reach = {}
         APPLY[kind](self, action)
         if lists and kind in A.CARRY_LISTS and not self.game_over:
-            self._lists = A.lists_kept(self, action, lists, before)
+            self._lists = A.lists_kept(self, action=action, lists=lists, before=before)
 
     def winner(self) -> int | None:
         if not self.game_over:
