@@ -19,12 +19,12 @@ import numpy as np
 from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
+    Budget,
     SearchAgent,
     arguments,
     at_least,
     flag,
     random_action,
-    resolve_budget,
     search_copy,
 )
 from games.api import Action, GameState, is_pass
@@ -67,10 +67,7 @@ class FlatMCAgent(SearchAgent):
         cands = [a for a in acts if not is_pass(state, a)]
         return cands or acts
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget, budget)
-        self.last_budget = b
+    def decide(self, state: GameState, b: Budget) -> Action:
         length = self.horizon_of(self.rollout_length)
         legal = state.legal_actions()
         if len(legal) == 1:

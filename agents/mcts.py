@@ -43,10 +43,9 @@ from agents.search import (
     at_least,
     flag,
     random_action,
-    resolve_budget,
     search_copy,
 )
-from agents.tree import TreeNode, backup, most_visited, run_iterations, select_uct
+from agents.tree import TreeNode, backup, most_visited, release, run_iterations, select_uct
 from games.api import Action, GameState
 
 WIN, LOSS = 1, -1
@@ -106,10 +105,7 @@ class MCTSAgent(SearchAgent):
             flag(p[name], name)
 
     # ------------------------------------------------------------------ decision
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget, budget)
-        self.last_budget = b
+    def decide(self, state: GameState, b: Budget) -> Action:
         self.last_iterations = 0
         legal = state.legal_actions()
         if len(legal) == 1:
@@ -127,10 +123,13 @@ class MCTSAgent(SearchAgent):
         root = _Node(root_state, None, None, 0, me)
         root.untried = self._shuffled(acts)
         depth = self.horizon_of(self.horizon)
-        self.last_iterations = run_iterations(
-            b, lambda: self._iterate(root, root_state, me, b, depth),
-            stop=(lambda: root.proven != 0) if self.solver else None)
-        return self._final(root, acts)
+        try:
+            self.last_iterations = run_iterations(
+                b, lambda: self._iterate(root, root_state, me, b, depth),
+                stop=(lambda: root.proven != 0) if self.solver else None)
+            return self._final(root, acts)
+        finally:
+            release(root)
 
     def _shuffled(self, acts) -> list[Action]:
         order = self.rng.permutation(len(acts))

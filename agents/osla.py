@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from agents.evaluators import Evaluator
-from agents.search import DEFAULT_BUDGET, SearchAgent, arguments, resolve_budget, search_copy
+from agents.search import DEFAULT_BUDGET, Budget, SearchAgent, arguments, search_copy
 from games.api import Action, GameState, is_pass
 
 
@@ -32,10 +32,7 @@ class OSLAAgent(SearchAgent):
         self.check_params(arguments(locals()), game)
         super().__init__(seed, budget, game, evaluator)
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget, budget)
-        self.last_budget = b
+    def decide(self, state: GameState, b: Budget) -> Action:
         acts = state.legal_actions()
         if len(acts) == 1:
             return acts[0]

@@ -27,7 +27,6 @@ from agents.search import (
     at_least,
     flag,
     random_action,
-    resolve_budget,
     search_copy,
 )
 from games.api import Action, GameState
@@ -82,10 +81,7 @@ class RHEAAgent(SearchAgent):
             flag(p[name], name)
 
     # ------------------------------------------------------------------ decision
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget, budget)
-        self.last_budget = b
+    def decide(self, state: GameState, b: Budget) -> Action:
         self.last_evaluations = 0
         legal = state.legal_actions()
         key = self.hooks.turn_key(state)

@@ -17,9 +17,11 @@ any registered game.
 
 from __future__ import annotations
 
+import gc
 import math
 import numbers
-from typing import Any, Callable, Hashable
+from contextlib import contextmanager
+from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
@@ -176,6 +178,25 @@ def random_action(state: GameState, rng: np.random.Generator, hooks: GameHooks,
     return pool[int(rng.integers(len(pool)))]
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Keep Python's cyclic garbage collector out of a block: it is disabled for the block and
+    left as it was found afterwards, also when the block raises.
+
+    A decision allocates tens of thousands of short-lived objects (search copies, nodes,
+    action lists); with the collector on, they trigger dozens of collections per decision,
+    each of which walks the growing search tree. Everything a search allocates is freed by
+    reference counting once the search lets go of it (trees are released explicitly,
+    `agents.tree.release`), so nothing is left for the collector to find."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 NO_HORIZON = 1 << 30
 """A horizon that is never reached: play to the end of the game (within the budget)."""
 
@@ -226,6 +247,28 @@ class SearchAgent:
         game = self.game or state.game_name
         if game != self._bound:
             self.bind(game)
+
+    def act(self, state: GameState, budget: int | None = None) -> Action:
+        """The agent's action in `state`, searched with Python's garbage collector paused.
+
+        Args:
+            state: the position to decide in (not modified).
+            budget: forward-model calls for this decision; None: the agent's default.
+        """
+        self.prepare(state)
+        b = resolve_budget(self.budget, budget)
+        self.last_budget = b
+        with collector_paused():
+            return self.decide(state, b)
+
+    def decide(self, state: GameState, b: Budget) -> Action:
+        """The search itself (each agent's own), called by `act`.
+
+        Args:
+            state: the position to decide in (not modified).
+            b: this decision's budget; every forward-model call goes through it.
+        """
+        raise NotImplementedError
 
     def horizon_of(self, horizon: int | None) -> int:
         """A depth limit: the agent's own, else the game's, else none (`NO_HORIZON`)."""

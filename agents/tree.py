@@ -58,19 +58,22 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     empty) and replaced by 1 − q where an opponent moves, so an opponent minimises the
     searcher's value while exploration and progressive bias (the mover's own prior `h`, read
     from the child) still reward it. Every child must have been visited."""
-    lo, hi = node.lo, node.hi
-    span = hi - lo
+    lo = node.lo
+    span = node.hi - lo
+    spread = span > 0
     log_n = math.log(node.n)
     flip = node.opponent
+    sqrt = math.sqrt
     best_u = -math.inf
     best: list[TreeNode] = []
     for ch in children:
-        q = (ch.total / ch.n - lo) / span if span > 0 else 0.5
+        n = ch.n
+        q = (ch.total / n - lo) / span if spread else 0.5
         if flip:
             q = 1.0 - q
-        u = q + c * math.sqrt(log_n / ch.n)
+        u = q + c * sqrt(log_n / n)
         if bias:
-            u += ch.h / (1 + ch.n)
+            u += ch.h / (1 + n)
         if u > best_u + TIE:
             best_u, best = u, [ch]
         elif u >= best_u - TIE:
@@ -86,6 +89,23 @@ def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> Tree
         top_q = max(ch.total / ch.n for ch in best)
         best = [ch for ch in best if ch.total / ch.n == top_q]
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+
+
+def release(root: TreeNode) -> None:
+    """Cut every child's link to its parent, so the tree holds no reference cycle and is freed
+    by reference counting as soon as the last reference to its root goes (searches run with
+    the cyclic collector paused, `agents.search.collector_paused`). The tree can still be
+    walked from the root down; nodes must keep their children in `children`.
+
+    Args:
+        root: the root of a finished search tree.
+    """
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        node.parent = None
+        extend(node.children)
 
 
 def run_iterations(b: Budget, iterate: Callable[[], None],

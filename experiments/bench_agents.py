@@ -9,11 +9,20 @@ once); the non-trivial ones are also reported alone. Reference medians over game
 means in brackets), tribes-agents.md 13.2: MCTS without rollouts 42 ms (47) per decision in
 MCTS-vs-MCTS games; P-MCTS PU 241 ms (284) against MCTS. The ratios printed here are to those
 figures, so they compare the agents' speed, not the same games (the reference's games ran up to
-51 rounds; later rounds have more units and actions, so short games flatter the port).
+51 rounds; later rounds have more units and actions, so short games flatter the port). With
+`--rounds 50`, games that reach round 50 are also compared with the reference's CPU time of a
+50-round P-MCTS PU vs MCTS game (about 145 s; `cpu_seconds_deciding` per game).
 
     python experiments/bench_agents.py [--levels 2] [--rounds 10] [--budget 2000]
         [--pairings mcts-rhea,pmcts-mcts] [--mcts mcts]
         [--rhea rhea:population=20] [--pmcts pmcts_pu:rollouts=random]
+
+`--positions N` times single decisions instead, on the reference's kind of positions: N
+decision states taken evenly from rule-based games on the first `--levels` paper levels (the
+reference used 12), one MCTS and one P-MCTS PU decision on each at `--budget` calls. It prints
+ms per decision, iterations and ms per iteration, the ratios to the reference's figures on its
+2,782 positions (MCTS without rollouts 26-27 ms, 757 iterations, so 0.035 ms per iteration;
+P-MCTS PU 300-308 ms, 101 iterations) and the peak memory of the process.
 
 `--mcts`/`--rhea`/`--pmcts` take agent specs (`name:key=value,...`) to time other settings. The
 MCTS side defaults to the reference's measured configuration, `mcts:rollouts=false`; `--mcts mcts`
@@ -30,15 +39,24 @@ import platform
 import statistics
 import time
 
+from bench_engine import peak_memory_mb, snapshots
+
 from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
+from games.tribes.levelgen import generate_level
 
 REFERENCE_MEDIAN_MS = 42.0
 REFERENCE_POOLED_MS = 47.0
 REFERENCE_PMCTS_MEDIAN_MS = 241.0
 REFERENCE_PMCTS_POOLED_MS = 284.0
 PAIRINGS = ("mcts-rhea", "pmcts-mcts")
+REFERENCE_GAME_CPU_S = 145.0  # a 50-round P-MCTS PU vs MCTS game, Java
+# single decisions on the reference's 2,782 rule-based positions (Java, one thread)
+REFERENCE_POSITION_MCTS_MS = 26.5
+REFERENCE_POSITION_MCTS_ITERATIONS = 757
+REFERENCE_POSITION_PMCTS_MS = 304.0
+REFERENCE_POSITION_PMCTS_ITERATIONS = 101
 
 
 def play_timed(state, agents, budget: int) -> list[list[tuple[float, float, bool]]]:
@@ -95,7 +113,8 @@ def play_pairing(first: str, second: str, specs: dict[str, str], game, levels, r
                 sides[name].append(t)
             games.append({"level": level, "seats": list(order), "final_tick": state.tick,
                           "winner": order[state.winner()] if state.winner() is not None else None,
-                          "seconds": round(time.perf_counter() - t0, 1)})
+                          "seconds": round(time.perf_counter() - t0, 1),
+                          "cpu_seconds_deciding": round(sum(c for t in times for c, _, _ in t), 1)})
     return per_agent, sides, games
 
 
@@ -106,6 +125,46 @@ def ratios(out: dict, key: str, median_ms: float, pooled_ms: float) -> None:
         out[f"{key}_side_median_ratio_to_reference"] = round(
             m["median_of_side_means_ms"] / median_ms, 2)
         out[f"{key}_pooled_ratio_to_reference"] = round(m["pooled_mean_ms"] / pooled_ms, 2)
+
+
+def time_positions(states: list, specs: dict[str, str], budget: int, seed: int) -> dict:
+    """One decision per agent on every state: CPU ms per decision and per iteration, against
+    the reference's figures.
+
+    Args:
+        states: decision states (not modified).
+        specs: agent specs by role ("mcts", "pmcts").
+        budget: forward-model calls per decision.
+        seed: the agents' seed.
+    """
+    reference = {"mcts": (REFERENCE_POSITION_MCTS_MS, REFERENCE_POSITION_MCTS_ITERATIONS),
+                 "pmcts": (REFERENCE_POSITION_PMCTS_MS, REFERENCE_POSITION_PMCTS_ITERATIONS)}
+    out: dict = {}
+    cpu = time.process_time
+    for role, spec in specs.items():
+        agent = parse_agent_spec(spec, seed=seed)
+        agent.act(states[0].copy(), budget)  # warm-up: imports, caches
+        ms, its = [], []
+        for st in states:
+            c0 = cpu()
+            agent.act(st, budget)
+            ms.append(1000 * (cpu() - c0))
+            its.append(agent.last_iterations)
+        ref_ms, ref_its = reference[role]
+        per_it = sum(ms) / max(1, sum(its))
+        out[role] = {
+            "agent": spec,
+            "decisions": len(ms),
+            "median_ms": round(statistics.median(ms), 1),
+            "mean_ms": round(statistics.fmean(ms), 1),
+            "mean_iterations": round(statistics.fmean(its), 1),
+            "ms_per_iteration": round(per_it, 4),
+            "reference_ms": ref_ms,
+            "reference_iterations": ref_its,
+            "time_vs_reference": round(statistics.fmean(ms) / ref_ms, 2),
+            "time_per_iteration_vs_reference": round(per_it / (ref_ms / ref_its), 2),
+        }
+    return out
 
 
 def main() -> None:
@@ -120,7 +179,27 @@ def main() -> None:
                     help="agent spec of the MCTS side (default: the reference's configuration)")
     ap.add_argument("--rhea", default="rhea", help="agent spec of the RHEA side")
     ap.add_argument("--pmcts", default="pmcts_pu", help="agent spec of the P-MCTS side")
+    ap.add_argument("--positions", type=int, default=0,
+                    help="time single decisions on this many rule-based positions instead")
     args = ap.parse_args()
+    if args.positions:
+        t0 = time.perf_counter()
+        levels = [generate_level(s) for s in PAPER_SEEDS[:args.levels]]
+        states = snapshots(levels, args.seed, "rule_based")
+        step = max(1, len(states) // args.positions)
+        states = states[::step][:args.positions]
+        result = {"python": platform.python_version(),
+                  "timing": "CPU time of this process per decision",
+                  "budget_fm_calls": args.budget, "levels": args.levels,
+                  "positions": len(states),
+                  "legal_actions_per_position": round(statistics.fmean(
+                      len(st.legal_actions()) for st in states), 1),
+                  **time_positions(states, {"mcts": args.mcts, "pmcts": args.pmcts},
+                                   args.budget, args.seed),
+                  "peak_memory_mb": peak_memory_mb(),
+                  "total_seconds": round(time.perf_counter() - t0, 1)}
+        print(json.dumps(result, indent=2))
+        return
     pairings = [p.strip() for p in args.pairings.split(",") if p.strip()]
     bad = [p for p in pairings if p not in PAIRINGS]
     if bad or not pairings:
@@ -155,6 +234,12 @@ def main() -> None:
         out["reference_pmcts_median_ms"] = REFERENCE_PMCTS_MEDIAN_MS
         out["reference_pmcts_pooled_ms"] = REFERENCE_PMCTS_POOLED_MS
         ratios(out, "pmcts", REFERENCE_PMCTS_MEDIAN_MS, REFERENCE_PMCTS_POOLED_MS)
+        full = [g["cpu_seconds_deciding"] for g in games if g["final_tick"] >= 50]
+        if full:  # whole 50-round games, as the reference's measurement
+            out["reference_50_round_game_cpu_s"] = REFERENCE_GAME_CPU_S
+            out["50_round_game_cpu_s_vs_reference"] = round(
+                statistics.fmean(full) / REFERENCE_GAME_CPU_S, 2)
+    out["peak_memory_mb"] = peak_memory_mb()
     out["total_seconds"] = round(time.perf_counter() - t_all, 1)
     print(json.dumps(out, indent=2))
 

@@ -11,7 +11,9 @@ legal actions per state, the cost by state size (legal actions), and how the ass
 over action types and scripts.
 
 Reference (tribes-agents.md 13.3, Java, master rules, level 1590191438878, rule-based game):
-24 k generations/s, 14.4 assignments vs 37.3 legal actions per state.
+24 k generations/s, 14.4 assignments vs 37.3 legal actions per state. Measured side by side with
+this port on identical positions (12 rule-based games on paper levels 1-12): 15.2 k/s. The peak
+memory of the process is printed too.
 
     python experiments/bench_portfolio.py [--levels 25] [--reps 6] [--player rule_based]
 """
@@ -26,6 +28,7 @@ import time
 from collections import Counter
 
 import numpy as np
+from bench_engine import peak_memory_mb
 
 from agents.portfolio import portfolio, produce_assignments
 from agents.registry import make_agent
@@ -38,6 +41,12 @@ REFERENCE = {"generations_per_s": 24_000, "assignments_per_state": 14.4,
              "legal_actions_per_state": 37.3,
              "source": "tribes-agents.md 13.3: Java, master rules, level 1590191438878, "
                        "rule-based vs rule-based, every third decision state"}
+
+
+REFERENCE_SIDE_BY_SIDE = {
+    "generations_per_s": 15_200,
+    "source": "Java and this port measured side by side on identical positions: 2,782 decision "
+              "states of 12 rule-based games on paper levels 1-12 (--levels 12)"}
 
 
 def snapshots(levels, player: str, seed: int, every: int) -> list:
@@ -81,7 +90,7 @@ def main() -> None:
     t0 = time.perf_counter()
     snaps = snapshots(PAPER_SEEDS[:args.levels], args.player, args.seed, args.every)
     collect_s = time.perf_counter() - t0
-    pf = portfolio()
+    pf = portfolio("tribes")
     rng = np.random.default_rng(args.seed)
 
     tribes_scripts.clear_caches()
@@ -115,7 +124,7 @@ def main() -> None:
                           "us_per_generation_median": round(1e6 * statistics.median(
                               per_state[i] for i in idx), 1)}
 
-    ref_pf = portfolio(reference=True)
+    ref_pf = portfolio("tribes", reference=True)
     n55 = [len(produce_assignments(s, ref_pf, rng)) for s in snaps]
     n = len(snaps)
     gps = statistics.median(warm)
@@ -140,6 +149,10 @@ def main() -> None:
                                             for k, v in by_script.most_common()},
         "reference": REFERENCE,
         "speed_vs_reference": round(gps / REFERENCE["generations_per_s"], 2),
+        "reference_side_by_side": REFERENCE_SIDE_BY_SIDE,
+        "speed_vs_reference_side_by_side": round(
+            gps / REFERENCE_SIDE_BY_SIDE["generations_per_s"], 2),
+        "peak_memory_mb": peak_memory_mb(),
     }
     print(json.dumps(result, indent=2))
 

@@ -53,10 +53,17 @@ from agents.search import (
     at_least,
     flag,
     random_action,
-    resolve_budget,
     search_copy,
 )
-from agents.tree import TIE, TreeNode, backup, most_visited, run_iterations, select_uct
+from agents.tree import (
+    TIE,
+    TreeNode,
+    backup,
+    most_visited,
+    release,
+    run_iterations,
+    select_uct,
+)
 from games.api import Action, GameState
 
 ROLLOUT_POLICIES = ("portfolio", "random", "none")
@@ -261,10 +268,7 @@ class PMCTSAgent(SearchAgent):
         self._opp_counts = script_counts(self.opponent_portfolio)
 
     # ------------------------------------------------------------------ decision
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget, budget)
-        self.last_budget = b
+    def decide(self, state: GameState, b: Budget) -> Action:
         self.last_iterations = 0
         self.last_root = None
         legal = state.legal_actions()
@@ -281,8 +285,11 @@ class PMCTSAgent(SearchAgent):
         if len(asg) == 1:
             return asg[0][ACTION]
         depth = self.horizon_of(self.horizon)
-        self.last_iterations = run_iterations(
-            b, lambda: self._iterate(root, root_state, me, b, depth))
+        try:
+            self.last_iterations = run_iterations(
+                b, lambda: self._iterate(root, root_state, me, b, depth))
+        finally:
+            release(root)
         self.last_root = root
         return self._final(root)
 

@@ -47,10 +47,21 @@ def reachable(s, uid: int) -> dict[int, float]:
     """Tiles a unit can reach this turn with the least movement spent (Dijkstra over
     8-neighbour steps with the reference's step rules, including the `floor` overshoot).
 
-    This is the hot spot of action listing, hence the local names."""
+    The result is cached in the state (shared with copies and with later positions while it
+    stays valid, `TribesState.apply`): do not modify it. This is the hot spot of action
+    listing, hence the local names."""
     u = s.units[uid]
     tid = u.tribe
     techs = s.tribes[tid].techs
+    e = s._reach.get(uid)
+    if e is not None and e[1] == u.pos and e[2] == u.type and e[3] == techs and e[0] == tid:
+        return e[4]
+    out = _reachable(s, u, tid, techs)
+    s._reach[uid] = (tid, u.pos, u.type, techs, out)
+    return out
+
+
+def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
     mov = float(K.UNIT_MOV[u.type])
     naval = K.UNIT_IS_NAVAL[u.type]
     climbing = techs >> K.CLIMBING & 1
@@ -147,7 +158,13 @@ def move_destinations(s, uid: int) -> list[int]:
 
 # ------------------------------------------------------------------------------- listing
 def list_actions(s) -> list[tuple]:
-    """Every legal action of the current tribe (empty once the game is over)."""
+    """Every legal action of the current tribe (empty once the game is over).
+
+    Each actor's actions are kept in `s._lists` (actor id -> [its actions in listing order,
+    the same grouped by kind or None until asked for]), which later positions inherit while
+    they stay valid (`TribesState.apply`); `s._actors` is set to the actors that have actions,
+    in listing order (None when the listing is not made of `s._lists`)."""
+    s._actors = None
     if s.game_over:
         return []
     tid = s.current
@@ -157,15 +174,144 @@ def list_actions(s) -> list[tuple]:
         c = cities[cid]
         if c.pop >= c.pop_need:  # level-up blocks everything else
             return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
+    lists = s._lists
     out: list[tuple] = []
-    candidates = tribe_buildings(tribe)
+    actors: list[int] = []
+    candidates = None
     for cid in tribe.cities:
-        city_actions(s, cid, out, candidates)
+        e = lists.get(cid)
+        if e is None:
+            if candidates is None:
+                candidates = tribe_buildings(tribe)
+            acts: list = []
+            city_actions(s, cid, acts, candidates)
+            e = lists[cid] = [acts, None]
+        if e[0]:
+            out += e[0]
+            actors.append(cid)
+    unit_at, units, every_unit = s.unit_at, s.units, s.options.reference_bugs
     for uid in s.tribe_units(tid):
-        if s.unit_at[s.units[uid].pos] == uid or s.options.reference_bugs:
-            unit_actions(s, uid, out)
-    tribe_actions(s, out)
+        if every_unit or unit_at[units[uid].pos] == uid:
+            e = lists.get(uid)
+            if e is None:
+                acts = []
+                unit_actions(s, uid, acts)
+                e = lists[uid] = [acts, None]
+            if e[0]:
+                out += e[0]
+                actors.append(uid)
+    e = lists.get(TRIBE_ACTOR)
+    if e is None:
+        acts = []
+        tribe_actions(s, acts)
+        e = lists[TRIBE_ACTOR] = [acts, None]
+    out += e[0]
+    actors.append(TRIBE_ACTOR)
+    s._actors = actors
     return out
+
+
+def group_by_actor(s) -> dict:
+    """The legal actions grouped actor -> kind -> actions, in listing order (shared between
+    positions with `s._lists`: do not modify).
+
+    Args:
+        s: the position.
+    """
+    legal = s.legal_actions()
+    actors = s._actors
+    grouped: dict = {}
+    if actors is None:
+        for a in legal:
+            grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
+        return grouped
+    lists = s._lists
+    for actor in actors:
+        e = lists[actor]
+        g = e[1]
+        if g is None:
+            g = e[1] = {}
+            for a in e[0]:
+                g.setdefault(a[0], []).append(a)
+        grouped[actor] = g
+    return grouped
+
+
+CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY))
+"""Actions after which some actors' actions are carried over to the new position
+(`lists_kept`); after any other action everything is listed again."""
+
+_UPGRADABLE = frozenset((K.BOAT, K.SHIP))
+_UNIT_LIST_TECHS = frozenset((K.CLIMBING, K.SAILING, K.NAVIGATION, K.FREE_SPIRIT))
+
+
+def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
+    """The actors' actions of the position before `action` (`lists`, see `list_actions`)
+    that are still valid now that it has been applied; `before` is where a moving unit stood
+    (MOVE) or the building destroyed (DESTROY).
+
+    What a listing reads and these actions change:
+    * MOVE: which tiles are free, at the unit's start and destination (`touched_by`);
+    * SPAWN: the city's tile is taken (`touched_by`) and the stars spent;
+    * RESOURCE_GATHERING, RESEARCH_TECH: the stars, the city's population, the technologies;
+    * DESTROY: a city's tile and population (units read buildings only to embark at ports).
+    Stars and technologies are read by every city and the tribe, and by units only for
+    upgrading boats and ships; the technologies of movement and of disbanding are read by
+    every unit. Nothing else changes: the mover's units are no obstacle to their own tribe,
+    and the map stays as it was.
+
+    Args:
+        s: the position after `action`.
+        action: the action just applied (one of `CARRY_LISTS`).
+        lists: `s._lists` of the position before it.
+        before: the moving unit's tile (MOVE), the destroyed building (DESTROY), else -1.
+    """
+    kind = action[0]
+    if kind == MOVE:
+        changed = touched_by(s, tiles=(before, action[2]))
+        changed.add(action[1])
+        return {k: v for k, v in lists.items() if k not in changed}
+    if kind == DESTROY:
+        if before == _PORT:
+            return {}
+        cities = s.cities
+        return {k: v for k, v in lists.items() if k not in cities}
+    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
+        return {}
+    changed = touched_by(s, tiles=(s.cities[action[1]].pos,)) if kind == SPAWN else ()
+    units, upgradable = s.units, _UPGRADABLE
+    return {k: v for k, v in lists.items()
+            if k in units and k not in changed and units[k].type not in upgradable}
+
+
+def touched_by(s, tiles: tuple) -> set[int]:
+    """The actors whose actions change when own units come or go on `tiles`: every unit that
+    can reach one of them (its destinations skip occupied tiles), every unit on or next to one
+    (healing others depends on the neighbours' health) and a city on one (it spawns only on a
+    free tile).
+
+    Args:
+        s: the position, with own units already come or gone.
+        tiles: the tiles concerned.
+    """
+    changed = set()
+    unit_at, nbrs, tile_city = s.unit_at, s._nbrs, s.tile_city
+    for t in tiles:
+        if unit_at[t]:
+            changed.add(unit_at[t])
+        c = tile_city[t]
+        if c and s.cities[c].pos == t:
+            changed.add(c)
+        for b in nbrs[t]:
+            if unit_at[b]:
+                changed.add(unit_at[b])
+    for v, e in s._reach.items():
+        reach = e[4]
+        if any(t in reach for t in tiles):
+            changed.add(v)
+    if s.options.reference_bugs:  # units may share a tile
+        changed.update(v for v, u in s.units.items() if u.pos in tiles)
+    return changed
 
 
 _ROADABLE = frozenset((K.PLAIN, K.FOREST, K.VILLAGE))

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games.api import IllegalAction, log_add, log_to_list
+from games.tribes import actions as A
 from games.tribes import constants as K
-from games.tribes.actions import ACTION_NAMES, END_TURN, list_actions
+from games.tribes.actions import ACTION_NAMES, END_TURN, group_by_actor, list_actions
 from games.tribes.actions import describe as describe_action
 from games.tribes.javarandom import JavaRandom, java_shuffle
 from games.tribes.pieces import City, Tribe, Unit
@@ -30,6 +31,16 @@ class TribesOptions:
     def rounds(self) -> int:
         return self.max_rounds if self.max_rounds is not None else K.DEFAULT_ROUNDS[self.mode]
 
+
+KEEPS_OWN_MOVEMENT = frozenset((
+    A.MOVE, A.RECOVER, A.HEAL_OTHERS, A.DISBAND, A.MAKE_VETERAN, A.UPGRADE_BOAT, A.UPGRADE_SHIP,
+    A.SPAWN, A.RESOURCE_GATHERING, A.RESEARCH_TECH))
+"""Actions after which the mover's other units reach the same tiles as before: they change no
+terrain, road, building, border or city owner and move, add or remove only the mover's own
+units (which its units pass through). Destroying a building other than a port is one of them
+too (`apply` checks the building). A unit that moved, was replaced or whose tribe learnt a
+technology is recomputed anyway, since its cache entry records its tribe, position, type and
+the tribe's technologies."""
 
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
 _CITY, _PORT = K.CITY, K.PORT
@@ -109,6 +120,8 @@ class TribesState:
         self._legal = None
         self._by_actor = None
         self._zoc = {}
+        self._reach = {}
+        self._lists = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -130,10 +143,7 @@ class TribesState:
 
     def actions_by_actor(self):
         if self._by_actor is None:
-            grouped: dict = {}
-            for a in self.legal_actions():
-                grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
-            self._by_actor = grouped
+            self._by_actor = group_by_actor(self)
         return self._by_actor
 
     def ends_turn(self, action) -> bool:
@@ -145,8 +155,32 @@ class TribesState:
                                 f"player {self.current} ({len(self.legal_actions())} legal actions)")
         self._legal = None
         self._by_actor = None
-        self._zoc = {}
-        APPLY[action[0]](self, action)
+        kind = action[0]
+        lists = self._lists
+        self._lists = {}
+        # what the carried caches need to know of the position before the action: where a
+        # moving unit stood, which building is destroyed (only a port changes movement)
+        if kind == A.MOVE:
+            before = self.units[action[1]].pos
+        elif kind == A.DESTROY:
+            before = self.building[action[2]]
+        else:
+            before = -1
+        if kind in KEEPS_OWN_MOVEMENT or kind == A.DESTROY and before != _PORT:
+            # what the mover's own units can reach depends only on the map, on the other
+            # tribes' units and on the unit itself (checked when an entry is used), none of
+            # which these actions change; the other tribes' entries may depend on the mover's
+            # units, and the zone of control of the mover's units on the others' units
+            tid = self.current
+            zoc = self._zoc.get(tid)
+            self._zoc = {tid: zoc} if zoc is not None else {}
+            self._reach = {uid: e for uid, e in self._reach.items() if e[0] == tid}
+        else:
+            self._zoc = {}
+            self._reach = {}
+        APPLY[kind](self, action)
+        if lists and kind in A.CARRY_LISTS and not self.game_over:
+            self._lists = A.lists_kept(self, action=action, lists=lists, before=before)
 
     def winner(self) -> int | None:
         if not self.game_over:
@@ -707,6 +741,9 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._legal = None
     s._by_actor = None
     s._zoc = {}
+    s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
+    s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
+    s._actors = None  # the actors of the listing, in order: actions.list_actions
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)

@@ -75,7 +75,7 @@ def random_states(level: int, seed: int, steps: int, every: int, rich: bool) -> 
                 tw.techs = K.ALL_TECHS_MASK
                 tw.stars = max(tw.stars, 60)
                 tw.monuments = [K.AVAILABLE if m == K.UNAVAILABLE else m for m in tw.monuments]
-            s._legal = s._by_actor = None
+            s.invalidate()
         acts = s.legal_actions()
         if step % every == 0:
             out.append(s.copy())
@@ -343,7 +343,7 @@ def test_monument_and_temple_fire_on_idle_tiles():
     give_tech(s, 0, "MEDITATION", "FREE_SPIRIT", "FARMING")
     set_stars(s, 0, 30)
     s.tribe_w(0).monuments[K.MONUMENTS.index(K.ALTAR_OF_PEACE)] = K.AVAILABLE
-    s._legal = s._by_actor = None
+    s.invalidate()
     cid = capital(s, 0).id
     a, v = run(s, "BuildMonument", cid)
     assert a[3] == K.ALTAR_OF_PEACE and a[2] != idx(s, (0, 0)) and 0.5 <= v <= 1.0

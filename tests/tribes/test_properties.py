@@ -162,3 +162,53 @@ def test_other_tribes_sizes_and_modes_keep_invariants():
             check_invariants(s)
         assert sorted(s.ranking()) == list(range(len(tribes)))
         assert s.tick <= 16
+
+
+def _listing(s) -> tuple:
+    """The legal actions of `s` and their grouping by actor and kind, in order."""
+    return s.legal_actions(), [(actor, list(kinds.items()))
+                               for actor, kinds in s.actions_by_actor().items()]
+
+
+def _fresh_actions(s) -> tuple:
+    """`_listing` from scratch (no cache carried over from earlier positions)."""
+    c = s.copy()
+    c.invalidate()
+    return _listing(c)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("XIN_XI", "IMPERIUS", "BARDUR"),
+                               ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]),
+       rich=st.booleans())
+def test_cached_listing_equals_listing_from_scratch(seed, tribes, rich):
+    """Caches carried from one position to the next (what a unit can reach, each actor's
+    actions) never change the legal actions: after every random action, also on copies that
+    branch off and come back to the original, the listing equals one made from scratch.
+    `rich`: every tribe gets every technology and stars now and then (so every unit type and
+    building occurs)."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(5_000 + seed % 1000, seed, max_rounds=20, **options)
+    rng = np.random.default_rng(seed)
+    for step in range(700):
+        if s.is_terminal():
+            break
+        if rich and step % 50 == 0:
+            for t in range(len(s.tribes)):
+                tw = s.tribe_w(t)
+                tw.techs = K.ALL_TECHS_MASK
+                tw.stars = max(tw.stars, 40)
+            s.invalidate()
+        acts = s.legal_actions()
+        assert _listing(s) == _fresh_actions(s), f"step {step}: cached listing differs"
+        if step % 23 == 0:
+            c = s.copy()
+            for _ in range(8):
+                if c.is_terminal():
+                    break
+                ca = c.legal_actions()
+                c.apply(ca[int(rng.integers(len(ca)))])
+                assert c.is_terminal() or _listing(c) == _fresh_actions(c)
+            assert _listing(s) == _fresh_actions(s)
+        s.apply(acts[int(rng.integers(len(acts)))])
