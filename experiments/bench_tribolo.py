@@ -23,11 +23,14 @@ import statistics
 import time
 
 import numpy as np
+from bench_engine import time_apply_list  # noqa: E402 - beside this script
 
 from games.registry import get_game
 
 
-def snapshots(levels: int, seed: int) -> list:
+def snapshots(levels: int, seed: int, every: int = 4, decisions: bool = False) -> list:
+    """Every `every`-th state of random games on the set-up seeds 0..levels-1 (with
+    `decisions`, every `every`-th state with more than one legal move)."""
     game = get_game("tribolo")
     rng = np.random.default_rng(seed)
     out = []
@@ -35,32 +38,13 @@ def snapshots(levels: int, seed: int) -> list:
         s = game.new_state(level, seed)
         k = 0
         while not s.is_terminal():
-            if k % 4 == 0:
-                out.append(s.copy())
             acts = s.legal_actions()
+            if not decisions or len(acts) > 1:
+                k += 1
+                if (k - (0 if decisions else 1)) % every == 0:
+                    out.append(s.copy())
             s.apply(acts[int(rng.integers(len(acts)))])
-            k += 1
     return out
-
-
-def apply_and_list_rate(snaps, rollouts: int, depth: int, rng) -> float:
-    perf = time.perf_counter
-    elapsed = 0.0
-    n = 0
-    for s in snaps:
-        for _ in range(rollouts):
-            c = s.copy()
-            acts = c.legal_actions()
-            for _ in range(depth):
-                if not acts:
-                    break
-                a = acts[int(rng.integers(len(acts)))]
-                t0 = perf()
-                c.apply(a)
-                acts = c.legal_actions()
-                elapsed += perf() - t0
-                n += 1
-    return n / elapsed
 
 
 def copy_rate(snaps, copies: int) -> float:
@@ -99,7 +83,7 @@ def main() -> None:
     applies, copies, games = [], [], []
     moves_per_game = 0.0
     for rep in range(args.reps):
-        a = apply_and_list_rate(snaps, args.rollouts, 20, rng)
+        a = time_apply_list(snaps, args.rollouts, 20, rng)
         c = copy_rate(snaps, args.copies)
         g, moves_per_game = games_rate(args.levels, args.seed + 1000 * rep)
         if rep > 0 or args.reps == 1:

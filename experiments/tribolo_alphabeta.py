@@ -17,28 +17,10 @@ import json
 import statistics
 from collections import Counter
 
-import numpy as np
+from bench_tribolo import snapshots
 
-from games.registry import get_game
 from games.tribolo.ai import TriboloAI
 from games.tribolo.maxn import MaxnAgent
-
-
-def decision_states(levels: int, every: int, seed: int) -> list:
-    game = get_game("tribolo")
-    rng = np.random.default_rng(seed)
-    out = []
-    for level in range(levels):
-        s = game.new_state(level, seed)
-        k = 0
-        while not s.is_terminal():
-            acts = s.legal_actions()
-            if len(acts) > 1:
-                k += 1
-                if k % every == 0:
-                    out.append(s.copy())
-            s.apply(acts[int(rng.integers(len(acts)))])
-    return out
 
 
 def compare(states, depth: int, seed: int) -> dict:
@@ -93,7 +75,7 @@ def main() -> None:
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2], help="search depths")
     ap.add_argument("--seed", type=int, default=7, help="seed of the random games and the agents")
     args = ap.parse_args()
-    states = decision_states(args.levels, args.every, args.seed)
+    states = snapshots(args.levels, args.seed, every=args.every, decisions=True)
     print(json.dumps([compare(states, d, args.seed) for d in args.depths]
                      + [compare_maxn(states, d, args.seed) for d in args.depths], indent=2))
 
