@@ -90,7 +90,8 @@ class GameJournal:
         specs: every game the command plans, in order.
         command: what the command is called in messages ("tournament", "ladder", ...).
         resume: continue the journal in `path`; without it, a journal left there by an
-            interrupted command is an error (nothing already played is thrown away).
+            interrupted command is an error (nothing already played is thrown away), unless
+            that command finished no game.
 
     Raises:
         ValueError: an interrupted command's journal is there and `resume` is false, or
@@ -106,8 +107,9 @@ class GameJournal:
         here = self.path.parent
         if self.path.exists() and not resume:
             n = sum(1 for _ in read_log(self.path)) - 1
-            raise ValueError(f"{here}/ holds an interrupted {command} ({max(n, 0)} games played); "
-                             f"continue it with --resume, or delete {self.path} to start again")
+            if n > 0:  # (a command stopped before its first game left nothing to keep)
+                raise ValueError(f"{here}/ holds an interrupted {command} ({n} games played); "
+                                 f"continue it with --resume, or delete {self.path} to start again")
         if resume and not self.path.exists():
             raise ValueError(f"--resume: {here}/ holds no interrupted {command} "
                              f"({self.path.name} not found)")

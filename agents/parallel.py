@@ -51,12 +51,33 @@ def ensure_ray(address: str | None, workers: int | None):
         kwargs = {"include_dashboard": False, "log_to_driver": False,
                   "configure_logging": False}
         if address:
-            ray.init(address=address, runtime_env=code_env(), **kwargs)
+            try:
+                ray.init(address=address, runtime_env=code_env(), **kwargs)
+            except ConnectionError as e:
+                raise ConnectionError(join_failure(address, e)) from e
         else:
             # "local": a new Ray of our own even where `ray start` left one running
             ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
             _start_watchdog()
     return ray
+
+
+def join_failure(address: str, error: BaseException) -> str:
+    """What to tell a user whose Ray could not join the cluster at `address`: when Ray's
+    errors say the head refused the token, which authentication mode this process used and
+    what to set (the README's "Ray and its token authentication")."""
+    texts = []
+    e: BaseException | None = error
+    while e is not None and len(texts) < 10:
+        texts.append(f"{type(e).__name__}: {e}")
+        e = e.__cause__ or e.__context__
+    if not any("InvalidAuthToken" in t or "AuthenticationError" in t for t in texts):
+        return f"could not join the Ray cluster at {address}: {error}"
+    mode = os.environ.get("RAY_AUTH_MODE") or "unset"
+    return (f"could not join the Ray cluster at {address}: it uses token authentication and "
+            f"refused this machine (RAY_AUTH_MODE is {mode} here). Set RAY_AUTH_MODE=token and "
+            "the head's token (RAY_AUTH_TOKEN, or the file ~/.ray/auth_token copied from the "
+            "head); see the README, \"Ray and its token authentication\"")
 
 
 SHIPPED_PACKAGES = ("games", "agents", "qd", "plots", "playstyles")

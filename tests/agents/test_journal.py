@@ -157,3 +157,15 @@ def test_tournament_json_records_every_resolved_parameter(tmp_path, capsys):
     assert len(mcts["resolved"]) > 1  # the defaults, written out
     assert rnd["resolved"] == full_params("random", {}, "nim")
     assert info["levels_played"] == [1] and info["version"]
+
+
+def test_a_journal_of_no_finished_game_does_not_block_a_new_start(tmp_path):
+    path = tmp_path / "games.journal"
+    plan = specs(2)
+    GameJournal(path, plan, "tournament").log.close()  # stopped before its first game
+    again = GameJournal(path, plan, "tournament")
+    assert again.missing == [0, 1]
+    again.add(0, run_game(plan[0]))
+    again.log.close()
+    with pytest.raises(ValueError, match=r"\(1 games played\)"):
+        GameJournal(path, plan, "tournament")
