@@ -50,14 +50,21 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def alternating_games(games: int, levels: Sequence[Any]) -> list[tuple[Any, int]]:
-    """(level, seat of the first agent) for each game between two agents: the levels in turn,
-    the seat alternating from level to level and from one pass over the levels to the next,
-    so every level is played from both seats once it is played twice."""
+def alternating_games(games: int, levels: Sequence[Any], players: int = 2
+                      ) -> list[tuple[Any, int]]:
+    """(level, seat of the first agent) for each game: the levels in turn, the seat moving on
+    by one from level to level and from one pass over the levels to the next, so every level
+    is played from every seat once it is played `players` times (alternating for two).
+
+    Args:
+        games: games to schedule.
+        levels: the levels, played in turn.
+        players: seats at the table.
+    """
     n = len(levels)
     if n == 0:
         raise ValueError("levels: no level given")
-    return [(levels[g % n], (g % n + g // n) % 2) for g in range(games)]
+    return [(levels[g % n], (g % n + g // n) % players) for g in range(games)]
 
 
 # ------------------------------------------------------------------------------ the verdict
@@ -223,38 +230,92 @@ class LadderResult:
     ratings: Ratings | None = None
 
 
+def seatings(players: int) -> list[tuple[int, int]]:
+    """The (first agent's seat, second agent's seat) of a pair at a table of `players`, in the
+    order a ladder cycles through them: every ordered pair of distinct seats ((0, 1), (1, 0)
+    for two players)."""
+    return [(a, b) for a in range(players) for b in range(players) if a != b]
+
+
 def plan_ladder(agents: Sequence[AgentSpec], game: str, levels: Sequence[Any], games: int,
-                options: dict[str, Any], seed: int) -> list[GameSpec]:
+                options: dict[str, Any], seed: int, players: int = 2,
+                field: AgentSpec | None = None) -> list[GameSpec]:
     """Every game of the round robin; seeds from (seed, i, j, game) so that adding a baseline
-    does not change the games between presets."""
+    does not change the games between presets.
+
+    Args:
+        agents: the ladder's agents.
+        game: the game.
+        levels: the levels, played in turn.
+        games: games per pair.
+        options: the game options.
+        seed: the ladder's seed.
+        players: seats at the game's table. With more than two, the pair takes two seats
+            (every ordered pair of seats in turn, from level to level and pass to pass) and
+            `field` every other seat, each with a seed of its own.
+        field: the agent in the seats the pair leaves free.
+    """
+    if players > 2 and field is None:
+        raise ValueError(f"field: a {players}-player ladder needs an agent for the free seats")
     specs = []
-    order = alternating_games(games, levels)
+    seats = seatings(players)
+    order = alternating_games(games, levels, len(seats))
     opts = tuple(sorted(options.items()))
     pi = 0
     for i in range(len(agents)):
         for j in range(i + 1, len(agents)):
-            for g, (level, seat) in enumerate(order):
-                ss = np.random.SeedSequence(seed, spawn_key=(i, j, g))
-                game_seed, s_i, s_j = (int(x) for x in ss.generate_state(3, np.uint32))
-                pair = (agents[i], agents[j]) if seat == 0 else (agents[j], agents[i])
-                seeds = (s_i, s_j) if seat == 0 else (s_j, s_i)
-                specs.append(GameSpec(game=game, level=level, seed=game_seed, agents=pair,
-                                      agent_seeds=seeds, options=opts,
-                                      tag={"pairing": pi, "agent": i, "opponent": j, "rep": g,
-                                           "agent_seat": seat}))
+            for g, (level, k) in enumerate(order):
+                si, sj = seats[k]
+                words = np.random.SeedSequence(seed, spawn_key=(i, j, g)).generate_state(
+                    1 + players, np.uint32)
+                game_seed, s_i, s_j, rest = int(words[0]), int(words[1]), int(words[2]), \
+                    iter(int(w) for w in words[3:])
+                table = [agents[i] if p == si else agents[j] if p == sj else field
+                         for p in range(players)]
+                seeds = [s_i if p == si else s_j if p == sj else next(rest)
+                         for p in range(players)]
+                tag = {"pairing": pi, "agent": i, "opponent": j, "rep": g, "agent_seat": si}
+                if players > 2:
+                    tag["opponent_seat"] = sj
+                specs.append(GameSpec(game=game, level=level, seed=game_seed,
+                                      agents=tuple(table), agent_seeds=tuple(seeds),
+                                      options=opts, tag=tag))
             pi += 1
     return specs
+
+
+def ahead(games: pd.DataFrame, seat: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Per game, 1 when the player in `seat` finished ahead of the one in `other`, 0 when
+    behind, 0.5 when they shared first place (a draw, in a two-player game). Ahead: a larger
+    share of first place (`p<k>_result`); with equal shares of none, the better place in the
+    game's ranking (`p<k>_place`). Without result columns (two players), from `winner`."""
+    k = np.arange(len(games))
+    n = 0
+    while f"p{n}_result" in games:
+        n += 1
+    if n == 0:
+        winner = games["winner"].to_numpy()
+        return np.where(winner == seat, 1.0, np.where(winner == other, 0.0, 0.5))
+    result = games[[f"p{p}_result" for p in range(n)]].to_numpy(float)
+    ra, rb = result[k, seat], result[k, other]
+    out = np.where(ra > rb, 1.0, np.where(ra < rb, 0.0, 0.5))
+    if "p0_place" in games:
+        place = games[[f"p{p}_place" for p in range(n)]].to_numpy(float)
+        none = (ra == rb) & (ra == 0)
+        out = np.where(none, (place[k, seat] < place[k, other]).astype(float), out)
+    return out
 
 
 def pair_table(games: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
     """Both directions of every pair: games, wins, draws, win rate (draws half), Wilson CI."""
     rows = []
     for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
-        seat = g["agent_seat"].to_numpy()
-        winner = g["winner"].to_numpy()
+        seat = g["agent_seat"].to_numpy().astype(int)
+        other = g["opponent_seat"].to_numpy().astype(int) if "opponent_seat" in g else 1 - seat
+        score = ahead(g, seat, other)
         n = len(g)
-        wins_a = int(np.sum(winner == seat))
-        wins_b = int(np.sum(winner == 1 - seat))
+        wins_a = int(np.sum(score == 1.0))
+        wins_b = int(np.sum(score == 0.0))
         draws = n - wins_a - wins_b
         for x, y, w, lost in ((a, b, wins_a, wins_b), (b, a, wins_b, wins_a)):
             s = w + 0.5 * draws
@@ -305,13 +366,18 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                levels: str | Sequence[int] | None = None, out: str | Path | None = None,
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
                address: str | None = None, show_progress: bool = True,
-               resume: bool = False) -> LadderResult:
+               resume: bool = False, field: str | None = None) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
     set); games per
     pair default to two per level; the game options are the file's (`rounds`: play at most
     that many rounds, through the game's `round_limit_options`).
+
+    In a game of more than two players, each game seats a pair and fills the other seats
+    with `field` (default `random`; an agent spec, at the presets' budget when it takes one
+    and sets none); a pair's result is who finished ahead of the other (`ahead`), and a pair
+    plays every ordered pair of seats in turn (default games: one per level and seating).
 
     Every finished game is kept in `out`/games.journal; Ctrl-C raises
     `agents.journal.Interrupted`, and the same call with `resume=True` plays only the games
@@ -339,16 +405,21 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
         level_list = level_set(levels)
     else:
         level_list = list(levels)
-    n_games = 2 * len(level_list) if games is None else int(games)
-    if n_games < 1:
-        raise ValueError(f"games: at least one game per pair, got {n_games}")
     options = dict(pf.options)
     if rounds is not None:  # "play N rounds", in the game's own options
         try:
             options.update(get_game(pf.game).round_limit_options(rounds))
         except ValueError as e:
             raise ValueError(f"rounds: {e}") from None
-    specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed)
+    from agents.tournament import seats_of
+    players = seats_of(pf.game, level_list[0], options)
+    if field is not None and players == 2:
+        raise ValueError(f"field: {pf.game} is a two-player game; a ladder seats only the pair")
+    filler = _baseline_specs([field or "random"], pf.presets, pf.game)[0] if players > 2 else None
+    n_games = len(seatings(players)) * len(level_list) if games is None else int(games)
+    if n_games < 1:
+        raise ValueError(f"games: at least one game per pair, got {n_games}")
+    specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed, players, filler)
     out = Path(out) if out is not None else \
         Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
     out.mkdir(parents=True, exist_ok=True)
@@ -358,14 +429,14 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
             records = play_missing(journal, address=address, workers=workers,
                                    show_progress=show_progress)
         result = _write_ladder(out, presets_path, pf, agents, records, options, level_list,
-                               n_games, seed)
+                               n_games, seed, filler)
     journal.finish()
     return result
 
 
 def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpec],
-                  records: list, options: dict, level_list: list, n_games: int, seed: int
-                  ) -> LadderResult:
+                  records: list, options: dict, level_list: list, n_games: int, seed: int,
+                  field: AgentSpec | None = None) -> LadderResult:
     """The ladder's files: games, summary, pair table, win matrix, verdict and chart."""
     from agents.tournament import agent_records, games_frame, summarise, table_columns, to_markdown
     labels = [a.display() for a in agents]
@@ -383,6 +454,8 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
             "agents": agent_records(agents, pf.game),
             "verdict": verdict.to_dict(), "ratings": ratings.to_records(),
             "ratings_separated": ratings.separated(labels[:k])}
+    if field is not None:
+        info["field"] = agent_records([field], pf.game)[0]
     files = []
     for name, text in (("games.csv", frame.to_csv(index=False)),
                        ("summary.csv", summary.to_csv(index=False, float_format="%.4f")),

@@ -123,9 +123,12 @@ def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
                            "rounds": rec.rounds, "winner": rec.winner, "seconds": round(rec.seconds, 3)}
     if isinstance(spec.tag, dict):
         row.update({k: v for k, v in spec.tag.items() if k in ("pairing", "rep")})
-    for p in range(len(spec.agents)):
+    n = len(spec.agents)
+    for p in range(n):
         row.update(rec.player_columns(p, f"p{p}_"))
         row[f"p{p}_result"] = rec.result(p)
+        if n > 2:  # the place in the game's ranking (0: first), beyond first place
+            row[f"p{p}_place"] = rec.ranking.index(p) if p in rec.ranking else n
     return row
 
 
@@ -209,6 +212,8 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
         row["agent"] = agents[tag["agent"]].display()
         row["opponent"] = agents[tag["opponent"]].display()
         row["agent_seat"] = tag["agent_seat"]
+        if "opponent_seat" in tag:  # a pair at a table of more players (ladders)
+            row["opponent_seat"] = tag["opponent_seat"]
         rows.append(row)
     frame = pd.DataFrame(rows)
     counts = sorted(c for c in frame.columns if "_n_" in c)

@@ -232,7 +232,7 @@ def _ladder(args: argparse.Namespace) -> int:
     result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
-                        show_progress=not args.quiet, resume=args.resume)
+                        show_progress=not args.quiet, resume=args.resume, field=args.field)
     print((result.out / "ladder.md").read_text(), end="")
     print(f"results in {result.out}/ (ladder_matrix.csv, ladder_pairs.csv, ladder.json, "
           f"ladder.png, games.csv)")
@@ -393,7 +393,12 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("presets", help="preset file (from `playstyles export`)")
     lad.add_argument("--baselines", nargs="+", help="other agents in the round robin "
                                                     "(name[:k=v,...] or preset:FILE#NAME)")
-    lad.add_argument("--games", type=AT_LEAST_ONE, help="games per pair (default: 2 per level)")
+    lad.add_argument("--games", type=AT_LEAST_ONE,
+                     help="games per pair (default: one per level and seating, 2 per level "
+                          "in a two-player game)")
+    lad.add_argument("--field", metavar="AGENT",
+                     help="games of more than two players: the agent in the seats a pair "
+                          "leaves free (default: random)")
     lad.add_argument("--levels", help="level set (default: the presets' validation levels)")
     lad.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
                      help="play at most N rounds (default: the presets' game options)")

@@ -2,14 +2,18 @@
 
 Solution = the genome (one weight per evolved script). Measures = the means of the chosen
 features. Quality is the paper's rule: a higher win rate is better, and at equal win rate a
-higher mean score. It is encoded in one number so that pyribs' ordinary comparison applies:
+higher mean score. "Wins" count each game's share of first place (`PlayerGame.credit`): 1 for
+a win, 1/k when k players share first place (a two-player draw is half a win), 0 otherwise.
+It is encoded in one number so that pyribs' ordinary comparison applies:
 
-    objective = (wins + band(mean score)) / games,   band(s) in (0, 1/2), strictly increasing
+    objective = (wins + band(mean score) * 2 / L) / games,   band(s) in (0, 1/2), increasing
 
-With the same number of games per genome, two different win rates differ by at least one game,
-1/games, which the band (less than 1/(2 games)) can never bridge; at equal wins the band orders
-by score. pyribs replaces an elite only when the newcomer's objective is strictly greater, so a
-full tie keeps the incumbent (as the reference's file mode does).
+where L is the least common multiple of 1..n for n players (2 for two players, 6 for three).
+Every share is a multiple of 1/L, so with the same number of games per genome two different
+win totals differ by at least 1/L, which the scaled band (less than 1/L) can never bridge; at
+equal wins the band orders by score. pyribs replaces an elite only when the newcomer's
+objective is strictly greater, so a full tie keeps the incumbent (as the reference's file
+mode does).
 
 Each elite also carries: win rate, wins, games, mean score, the mean and spread of every
 registered feature (not only those on the grid), and when it was found (batch, evaluation);
@@ -19,6 +23,7 @@ feature mean.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -49,11 +54,24 @@ def band(mean_score: float) -> float:
     return 0.25 + 0.25 * s / (abs(s) + SCORE_SCALE)
 
 
-def objective(wins: int, games: int, mean_score: float) -> float:
-    """Win rate with the mean score as tie-breaker, as one number (see the module text)."""
+def objective(wins: float, games: int, mean_score: float, players: int = 2) -> float:
+    """Win rate with the mean score as tie-breaker, as one number (see the module text).
+
+    Args:
+        wins: the games' shares of first place, summed.
+        games: games played.
+        mean_score: the mean final score (the tie-breaker).
+        players: players of the game (how finely first place can be shared).
+    """
     if games <= 0:
         raise ValueError("objective: a genome must play at least one game")
-    return (wins + band(mean_score)) / games
+    return (wins + band(mean_score) * 2 / share_unit(players)) / games
+
+
+def share_unit(players: int) -> int:
+    """The least common multiple of 1..players: every share of first place is a multiple of
+    its inverse (2 for two players, 6 for three)."""
+    return math.lcm(*range(1, max(2, int(players)) + 1))
 
 
 @dataclass
@@ -61,12 +79,13 @@ class Evaluation:
     """What the games of one genome gave: quality, features and the measures on the grid."""
 
     genome: np.ndarray
-    wins: int
+    wins: float  # shares of first place, summed (whole wins in a game without shared places)
     games: int
     mean_score: float
     feature_mean: dict[str, float]
     feature_std: dict[str, float]
     measures: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    players: int = 2
 
     @property
     def win_rate(self) -> float:
@@ -74,7 +93,7 @@ class Evaluation:
 
     @property
     def objective(self) -> float:
-        return objective(self.wins, self.games, self.mean_score)
+        return objective(self.wins, self.games, self.mean_score, self.players)
 
 
 def evaluate_games(genome: np.ndarray, games: Sequence[PlayerGame],
@@ -82,29 +101,36 @@ def evaluate_games(genome: np.ndarray, games: Sequence[PlayerGame],
     """Quality and features of a genome from its games (each seen from the genome's side):
     the grid's `features` and every feature in `stats` (the game's others, for the tables)."""
     every = list({f.name: f for f in (*stats, *features)}.values())
-    return evaluate_rows(genome, game_table(games, every), features, [f.name for f in every])
+    players = max((g.players for g in games), default=2)
+    return evaluate_rows(genome, game_table(games, every), features, [f.name for f in every],
+                         players)
 
 
 def game_table(games: Sequence[PlayerGame], every: Sequence[Feature]) -> np.ndarray:
-    """One row per game: won (1/0), final score, then each feature of `every` (NaN where
-    undefined). Rows of several evaluations of a genome stack into its pooled games."""
+    """One row per game: won (the share of first place), final score, then each feature of
+    `every` (NaN where undefined). Rows of several evaluations of a genome stack into its
+    pooled games."""
     values = per_game(games, every)
-    cols = [np.array([float(g.won) for g in games], dtype=float),
+    cols = [np.array([g.credit for g in games], dtype=float),
             np.array([g.final("score") for g in games], dtype=float),
             *(values[f.name] for f in every)]
     return np.column_stack(cols) if games else np.zeros((0, 2 + len(every)))
 
 
 def evaluate_rows(genome: np.ndarray, rows: np.ndarray, features: Sequence[Feature],
-                  names: Sequence[str]) -> Evaluation:
+                  names: Sequence[str], players: int = 2) -> Evaluation:
     """The evaluation of a genome from its game rows (`game_table`, columns `names` after
-    won and score): wins, mean score, each feature's mean and spread, the grid measures."""
+    won and score): wins, mean score, each feature's mean and spread, the grid measures.
+    `players`: the game's players (for the objective)."""
     mean, std = {}, {}
     for j, n in enumerate(names):
         mean[n], std[n] = mean_spread(rows[:, 2 + j])
-    ev = Evaluation(genome=np.asarray(genome, dtype=float), wins=int(rows[:, 0].sum()),
+    unit = share_unit(players)  # shares are multiples of 1/unit: sum them exactly
+    wins = float(round(rows[:, 0].sum() * unit) / unit)
+    ev = Evaluation(genome=np.asarray(genome, dtype=float),
+                    wins=int(wins) if wins.is_integer() else wins,
                     games=len(rows), mean_score=float(np.mean(rows[:, 1])) if len(rows) else 0.0,
-                    feature_mean=mean, feature_std=std)
+                    feature_mean=mean, feature_std=std, players=players)
     ev.measures = np.array([measure(f, mean[f.name]) for f in features], dtype=float)
     return ev
 
@@ -113,19 +139,22 @@ class EliteArchive:
     """A GridArchive plus what the run needs to read it: features, genome names, stats."""
 
     def __init__(self, features: Sequence[Feature], genome_names: Sequence[str],
-                 seed: int | None = None, stats: Sequence[Feature] = ()) -> None:
+                 seed: int | None = None, stats: Sequence[Feature] = (),
+                 players: int = 2) -> None:
         """Args:
             features: the grid's axes.
             genome_names: the evolved scripts, one per genome coordinate.
             seed: seed of the archive's own generator (pyribs).
             stats: every feature whose mean and spread each elite keeps (the game's
                 features; the grid's are always kept).
+            players: players of the game (how finely first place can be shared).
         """
+        self.players = int(players)
         self.features = list(features)
         self.genome_names = list(genome_names)
         self.stats_features = list({f.name: f for f in (*stats, *features)}.values())
         self.stat_names = [f.name for f in self.stats_features]
-        extra = {"win_rate": ((), np.float64), "wins": ((), np.int64),
+        extra = {"win_rate": ((), np.float64), "wins": ((), np.float64),
                  "games": ((), np.int64), "mean_score": ((), np.float64),
                  "batch": ((), np.int64), "evaluation": ((), np.int64)}
         for n in self.stat_names:  # pyribs fields named as elites.csv's columns
@@ -146,7 +175,7 @@ class EliteArchive:
         """The extra fields of a batch of evaluations, for `Scheduler.tell` / `GridArchive.add`."""
         out: dict[str, np.ndarray] = {
             "win_rate": np.array([e.win_rate for e in evals], float),
-            "wins": np.array([e.wins for e in evals], np.int64),
+            "wins": np.array([e.wins for e in evals], np.float64),
             "games": np.array([e.games for e in evals], np.int64),
             "mean_score": np.array([e.mean_score for e in evals], float),
             "batch": np.full(len(evals), batch, np.int64),
@@ -222,7 +251,7 @@ class EliteArchive:
         for j, name in enumerate(self.genome_names):
             rows[name] = d["solution"][order, j].tolist()
         for c in QUALITY_COLUMNS:  # pyribs fields of the same names
-            rows[c] = d[c][order].tolist()
+            rows[c] = (_whole(d[c][order]) if c == "wins" else d[c][order]).tolist()
         games = d["games"][order].astype(float)
         intervals = [wilson_interval(float(w), int(g)) for w, g in zip(d["wins"][order], games)]
         for j, c in enumerate(WIN_RATE_CI):
@@ -246,3 +275,10 @@ def is_better(a: Evaluation, b: Evaluation) -> bool:
     if a.win_rate != b.win_rate:
         return a.win_rate > b.win_rate
     return a.mean_score > b.mean_score
+
+
+def _whole(values: np.ndarray) -> np.ndarray:
+    """Float values that are all whole numbers as integers (wins without shared places)."""
+    if values.dtype.kind == "f" and len(values) and np.all(np.mod(values, 1) == 0):
+        return values.astype(np.int64)
+    return values

@@ -106,12 +106,19 @@ class RunConfig:
             "evaluations": self.evaluations, "pipeline": dict(self.pipeline),
             "noise": dict(self.noise), "max_games": self.max_games, "seed": self.seed}
 
+    @property
+    def players(self) -> int:
+        """Seats at the game's table (the genome takes one, the opponent the others)."""
+        from agents.tournament import seats_of
+        return seats_of(self.game, self.train_levels[0], dict(self.options))
+
     def plan(self) -> Plan:
         return Plan(game=self.game, levels=tuple(self.train_levels),
                     repetitions=self.repetitions, agent=_spec(self.agent),
                     opponent=_spec(self.opponent), genome_names=self.genome_names,
                     mapping=self.agent["genome_mapping"],
-                    options=tuple(sorted(self.options.items())), seed=self.seed)
+                    options=tuple(sorted(self.options.items())), seed=self.seed,
+                    players=self.players)
 
 
 def _spec(a: dict[str, Any]) -> AgentSpec:

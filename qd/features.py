@@ -38,14 +38,24 @@ class PlayerGame:
     series: dict[str, list[tuple[int, float]]]  # snapshot name -> [(round, value)] in order
     last_round: int  # the last round in which this player logged anything (acted), -1 if never
     summary: dict[str, float] = field(default_factory=dict)  # final figures (state.summary)
+    result: float | None = None  # share of first place (None: 1 if won, else 0)
+    players: int = 2  # players of the game
+
+    @property
+    def credit(self) -> float:
+        """The game's credit towards the win rate: the player's share of first place (1 for
+        a win, 1/k for first place shared by k players, 0 otherwise)."""
+        return float(self.won) if self.result is None else float(self.result)
 
     @staticmethod
     def from_events(events: Iterable[tuple[int, int, str, float]], player: int,
                     winner: int | None, rounds: int | None = None,
                     summary: dict[str, float] | None = None,
-                    snapshots: Iterable[str] = ()) -> "PlayerGame":
+                    snapshots: Iterable[str] = (), result: float | None = None,
+                    players: int = 2) -> "PlayerGame":
         """`snapshots`: the game's snapshot events (figures at a turn's end, kept as
-        per-round series); every other event is a count, summed into `totals`."""
+        per-round series); every other event is a count, summed into `totals`. `result`: the
+        player's share of first place, `players` the game's players."""
         snapshots = frozenset(snapshots)
         totals: dict[str, float] = {}
         series: dict[str, list[tuple[int, float]]] = {}
@@ -63,14 +73,17 @@ class PlayerGame:
                 totals[name] = totals.get(name, 0) + value
         return PlayerGame(player=player, won=winner == player,
                           rounds=max_round if rounds is None else rounds, totals=totals,
-                          series=series, last_round=last, summary=dict(summary or {}))
+                          series=series, last_round=last, summary=dict(summary or {}),
+                          result=result, players=players)
 
     @staticmethod
     def from_record(record: Any, player: int) -> "PlayerGame":
         """From an `agents.runner.GameRecord`."""
         snapshots = get_game(record.spec.game).snapshot_events
         return PlayerGame.from_events(record.events, player, record.winner, record.rounds,
-                                      record.summaries[player], snapshots)
+                                      record.summaries[player], snapshots,
+                                      result=record.result(player),
+                                      players=len(record.spec.agents))
 
     def count(self, *names: str) -> float:
         return float(sum(self.totals.get(n, 0) for n in names))

@@ -5,9 +5,11 @@ them into quality and features); this module only decides and plays them.
 
 An individual (a genome) becomes an agent spec through a genome mapping (default: the evolved
 scripts' weights as the agent's `weights` parameter, a dict script name -> weight). It plays
-every training level `repetitions` times against the opponent, seats alternating from game to
-game. Seeds come from the run seed, the individual's index in the run and the game's index
-within the individual, so a game is the same whoever plays it, whenever, in whatever order.
+every training level `repetitions` times against the opponent, its seat moving on by one from
+game to game (alternating in a two-player game; in a game of n players the opponent's agent
+takes every other seat, each with its own seed, and the genome takes seat g mod n in game g).
+Seeds come from the run seed, the individual's index in the run and the game's index within the
+individual, so a game is the same whoever plays it, whenever, in whatever order.
 
 A batch of individuals is submitted as one list of games (one Ray task each, through an
 `agents.parallel.GamePool`) so that long and short games balance over the workers; a run may
@@ -66,6 +68,7 @@ class Plan:
     mapping: str
     options: tuple[tuple[str, Any], ...]
     seed: int
+    players: int = 2  # seats at the game's table; the opponent takes all but the genome's
 
     @property
     def games_per_individual(self) -> int:
@@ -77,7 +80,7 @@ class Plan:
         return AgentSpec(self.agent.name, tuple(sorted(params.items())), self.agent.label)
 
     def games(self, genome: np.ndarray, individual: int, replay: int = 0) -> list[GameSpec]:
-        """The individual's games: level-major, seats alternating with the game index.
+        """The individual's games: level-major, the genome in seat g mod `players` in game g.
         Replay r > 0 (a noise-aware run playing the genome again) has seeds of its own, and
         its games' tags end with r."""
         me = self.agent_for(genome)
@@ -86,16 +89,37 @@ class Plan:
         for level in self.levels:
             for _ in range(self.repetitions):
                 key = (individual, g) if replay == 0 else (individual, g, replay)
-                ss = np.random.SeedSequence(self.seed, spawn_key=key)
-                game_seed, s_me, s_opp = (int(x) for x in ss.generate_state(3, np.uint32))
-                seat = g % 2
-                agents = (me, self.opponent) if seat == 0 else (self.opponent, me)
-                seeds = (s_me, s_opp) if seat == 0 else (s_opp, s_me)
+                seat = g % self.players
+                game_seed, agents, seeds = seat_table(self.seed, key, me, self.opponent, seat,
+                                                      self.players)
                 out.append(GameSpec(game=self.game, level=level, seed=game_seed,
                                     agents=agents, agent_seeds=seeds, options=self.options,
                                     tag=(individual, g, seat) + ((replay,) if replay else ())))
                 g += 1
         return out
+
+
+def seat_table(seed: int, key: tuple, me: AgentSpec, opponent: AgentSpec, seat: int,
+               players: int) -> tuple[int, tuple[AgentSpec, ...], tuple[int, ...]]:
+    """One game's seed, agents and agent seeds: `me` in `seat`, `opponent` in every other seat.
+
+    Args:
+        seed: the run seed.
+        key: the game's spawn key (who plays it, which game, which replay).
+        me: the evaluated agent.
+        opponent: the agent in the other seats.
+        seat: `me`'s seat.
+        players: seats at the table.
+
+    Seeds come from `SeedSequence(seed, spawn_key=key)`: the game's, then `me`'s, then one per
+    opponent seat in seat order (in a two-player game exactly the three words it always drew).
+    """
+    words = [int(x) for x in np.random.SeedSequence(seed, spawn_key=key)
+             .generate_state(1 + players, np.uint32)]
+    game_seed, s_me, s_opp = words[0], words[1], iter(words[2:])
+    agents = tuple(me if p == seat else opponent for p in range(players))
+    seeds = tuple(s_me if p == seat else next(s_opp) for p in range(players))
+    return game_seed, agents, seeds
 
 
 # ------------------------------------------------------------------ playing batches
@@ -230,6 +254,18 @@ def genome_side(records: Iterable[GameRecord]) -> Iterator[tuple[GameRecord, int
     """Each record with the seat the evolved genome took (from the spec's tag)."""
     for rec in records:
         yield rec, int(rec.spec.tag[2])
+
+
+def credit(rec: GameRecord, player: int) -> float:
+    """`player`'s share of first place in a game (1 a win, 1/k first place shared by k, 0
+    otherwise), as an int when whole.
+
+    Args:
+        rec: the finished game.
+        player: the seat.
+    """
+    share = rec.result(player)
+    return int(share) if float(share).is_integer() else share
 
 
 def worker_count(address: str | None, workers: int | None) -> int:

@@ -78,11 +78,20 @@ def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
     return {"method": method, **out}
 
 
-def make_noise(params: Mapping[str, Any]) -> "NoiseMethod | None":
-    """The method object of resolved `noise` parameters; None for plain MAP-Elites."""
+def make_noise(params: Mapping[str, Any], players: int = 2) -> "NoiseMethod | None":
+    """The method object of resolved `noise` parameters; None for plain MAP-Elites.
+
+    Args:
+        params: `method` and its parameters (`noise_params`).
+        players: players of the game (how finely first place can be shared).
+    """
     d = dict(params)
     method = d.pop("method", PLAIN)
-    return None if method == PLAIN else NOISE_METHODS[method](**d)
+    if method == PLAIN:
+        return None
+    out = NOISE_METHODS[method](**d)
+    out.players = int(players)
+    return out
 
 
 @dataclass
@@ -133,6 +142,7 @@ class NoiseMethod:
 
     name: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
+    players: int = 2  # players of the game (set by `make_noise`)
 
     def __init__(self) -> None:
         self.candidates: dict[int, Candidate] = {}  # elites and waiting challengers, by id
@@ -147,7 +157,7 @@ class NoiseMethod:
         """The number a cell is decided by (the highest keeps it): by default the pooled win
         rate with the mean score as tie-breaker, as in `qd.archive.objective`."""
         from qd.archive import objective
-        return objective(int(c.wins), c.games, mean_score)
+        return objective(c.wins, c.games, mean_score, self.players)
 
     def settle(self, contenders: list[Candidate], place) -> list[Candidate]:
         """The challengers that compete for cells now; `place(c)` is the id of the elite in
@@ -198,7 +208,7 @@ class NoiseMethod:
 
         def ev(c: Candidate):
             if c.id not in cache:
-                cache[c.id] = evaluate_rows(c.genome, c.rows, features, names)
+                cache[c.id] = evaluate_rows(c.genome, c.rows, features, names, self.players)
             return cache[c.id]
 
         def place(c: Candidate) -> int | None:

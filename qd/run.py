@@ -47,14 +47,13 @@ from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
-from qd.games import BatchGames, game_seconds, genome_side, worker_count
+from qd.games import BatchGames, credit, game_seconds, genome_side, worker_count
 from qd.noise import make_noise
 from qd.rundir import (
     BATCH_TABLES,
     CHECKPOINT,
     CONFIG,
     ELITES,
-    GAME_SIDES,
     GAMES,
     GENOME_SCRIPTS,
     INDIVIDUALS,
@@ -65,6 +64,7 @@ from qd.rundir import (
     PARTIAL,
     STATUS,
     event_count_prefixes,
+    game_sides,
     mean_column,
     measure_column,
     side_prefix,
@@ -145,13 +145,14 @@ def new_state(config: RunConfig) -> RunState:
     """A fresh run: empty archive and emitter, seeded from the run seed."""
     archive_seed, emitter_seed = (int(s) for s in
                                   np.random.SeedSequence(config.seed).generate_state(2))
+    players = config.players
     archive = EliteArchive(config.features, config.genome_names, seed=archive_seed,
-                           stats=list(features_of(config.game).values()))
+                           stats=list(features_of(config.game).values()), players=players)
     e = dict(config.emitter)
     emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
     scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
     return RunState(CHECKPOINT_VERSION, config.to_dict(), archive, scheduler,
-                    noise=make_noise(config.noise))
+                    noise=make_noise(config.noise, players=players))
 
 
 def _ask(state: RunState) -> np.ndarray:
@@ -337,14 +338,15 @@ def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameReco
     for k, (rec, seat) in enumerate(genome_side(records)):
         spec = rec.spec
         me = side_prefix("genome")
+        n = len(spec.agents)
         row: dict[str, Any] = {
             "batch": batch, "evaluation": int(spec.tag[0]), "game": k % gpi,
             "replay": int(spec.tag[3]) if len(spec.tag) > 3 else 0,
             "level": spec.level, "game_seed": spec.seed, f"{me}seat": seat,
-            "rounds": rec.rounds, "winner": rec.winner, f"{me}won": int(rec.winner == seat),
+            "rounds": rec.rounds, "winner": rec.winner, f"{me}won": credit(rec, seat),
             "seconds": round(rec.seconds, 4)}
-        for who, p in zip(GAME_SIDES, (seat, 1 - seat)):
-            row.update(rec.player_columns(p, side_prefix(who), digits=4))
+        for j, who in enumerate(game_sides(n)):
+            row.update(rec.player_columns((seat + j) % n, side_prefix(who), digits=4))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -575,7 +577,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             rows = [_rows(state.archive, records[k * gpi:(k + 1) * gpi])
                     for k in range(len(front.genomes) + len(_replays(front)))]
             names = state.archive.stat_names
-            evals = [evaluate_rows(g, r, state.archive.features, names)
+            players = getattr(state.archive, "players", 2)  # (a checkpoint from before)
+            evals = [evaluate_rows(g, r, state.archive.features, names, players)
                      for g, r in zip(front.genomes, rows)]
             first = front.first
             fields = state.archive.fields(evals, front.index, first)
@@ -602,7 +605,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 start(asked)  # the next batch's games start before the tables are written
             stats = state.archive.stats()
             _append_csv(run_dir / GAMES, _game_rows(front.index, first, gpi, records),
-                        fill_zero=event_count_prefixes())
+                        fill_zero=event_count_prefixes(players))
             _append_csv(run_dir / INDIVIDUALS,
                         _individual_rows(front.index, first, config.genome_names, evals,
                                          status, config.features))

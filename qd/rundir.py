@@ -247,20 +247,36 @@ EVENT_COUNT = "n_"
 """Infix of a side's event counts (`genome_n_attack`); absent counts are 0, not missing."""
 
 
+def game_sides(players: int = 2) -> tuple[str, ...]:
+    """The sides of a game's row: `genome`, then the opponents' seats in turn order after the
+    genome's: `opponent` (the next seat), `opponent2`, ... in a game of more players.
+
+    Args:
+        players: players of the game.
+    """
+    return GAME_SIDES + tuple(f"opponent{k}" for k in range(2, players))
+
+
 def side_prefix(side: str) -> str:
     """The prefix of one side's columns in games.csv.
 
     Args:
-        side: `genome` (the evaluated genome's player) or `opponent`.
+        side: `genome` (the evaluated genome's player), `opponent` (the seat after it), or
+            `opponent<k>` (the k-th seat after it, k >= 2).
     """
-    if side not in GAME_SIDES:
-        raise ValueError(f"side: {side!r} is not one of {', '.join(GAME_SIDES)}")
+    extra = side.removeprefix("opponent")
+    if side not in GAME_SIDES and not (extra.isdigit() and int(extra) >= 2):
+        raise ValueError(f"side: {side!r} is not one of {', '.join(GAME_SIDES)}, opponent<k>")
     return f"{side}_"
 
 
-def event_count_prefixes() -> tuple[str, ...]:
-    """Prefixes of the event-count columns of games.csv (both sides)."""
-    return tuple(side_prefix(s) + EVENT_COUNT for s in GAME_SIDES)
+def event_count_prefixes(players: int = 2) -> tuple[str, ...]:
+    """Prefixes of the event-count columns of games.csv (every side).
+
+    Args:
+        players: players of the game.
+    """
+    return tuple(side_prefix(s) + EVENT_COUNT for s in game_sides(players))
 
 
 # validation.csv: one row per validated elite

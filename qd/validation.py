@@ -9,8 +9,9 @@ between evolved and validated values and the share of elites whose validated fea
 fall in their own cell or a neighbouring one.
 
 Games: game g of an elite plays level g mod L; over successive passes through the levels the
-elite's seat alternates, and within a pass it alternates from level to level, so each level is
-played from both seats. Seeds come from the run seed, the elite's cell index and g (a spawn key
+elite's seat moves on by one, and within a pass it moves on from level to level, so each level
+is played from every seat (both, in a two-player game) once it is played that many times; the
+run's opponent takes the other seats. Seeds come from the run seed, the elite's cell index and g (a spawn key
 that evolution never uses), so the result does not depend on the number of workers, on which
 other cells are validated, or on the order games finish.
 
@@ -38,6 +39,7 @@ import pandas as pd
 from agents.files import atomic_write
 from agents.ladder import alternating_games, wilson_interval
 from agents.runner import AgentSpec, GameRecord, GameSpec
+from qd.games import credit, seat_table
 from qd.rundir import (
     CONFIG,
     ELITES,
@@ -144,15 +146,13 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
                games: int, seed: int) -> list[GameSpec]:
     """Every validation game, elite-major, each with seeds from (run seed, cell index, game)."""
     specs = []
-    order = alternating_games(games, levels)
+    order = alternating_games(games, levels, plan.players)
     for k, row in enumerate(elites.to_dict("records")):
         genome = np.array([float(row[n]) for n in genome_names])
         me: AgentSpec = plan.agent_for(genome)
         for g, (level, seat) in enumerate(order):
-            ss = np.random.SeedSequence(seed, spawn_key=(VALIDATION_KEY, int(row["index"]), g))
-            game_seed, s_me, s_opp = (int(x) for x in ss.generate_state(3, np.uint32))
-            agents = (me, plan.opponent) if seat == 0 else (plan.opponent, me)
-            seeds = (s_me, s_opp) if seat == 0 else (s_opp, s_me)
+            game_seed, agents, seeds = seat_table(seed, (VALIDATION_KEY, int(row["index"]), g),
+                                                  me, plan.opponent, seat, plan.players)
             specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
                                   agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
     return specs
@@ -169,7 +169,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     Args:
         run_dir: the run directory.
         levels: a level set name or level seeds (default: the run's held-out levels).
-        games: games per elite (default: two per level, one from each seat).
+        games: games per elite (default: one per level and seat: two per level in a
+            two-player game).
         cells: only the elites of these cells, named as in elites.csv (default: all).
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
@@ -200,10 +201,10 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
     chosen = _chosen(elites, cells)
     level_list = _levels(config.game, levels, config.held_out_levels, config.train_levels)
-    n_games = 2 * len(level_list) if games is None else int(games)
+    plan = config.plan()
+    n_games = plan.players * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")
-    plan = config.plan()
     specs = plan_games(chosen, names, plan, level_list, n_games, config.seed)
 
     from agents.journal import GameJournal
@@ -351,12 +352,15 @@ def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[s
 
 
 def _game_row(elite: dict, g: int, rec: GameRecord, seat: int) -> dict[str, Any]:
+    """One validation game; the opponent is the seat after the elite's (in a game of more
+    players, `elite_won` is the elite's share of first place)."""
     s = rec.spec
-    me, opp = rec.summaries[seat], rec.summaries[1 - seat]
+    nxt = (seat + 1) % len(s.agents)
+    me, opp = rec.summaries[seat], rec.summaries[nxt]
     return {"cell": elite["cell"], "index": int(elite["index"]), "game": g, "level": s.level,
             "game_seed": s.seed, "elite_seat": seat, "elite_seed": s.agent_seeds[seat],
-            "opponent_seed": s.agent_seeds[1 - seat], "rounds": rec.rounds,
-            "winner": rec.winner, "elite_won": int(rec.winner == seat),
+            "opponent_seed": s.agent_seeds[nxt], "rounds": rec.rounds,
+            "winner": rec.winner, "elite_won": credit(rec, seat),
             "elite_score": me.get("score"), "opponent_score": opp.get("score"),
             "seconds": round(rec.seconds, 4)}
 

@@ -7,7 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qd.archive import EliteArchive, Evaluation, band, is_better, objective
+from qd.archive import (
+    EliteArchive,
+    Evaluation,
+    band,
+    evaluate_rows,
+    is_better,
+    objective,
+    share_unit,
+)
 from qd.features import features_of
 
 FEATURES = features_of("tribes")
@@ -107,3 +115,39 @@ def test_stats_and_frame():
     assert f["evaluation"].tolist() == [7, 8, 9] and set(f["batch"]) == {3}
     assert {"win_rate", "mean_score", "games", "attacks_mean", "attacks_std",
             "win_turn_mean", "measure_attacks"} <= set(f.columns)
+
+
+@settings(max_examples=500)
+@given(st.integers(1, 100), st.sampled_from([3, 4]), st.data())
+def test_shared_first_places_order_exactly_as_the_paper_rule(n, players, data):
+    """With three or four players, wins are sums of shares of first place (1, 1/2, 1/3, ...):
+    multiples of 1/L (L = lcm(1..players)); the score never bridges two different totals."""
+    unit = share_unit(players)
+    w1 = data.draw(st.integers(0, n * unit)) / unit
+    w2 = data.draw(st.integers(0, n * unit)) / unit
+    total = st.integers(-10**6 * n, 10**6 * n)  # mean scores of n integer game scores
+    s1, s2 = data.draw(total) / n, data.draw(total) / n
+    a = Evaluation(np.zeros(2), w1, n, s1, {}, {}, players=players)
+    b = Evaluation(np.zeros(2), w2, n, s2, {}, {}, players=players)
+    if is_better(a, b):
+        assert a.objective > b.objective
+    elif is_better(b, a):
+        assert b.objective > a.objective
+    else:
+        assert a.objective == b.objective
+
+
+def test_a_third_of_a_win_more_outweighs_any_score_with_three_players():
+    assert share_unit(2) == 2 and share_unit(3) == 6 and share_unit(4) == 12
+    # 1/2 + 1/3 against 1/3 + 1/3 + ... : the totals differ by 1/6
+    assert objective(5 / 6, 3, -1e12, players=3) > objective(4 / 6, 3, 1e12, players=3)
+    # the two-player objective is unchanged by the players argument
+    assert objective(3, 5, 100.0) == objective(3, 5, 100.0, players=2) == (3 + band(100.0)) / 5
+
+
+def test_pooled_shares_are_summed_exactly():
+    rows = np.array([[1 / 3, 0.0], [1 / 3, 0.0], [1 / 3, 0.0], [0.5, 0.0], [0.5, 0.0]])
+    e = evaluate_rows(np.zeros(1), rows, [], [], players=3)
+    assert e.wins == 2 and isinstance(e.wins, int)
+    e = evaluate_rows(np.zeros(1), rows[:4], [], [], players=3)
+    assert e.wins == 1.5 and e.win_rate == 1.5 / 4
