@@ -10,12 +10,24 @@ difference heuristic values neither unspent stars nor where units stand, so with
 deeper tree only reorders the same greedy gains and more budget buys little (docs/agents.md
 has the measurements).
 
-Values are always from the searching player's point of view. At a node, the children's mean
-values are normalised by the smallest and largest value ever backed up through that node, so
-the exploitation term is in [0, 1]; at nodes where an opponent moves it is replaced by
-1 - normalised value (the whole UCB value is maximised, the exploration term is never negated).
-The answer is the most visited root child (ties: the better mean, then random). Node
-statistics, selection and the final choice are shared with Portfolio MCTS (`agents.tree`).
+With the searcher's rewards, values are from the searching player's point of view. At a node,
+the children's mean values are normalised by the smallest and largest value ever backed up
+through that node, so the exploitation term is in [0, 1]; at nodes where an opponent moves it
+is replaced by 1 - normalised value (the whole UCB value is maximised, the exploration term is
+never negated). In a game of more than two players every opponent thus minimises the
+searcher's value, as if all of them were one adversary (paranoid).
+
+With one reward per player (`rewards="per_player"`, max^n-style), a leaf is evaluated once
+for each player (`evaluate(root, leaf, p)`, the same evaluator and win/loss bounds) and every
+backup carries those values; at each node the player to move maximises its own, its
+children's means normalised by the range of its own values at that node. The default
+(`rewards="auto"`) is per-player rewards in games of more than two players and the
+searcher's otherwise (also with the solver, which proves the searcher's wins and losses), so
+two-player games are searched exactly as before.
+
+The answer is the most visited root child (ties: the better mean for the searcher, then
+random). Node statistics, selection and the final choice are shared with Portfolio MCTS
+(`agents.tree`).
 
 The exploration constant is relative to that [0, 1] scale: with c = sqrt(2) this search
 explores about twice as much as an implementation whose values lie in [-1, 1] with the same
@@ -27,6 +39,7 @@ state is a proven value; a node where the searcher moves is proven won when one 
 and proven lost when every child is; where an opponent moves, the reverse. Proven nodes are
 not searched again, selection avoids proven losses (for the mover), and the answer is a
 proven win whenever there is one. It pays in small games whose ends the search can reach.
+It needs the searcher's rewards (`rewards="per_player"` with the solver is refused).
 """
 
 from __future__ import annotations
@@ -45,11 +58,25 @@ from agents.search import (
     random_action,
     search_copy,
 )
-from agents.tree import TreeNode, backup, most_visited, release, run_iterations, select_uct
+from agents.tree import (
+    TreeNode,
+    backup,
+    backup_each,
+    each_player,
+    most_visited,
+    release,
+    run_iterations,
+    select_uct,
+)
 from games.api import Action, GameState
 
 WIN, LOSS = 1, -1
 """Proven values (MCTS-Solver), from the searcher's point of view."""
+
+REWARDS = ("auto", "searcher", "per_player")
+"""What a backup carries: `searcher`, the searcher's value (opponents minimise it);
+`per_player`, one value per player (each maximises its own); `auto`, per-player in games of
+more than two players unless the solver is on, else the searcher's."""
 
 
 class _Node(TreeNode):
@@ -70,7 +97,7 @@ class MCTSAgent(SearchAgent):
     def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, c: float = math.sqrt(2),
                  horizon: int | None = None, rollouts: bool = True,
                  prioritize_root: bool = False, charge_selection: bool = False,
-                 solver: bool = False, game: str | None = None,
+                 solver: bool = False, rewards: str = "auto", game: str | None = None,
                  evaluator: str | Evaluator | None = None) -> None:
         """Args:
             seed: seed of the agent's generator (same seed, same decisions).
@@ -82,7 +109,12 @@ class MCTSAgent(SearchAgent):
                 the new node itself, the paper's configuration).
             prioritize_root: search only one random group of root actions (the game's hooks).
             charge_selection: charge one call per selection step, as the reference counts.
-            solver: MCTS-Solver (proven wins and losses propagated).
+            solver: MCTS-Solver (proven wins and losses propagated; needs the searcher's
+                rewards).
+            rewards: what a backup carries: "searcher" (the searcher's value; every other
+                player minimises it), "per_player" (one value per player; the player to move
+                maximises its own, max^n-style), or "auto": per_player in games of more than
+                two players (unless `solver`), else searcher.
             game: the game; None binds to the game of the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
@@ -94,6 +126,7 @@ class MCTSAgent(SearchAgent):
         self.prioritize_root = prioritize_root
         self.charge_selection = charge_selection
         self.solver = solver
+        self.rewards = rewards
         self.last_iterations = 0
 
     @classmethod
@@ -103,6 +136,12 @@ class MCTSAgent(SearchAgent):
         at_least(p, "c", 0)
         for name in ("rollouts", "prioritize_root", "charge_selection", "solver"):
             flag(p[name], name)
+        if p["rewards"] not in REWARDS:
+            raise ValueError(f"rewards: one of {', '.join(REWARDS)} expected, "
+                             f"got {p['rewards']!r}")
+        if p["solver"] and p["rewards"] == "per_player":
+            raise ValueError("solver: MCTS-Solver proves the searcher's wins and losses; "
+                             "it needs rewards=searcher (or auto), not per_player")
 
     # ------------------------------------------------------------------ decision
     def decide(self, state: GameState, b: Budget) -> Action:
@@ -121,22 +160,37 @@ class MCTSAgent(SearchAgent):
         me = state.current_player
         root_state = state.copy()
         root = _Node(root_state, None, None, 0, me)
+        players = self.players_rewarded(state)
+        if players:
+            each_player(root, me)
         root.untried = self._shuffled(acts)
         depth = self.horizon_of(self.horizon)
         try:
             self.last_iterations = run_iterations(
-                b, lambda: self._iterate(root, root_state, me, b, depth),
+                b, lambda: self._iterate(root, root_state, me, b, depth, players),
                 stop=(lambda: root.proven != 0) if self.solver else None)
             return self._final(root, acts)
         finally:
             release(root)
+
+    def players_rewarded(self, state: GameState) -> int:
+        """The number of players a backup carries a value for in `state`'s game: 0 with the
+        searcher's rewards (one value, the searcher's).
+
+        Args:
+            state: a state of the game searched.
+        """
+        if self.rewards == "searcher" or (self.rewards == "auto" and self.solver):
+            return 0
+        n = state.num_players
+        return n if self.rewards == "per_player" or n > 2 else 0
 
     def _shuffled(self, acts) -> list[Action]:
         order = self.rng.permutation(len(acts))
         return [acts[int(i)] for i in order]
 
     def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget,
-                 horizon: int) -> None:
+                 horizon: int, players: int) -> None:
         node = root
         solver = self.solver
         while True:
@@ -154,6 +208,8 @@ class MCTSAgent(SearchAgent):
                 b.apply(child_state, a)
                 node.untried.pop()
                 child = _Node(child_state, node, a, node.depth + 1, me)
+                if players:
+                    each_player(child, st.current_player)
                 node.children.append(child)
                 node = child
                 if solver and child_state.is_terminal():
@@ -174,13 +230,18 @@ class MCTSAgent(SearchAgent):
                 if leaf.is_terminal() or b.exhausted():
                     break
                 b.apply(leaf, random_action(leaf, rng, hooks))
-        backup(node, self.evaluate(root_state, leaf, me))
+        if players:
+            evaluate = self.evaluate
+            backup_each(node, [evaluate(root_state, leaf, p) for p in range(players)])
+        else:
+            backup(node, self.evaluate(root_state, leaf, me))
         if solver and node.proven:
             _prove(node.parent)
 
     def _select(self, node: _Node) -> _Node:
-        """The child maximising normalised value (flipped at opponent nodes) + C·sqrt(ln N / n);
-        with the solver, never a child proven lost for the mover unless all are."""
+        """The child maximising normalised value (flipped at opponent nodes with the searcher's
+        rewards) + C·sqrt(ln N / n); with the solver, never a child proven lost for the mover
+        unless all are."""
         children = node.children
         if self.solver:
             bad = WIN if node.opponent else LOSS
@@ -204,7 +265,7 @@ class MCTSAgent(SearchAgent):
         return {"seed": self.seed, "budget": self.budget, "c": self.c, "horizon": self.horizon,
                 "rollouts": self.rollouts, "prioritize_root": self.prioritize_root,
                 "charge_selection": self.charge_selection, "solver": self.solver,
-                "game": self.game, "evaluator": self.evaluator}
+                "rewards": self.rewards, "game": self.game, "evaluator": self.evaluator}
 
 
 def _prove(node: _Node | None) -> None:

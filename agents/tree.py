@@ -4,6 +4,16 @@ selection with min/max-normalised values, the robust final choice and the budget
 Kept in one place so that every tree agent normalises, explores, minimises at opponent nodes
 and breaks ties in exactly the same way; the agents differ only in what their edges are and
 in which children selection may consider.
+
+Two ways of backing values up. With the searcher's rewards (`backup`) every value is from the
+searching player's view and a node where another player moves minimises it: in a game of
+more than two players all opponents act as one adversary (the paranoid view). With one reward
+per player (`backup_each`, after `each_player` on every node) a backup carries one value per
+player and the player who moves at a node maximises its own (max^n-style). Selection
+(`select_uct`) and the final choice (`most_visited`) serve both unchanged: a per-player node
+keeps, of the per-player sums and ranges, the two that a decision reads, namely the sum of
+the values of the player whose move leads to it (what its parent's mover compares) and the
+range of the values of the player who moves at it (what normalises its children's means).
 """
 
 from __future__ import annotations
@@ -23,9 +33,13 @@ TIE = 1e-12
 class TreeNode:
     """A node that holds its own state (a search copy) and the statistics of the values
     backed up through it: visits `n`, their sum `total` and their range [`lo`, `hi`].
-    `opponent` is true where a player other than the searcher moves."""
+    `opponent` is true where a player other than the searcher moves.
 
-    __slots__ = ("state", "parent", "depth", "n", "total", "lo", "hi", "opponent")
+    With one reward per player (`each_player`) `chooser` and `mover` say whose values go
+    into `total` and into [`lo`, `hi`]; they are left unset otherwise."""
+
+    __slots__ = ("state", "parent", "depth", "n", "total", "lo", "hi", "opponent",
+                 "chooser", "mover")
 
     def __init__(self, state: GameState, parent: "TreeNode | None", depth: int, me: int) -> None:
         self.state = state
@@ -50,6 +64,44 @@ def backup(node: TreeNode | None, value: float) -> None:
         node = node.parent
 
 
+def each_player(node: TreeNode, chooser: int) -> TreeNode:
+    """Make a new node keep per-player statistics (for `backup_each`): its `total` sums the
+    values of `chooser`, the player whose move leads to it (the searcher at the root), and its
+    range [`lo`, `hi`] is that of the values of the player who moves at it (`chooser` at a
+    finished game, where nobody does). No node is an opponent's: everyone maximises its own
+    value. Returns the node.
+
+    Args:
+        node: a node nothing has been backed up through yet.
+        chooser: the player to move at the node's parent (the searcher at the root).
+    """
+    node.chooser = chooser
+    st = node.state
+    node.mover = chooser if st.is_terminal() else st.current_player
+    node.opponent = False
+    return node
+
+
+def backup_each(node: TreeNode | None, values: Sequence[float]) -> None:
+    """Add one value per player to the node and all its ancestors (nodes made by
+    `each_player`): each node adds the value of its `chooser` to its sum and widens its range
+    by the value of its `mover`.
+
+    Args:
+        node: the node the values were found at.
+        values: one value per player, each from that player's view (higher is better).
+    """
+    while node is not None:
+        node.n += 1
+        node.total += values[node.chooser]
+        v = values[node.mover]
+        if v < node.lo:
+            node.lo = v
+        if v > node.hi:
+            node.hi = v
+        node = node.parent
+
+
 def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
                rng: np.random.Generator, bias: bool = False) -> TreeNode:
     """The child maximising  q + C·sqrt(ln N / n)  [+ h / (1 + n) with `bias`].
@@ -57,7 +109,9 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     q is the child's mean normalised by the parent's value range (0.5 when the range is
     empty) and replaced by 1 − q where an opponent moves, so an opponent minimises the
     searcher's value while exploration and progressive bias (the mover's own prior `h`, read
-    from the child) still reward it. Every child must have been visited."""
+    from the child) still reward it. With per-player statistics (`each_player`) q is the
+    child's mean of the mover's own values normalised by the mover's range at the parent,
+    never flipped. Every child must have been visited."""
     lo = node.lo
     span = node.hi - lo
     spread = span > 0

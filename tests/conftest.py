@@ -2,6 +2,8 @@
 
 * the tiny test game Nim (`tests/games/nim.py`), known to the game registry as "nim": a
   plug-in module named once, exactly as a game of another package would be;
+* the three-player test game Trio (`tests/games/trio.py`), a fixed game tree with one payoff
+  per player, known as "trio";
 * the genome mapping `test_mcts_style` of the evolution-run tests (a genome that changes how
   MCTS plays, so that runs are fast and still have something to evolve).
 """
@@ -14,6 +16,7 @@ from games.registry import register_plugin
 from qd.games import register_mapping
 
 register_plugin("nim", "tests.games.nim")
+register_plugin("trio", "tests.games.trio")
 
 
 def _mcts_style(names, genome):

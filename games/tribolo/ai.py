@@ -24,6 +24,14 @@ the cheap ply a horizon of 3 plies), or with `search="paranoid"` the same tree w
 alpha-beta pruning, which returns the same best value with fewer forward-model calls. Every
 state built in the tree is one forward-model call on the decision's `Budget`, as for every
 search agent; the cheap score ply builds no state and costs none.
+
+Iterative deepening (`iterative=True`): the same search at depth 1, 2, 3, ... (the strategy
+selected once) until the budget runs out, the tree reaches the end of the game everywhere,
+or `depth` (the deepest iteration; None: no limit). The move played is the choice of the
+deepest finished iteration. Each iteration searches first the root moves that were best in
+the previous one (which tightens alpha-beta's root window sooner); an unfinished iteration
+is discarded, unless none finished: then its finished root moves count, as in a fixed-depth
+search cut short by the budget.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.search import Budget, BudgetExhausted, check_budget
+from agents.search import Budget, BudgetExhausted, check_budget, flag
 from games.tribolo.board import PLAYER_NAMES
 
 ALLY_RATIO = 1.1
@@ -113,7 +121,29 @@ def select_strategy(state, against: int | None = 0):
     return own_score(me)
 
 
-def minimax(strategy, state, depth: int, budget: Budget) -> float:
+class Reach:
+    """What a depth-limited search saw of the game's end: `cut_off` is set once a leaf above
+    the end (an unfinished game at depth 0) was judged, so a deeper search could differ."""
+
+    __slots__ = ("cut_off",)
+
+    def __init__(self) -> None:
+        self.cut_off = False
+
+
+def _is_leaf(state, depth: int, reach: Reach | None) -> bool:
+    """Whether `state` is a leaf of the search (recorded in `reach` when it is one above the
+    end of the game)."""
+    if state.is_terminal():
+        return True
+    if depth == 0:
+        if reach is not None:
+            reach.cut_off = True
+        return True
+    return False
+
+
+def minimax(strategy, state, depth: int, budget: Budget, reach: Reach | None = None) -> float:
     """The original's recursion: the leaf value at depth 0 or at the end, else the max (or
     min, as the strategy says for the player to move) over every legal move.
 
@@ -122,14 +152,15 @@ def minimax(strategy, state, depth: int, budget: Budget) -> float:
         state: the node (never changed: children are copies).
         depth: plies still to expand.
         budget: every child built is one forward-model call on it.
+        reach: told when a leaf above the end of the game is judged (None: nobody asks).
     """
-    if depth == 0 or state.is_terminal():
+    if _is_leaf(state, depth, reach):
         return strategy.evaluate(state)
     values = []
     for m in state.legal_actions():
         child = state.copy()
         budget.apply(child, m)
-        values.append(minimax(strategy, child, depth - 1, budget))
+        values.append(minimax(strategy, child, depth - 1, budget, reach))
     return max(values) if strategy.maximizing(state) else min(values)
 
 
@@ -141,24 +172,25 @@ def _ordered(state) -> list:
     return [g[0] for g in gains]
 
 
-def alphabeta(strategy, state, depth: int, alpha: float, beta: float, budget: Budget) -> float:
+def alphabeta(strategy, state, depth: int, alpha: float, beta: float, budget: Budget,
+              reach: Reach | None = None) -> float:
     """Minimax with alpha-beta pruning over nodes that are MAX or MIN as the strategy says
     (no alternation needed): the exact minimax value when it lies strictly inside
     (alpha, beta), else a bound on the same side.
 
     Args:
-        strategy, state, depth, budget: as for `minimax`.
+        strategy, state, depth, budget, reach: as for `minimax`.
         alpha, beta: the window: values at or below alpha, or at or above beta, need not
             be exact.
     """
-    if depth == 0 or state.is_terminal():
+    if _is_leaf(state, depth, reach):
         return strategy.evaluate(state)
     maxing = strategy.maximizing(state)
     value = -math.inf if maxing else math.inf
     for m in _ordered(state):
         child = state.copy()
         budget.apply(child, m)
-        v = alphabeta(strategy, child, depth - 1, alpha, beta, budget)
+        v = alphabeta(strategy, child, depth - 1, alpha, beta, budget, reach)
         if maxing:
             if v > value:
                 value = v
@@ -175,7 +207,8 @@ def alphabeta(strategy, state, depth: int, alpha: float, beta: float, budget: Bu
 
 
 class TriboloAI:
-    """The original AI as an agent: strategy selection at the root, then fixed-depth search.
+    """The original AI as an agent: strategy selection at the root, then fixed-depth search
+    (or iterative deepening, module text).
 
     With a budget too small for the whole tree, the root moves are searched in order ((x, y)
     for minimax, the mover's immediate gain for paranoid) until it runs out; a root move
@@ -185,24 +218,28 @@ class TriboloAI:
 
     name = "tribolo_ai"
 
-    def __init__(self, seed: int = 0, budget: int | None = None, depth: int = 1,
-                 against: str = "blue", search: str = "minimax") -> None:
+    def __init__(self, seed: int = 0, budget: int | None = None, depth: int | None = None,
+                 against: str = "blue", search: str = "minimax", iterative: bool = False) -> None:
         """Args:
             seed: seed of the generator that breaks ties between equally valued moves.
             budget: forward-model calls (states built) per decision; None: no limit, the
                 original's fixed-depth search (typically 10-1000 calls).
-            depth: plies searched below each root move before the leaf evaluation (the
-                original: 1).
+            depth: plies searched below each root move before the leaf evaluation; None: 1
+                (the original). With `iterative`, the deepest iteration; None: no limit (as
+                deep as the budget allows).
             against: the player the allied strategy is played against: blue (the original's
                 human), red, green, or none (never ally).
             search: minimax (the original, every root move valued exactly) or paranoid
                 (alpha-beta on the same tree: the same best value, fewer calls).
+            iterative: iterative deepening under the budget (depth 1, 2, ...; the move of the
+                deepest finished iteration) instead of one search at a fixed depth.
         """
         self.check_params({"budget": budget, "depth": depth, "against": against,
-                           "search": search})
+                           "search": search, "iterative": iterative})
         self.seed = seed
         self.budget = None if budget is None else check_budget(budget)
         self.depth = depth
+        self.iterative = flag(iterative, "iterative")
         self.against = against
         self.search = search
         self._against = None if against == "none" else PLAYER_NAMES.index(against)
@@ -210,6 +247,7 @@ class TriboloAI:
         self.last_budget: Budget | None = None
         self.last_strategy: str | None = None
         self.last_values: dict[Any, float] = {}
+        self.last_depth = -1
         self._maximizing = True
 
     @classmethod
@@ -218,14 +256,19 @@ class TriboloAI:
         are checked with it before any game runs).
 
         Args:
-            p: the agent's parameters (budget, depth, against, search).
+            p: the agent's parameters (budget, depth, against, search, iterative).
             game: the game (unused: the agent plays Tribolo only).
         """
         if p.get("budget") is not None:
             check_budget(p["budget"])
-        depth = p.get("depth", 1)
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"depth: a whole number >= 0 expected, got {depth!r}")
+        depth = p.get("depth")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                                  or depth < 0):
+            raise ValueError(f"depth: a whole number >= 0 or None expected, got {depth!r}")
+        if flag(p.get("iterative", False), "iterative") and depth is None \
+                and p.get("budget") is None:
+            raise ValueError("depth: iterative deepening without a budget needs the deepest "
+                             "depth (give a budget or a depth)")
         names = PLAYER_NAMES + ("none",)
         if p.get("against", "blue") not in names:
             raise ValueError(f"against: one of {', '.join(names)} expected, got {p['against']!r}")
@@ -239,31 +282,72 @@ class TriboloAI:
     def analyse(self, state, budget: int | None = None) -> tuple[str, dict[Any, float]]:
         """The strategy selected in `state` and the value of every root move searched (with
         `search="paranoid"`, values of moves worse than the best are upper bounds, or lower
-        bounds at a minimising root)."""
+        bounds at a minimising root); with `iterative`, those of the deepest finished
+        iteration. `last_depth` is then the depth searched (-1: the search was cut short
+        by the budget before it finished any depth).
+
+        Args:
+            state: a state with a player to move (not changed).
+            budget: forward-model calls for this decision; None: the agent's.
+        """
         b = self._budget(budget)
         self.last_budget = b
         strategy = select_strategy(state, self._against)
         self.last_strategy = strategy.name
         maxing = strategy.maximizing(state)
+        moves = state.legal_actions() if self.search == "minimax" else _ordered(state)
+        if self.iterative:
+            values, depth = self._deepen(strategy, state, moves, maxing, b)
+        else:
+            depth = 1 if self.depth is None else self.depth
+            values, finished = self._search(strategy, state, moves, maxing, depth, b)
+            depth = depth if finished else -1
+        self.last_values = values
+        self.last_depth = depth
+        self._maximizing = maxing
+        return strategy.name, values
+
+    def _search(self, strategy, state, moves: list, maxing: bool, depth: int, b: Budget,
+                reach: Reach | None = None) -> tuple[dict[Any, float], bool]:
+        """The root moves' values at one depth, in the order of `moves`, and whether every
+        root move was finished before the budget ran out."""
         values: dict[Any, float] = {}
         best = -math.inf if maxing else math.inf
-        moves = state.legal_actions() if self.search == "minimax" else _ordered(state)
         for m in moves:
             try:
                 child = state.copy()
                 b.apply(child, m)
                 if self.search == "minimax":
-                    v = minimax(strategy, child, self.depth, b)
+                    v = minimax(strategy, child, depth, b, reach)
                 else:  # ties with the best so far stay exact: values are whole numbers
                     lo, hi = (best - 0.5, math.inf) if maxing else (-math.inf, best + 0.5)
-                    v = alphabeta(strategy, child, self.depth, lo, hi, b)
+                    v = alphabeta(strategy, child, depth, lo, hi, b, reach)
             except BudgetExhausted:
-                break
+                return values, False
             values[m] = v
             best = max(best, v) if maxing else min(best, v)
-        self.last_values = values
-        self._maximizing = maxing
-        return strategy.name, values
+        return values, True
+
+    def _deepen(self, strategy, state, moves: list, maxing: bool,
+                b: Budget) -> tuple[dict[Any, float], int]:
+        """Iterative deepening (module text): the values of the deepest finished iteration
+        and its depth (the first iteration's partial values and -1 when none finished)."""
+        limit = self.depth
+        depth = 0 if limit == 0 else 1
+        done: dict[Any, float] | None = None
+        done_depth = -1
+        while True:
+            reach = Reach()
+            values, finished = self._search(strategy, state, moves, maxing, depth, b, reach)
+            if not finished:
+                return (values if done is None else done), done_depth
+            done, done_depth = values, depth
+            if not reach.cut_off or (limit is not None and depth >= limit):
+                return done, done_depth
+            best = max(values.values()) if maxing else min(values.values())
+            moves = [m for m in moves if values[m] == best] + \
+                [m for m in moves if values[m] != best]
+            depth += 1
 
     def act(self, state, budget: int | None = None):
         acts = state.legal_actions()
@@ -277,4 +361,4 @@ class TriboloAI:
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "budget": self.budget, "depth": self.depth,
-                "against": self.against, "search": self.search}
+                "against": self.against, "search": self.search, "iterative": self.iterative}

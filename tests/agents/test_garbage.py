@@ -13,8 +13,9 @@ from agents.search import collector_paused
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 
-SEARCH_AGENTS = [("mcts", {}), ("mcts", {"rollouts": False, "solver": True}), ("pmcts_pu", {}),
-                 ("rhea", {}), ("osla", {}), ("mc", {})]
+SEARCH_AGENTS = [("mcts", {}), ("mcts", {"rollouts": False, "solver": True}),
+                 ("mcts", {"rewards": "per_player"}), ("pmcts_pu", {}), ("rhea", {}),
+                 ("osla", {}), ("mc", {})]
 
 
 @pytest.fixture

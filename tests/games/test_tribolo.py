@@ -336,12 +336,57 @@ def test_bad_ai_parameters_fail_before_anything_runs():
     for params, message in (({"search": "alphabeta"}, "search: one of minimax, paranoid"),
                             ({"against": "pink"}, "against: one of blue, red, green, none"),
                             ({"depth": -1}, "depth: a whole number >= 0"),
+                            ({"iterative": "yes"}, "iterative: expected true or false"),
+                            ({"iterative": True}, "depth: iterative deepening without a budget"),
                             ({"budget": 0}, "budget: must be a whole number")):
         with pytest.raises(ValueError, match=message):
             validate_agent("tribolo_ai", params, "tribolo")
         with pytest.raises(ValueError, match=message):
             make_agent("tribolo_ai", game="tribolo", **params)
     assert make_agent("tribolo_ai", game="tribolo", against="none").params()["against"] == "none"
+
+
+def test_iterative_deepening_to_depth_1_is_the_fixed_depth_search():
+    for g, i in AI_MOVES[::12]:
+        s = _before(g, i)
+        for search in ("minimax", "paranoid"):
+            fixed = TriboloAI(seed=i, search=search)
+            deepened = TriboloAI(seed=i, search=search, iterative=True, depth=1)
+            assert deepened.analyse(s) == fixed.analyse(s), (g["seed"], i, search)
+            assert deepened.last_budget.used == fixed.last_budget.used
+            assert deepened.last_depth == fixed.last_depth == 1
+            assert deepened.act(s) == fixed.act(s)
+
+
+def test_iterative_deepening_never_overspends_and_goes_deeper_with_more_budget():
+    s = _before(*AI_MOVES[10])
+    for search in ("minimax", "paranoid"):
+        depths = []
+        for budget in (5, 100, 1000, 12000):
+            ai = TriboloAI(seed=0, budget=budget, search=search, iterative=True)
+            c = CountingState(s.copy())
+            assert ai.act(c) in s.legal_actions()
+            assert c.counter.n == ai.last_budget.used <= budget
+            depths.append(ai.last_depth)
+            if ai.last_depth >= 1:  # the values are those of a full search at that depth
+                full = TriboloAI(seed=0, depth=ai.last_depth, search=search)
+                _, values = full.analyse(s)
+                best = max(values.values()) if ai._maximizing else min(values.values())
+                assert {m for m, v in ai.last_values.items() if v == best} \
+                    == {m for m, v in values.items() if v == best}
+                if search == "minimax":
+                    assert ai.last_values == values
+        assert depths == sorted(depths) and depths[0] == -1 and depths[-1] >= 3, depths
+        assert depths[1] >= 1 and depths[-1] > depths[1], depths
+
+
+def test_iterative_deepening_stops_where_the_game_ends():
+    row = "BGR".ljust(WIDTH, ".")  # green takes (3, 0), then blue (4, 0): over
+    s = get_game("tribolo").new_state({"board": [row] + ["." * WIDTH] * (HEIGHT - 1)}, 0)
+    for search in ("minimax", "paranoid"):
+        ai = TriboloAI(budget=10 ** 6, search=search, iterative=True)
+        assert ai.act(s) == (3, 0)
+        assert ai.last_depth == 1 and ai.last_budget.used == 2
 
 
 def test_levels_from_vector_states_and_unusual_starts():
