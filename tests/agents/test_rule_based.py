@@ -67,7 +67,7 @@ def test_same_seed_same_game_other_seed_differs():
 
 
 def test_registry_builds_it():
-    a = make_agent("rule_based", seed=5)
+    a = make_agent("rule_based", game="tribes", seed=5)
     assert isinstance(a, RuleBasedAgent) and a.params() == {"seed": 5}
 
 
