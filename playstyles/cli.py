@@ -102,8 +102,8 @@ def _levels_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_human(spec: str) -> bool:
-    return spec.partition(":")[0].strip() == "human"
+def _is_human(spec: str | None) -> bool:
+    return spec is not None and spec.partition(":")[0].strip() == "human"
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -282,7 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="agent of the first player: name[:k=v,...], or human to play yourself "
                            "(help at its prompt lists the commands; quit, Ctrl-D or Ctrl-C "
                            "abandons the game)")
-    play.add_argument("--p2", default="random", help="agent of the second player")
+    play.add_argument("--p2", default=None,
+                      help="agent of the second player (default random; a one-player game "
+                           "such as navy has none)")
     play.add_argument("--p3", default=None,
                       help="agent of the third player in a three-player game (e.g. Tribolo; "
                            "default: the second player's agent)")
