@@ -270,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--seed", type=int, required=True, help="level seed")
     show.add_argument("--tribes", nargs="+", help="Tribes: the tribes (default Xin-Xi, Imperius)")
     show.add_argument("--size", type=AT_LEAST_ONE, default=None,
-                      help="Tribes: board size (default by tribes)")
+                      help="Tribes: board size (default by tribes); Navy: board side")
+    _option_arg(show)
     show.add_argument("--csv", action="store_true",
                       help="print the level in the game's level file format instead (Tribes: "
                            "the level CSV, as --level reads it)")
