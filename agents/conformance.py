@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from games.api import determinise
 from games.registry import get_game
 
 
@@ -25,8 +26,8 @@ class Counter:
 
 
 class CountingState:
-    """Behaves as the wrapped state (attributes are forwarded); `copy()` returns another
-    proxy on the same counter and `apply` adds one to it."""
+    """Behaves as the wrapped state (attributes are forwarded); `copy()` and `determinise`
+    return another proxy on the same counter and `apply` adds one to it."""
 
     def __init__(self, inner, counter: Counter | None = None) -> None:
         object.__setattr__(self, "_inner", inner)
@@ -38,6 +39,10 @@ class CountingState:
     def apply(self, action) -> None:
         self.counter.n += 1
         self._inner.apply(action)
+
+    def determinise(self, player: int, rng, belief=None) -> "CountingState":
+        """A determinisation (`games.api.determinise`) is a search state too: counted."""
+        return CountingState(determinise(self._inner, player, rng, belief), self.counter)
 
     @property
     def current_player(self) -> int:

@@ -32,7 +32,8 @@ class HumanAgent:
         """Args:
             seed: unused (a human needs none); kept so every agent builds the same way.
             show: how to show the position before each choice: True (default) for the
-                game's own text rendering, False for nothing, or a function state -> text.
+                game's own text rendering of what the player sees (`render_view`), False
+                for nothing, or a function state -> text.
             stdin, stdout: where choices are read and the position is written.
         """
         self.seed = seed
@@ -44,7 +45,7 @@ class HumanAgent:
         out = self.stdout
         if self.show is True:
             from games.registry import get_game
-            print(get_game(state.game_name).render(state), file=out)
+            print(get_game(state.game_name).render_view(state, state.current_player), file=out)
         elif self.show:
             print(self.show(state), file=out)
         print(f"\nplayer {state.current_player} ({state.player_name(state.current_player)}), "

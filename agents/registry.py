@@ -138,6 +138,7 @@ def _human(seed: int = 0):
 
 
 from agents.flat_mc import FlatMCAgent  # noqa: E402
+from agents.hop import HOPAgent  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
 from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
@@ -149,6 +150,7 @@ register("osla", OSLAAgent)
 register("mc", FlatMCAgent)
 register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
+register("hop", HOPAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.

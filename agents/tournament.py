@@ -103,7 +103,8 @@ def plan(config: TournamentConfig) -> list[GameSpec]:
             for rep in range(config.repetitions):
                 seating = orders[rep % len(orders)]
                 g = game_seeds[k]
-                tag = {"pairing": pi, "agent": table[0], "opponent": table[1], "rep": rep,
+                tag = {"pairing": pi, "agent": table[0],
+                       "opponent": table[1] if n > 1 else None, "rep": rep,
                        "agent_seat": seating.index(table[0])}
                 if n > 2:
                     tag.update(table=list(table), seating=list(seating))
@@ -132,6 +133,11 @@ def record_row(index: int, rec: GameRecord) -> dict[str, Any]:
     return row
 
 
+ALONE = "(alone)"
+"""The opponent column of a one-player game (Navy Defense): every agent plays each level
+alone, its win rate is 100% by definition, and its figures (the game's table columns, e.g.
+Navy's cost) are the result."""
+
 SCORE_COLUMN = ("score", "Score", "{:.0f}")
 """A result-table column: the summary figure, its header, its format in summary.md."""
 
@@ -153,6 +159,8 @@ def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SC
         seats = 2
         while f"p{seats}_agent" in g:  # a game of more than two players
             seats += 1
+        if b == ALONE:  # a one-player game
+            seats = 1
         pick = lambda col: np.choose(seat, [g[f"p{k}_{col}"].to_numpy() for k in range(seats)])  # noqa: E731
         winner = g["winner"].to_numpy()
         # two players: wins (draws apart); more: the share of first place (ties split it)
@@ -210,7 +218,7 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
                              "agent_seat": tag["seating"].index(m)})
             continue
         row["agent"] = agents[tag["agent"]].display()
-        row["opponent"] = agents[tag["opponent"]].display()
+        row["opponent"] = ALONE if tag["opponent"] is None else agents[tag["opponent"]].display()
         row["agent_seat"] = tag["agent_seat"]
         if "opponent_seat" in tag:  # a pair at a table of more players (ladders)
             row["opponent_seat"] = tag["opponent_seat"]

@@ -17,6 +17,9 @@ from games.api import ends_turn, results
 from games.recording import load_record, make_record, replay, save_record
 from games.registry import get_game
 
+DEFAULT_PLAYER = "random"
+"""The agent of a seat that no spec names (the command line's --p2 when not given)."""
+
 
 def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
                players: list[str], watch: bool = False, ascii_only: bool = False,
@@ -36,7 +39,9 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         seed: the game seed; agents are seeded from it.
         options: game options.
         players: one agent spec per player; with fewer specs than players, the last one
-            plays the remaining players too (each with its own agent and seed).
+            plays the remaining players too (each with its own agent and seed). None names
+            no agent: `DEFAULT_PLAYER` takes the seat, and a game with fewer players (a
+            one-player game) drops it.
         watch: show the board after every round, not only at the end.
         ascii_only: ASCII symbols only.
         record: write a replayable record there.
@@ -52,6 +57,9 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
     level = game.level(level, **options)
     state = game.new_state(level, seed, **options)
     players = list(players)
+    while len(players) > state.num_players and players[-1] is None:
+        players.pop()  # a seat nobody named, which this game does not have
+    players = [DEFAULT_PLAYER if p is None else p for p in players]
     if players and len(players) < state.num_players:  # e.g. two agents given, three players
         extra = [state.player_name(p) for p in range(len(players), state.num_players)]
         say(f"{', '.join(extra)}: {players[-1]} (the last agent given plays the other players)")
@@ -62,19 +70,26 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         raise ValueError(f"players: {len(agents)} agents for a {state.num_players}-player level")
     actions: list = []
     shown_round = [state.tick]
+    humans = [p for p, spec in enumerate(players) if spec.partition(":")[0].strip() == "human"]
+
+    def show(s) -> str:
+        """Everything, unless a human plays: then what that human sees."""
+        if humans:
+            return game.render_view(s, humans[0], ascii_only=ascii_only)
+        return game.render(s, ascii_only=ascii_only)
 
     def on_turn_end(s) -> None:
         if watch and (s.tick != shown_round[0] or s.is_terminal()):
             shown_round[0] = s.tick
             say("")
-            say(game.render(s, ascii_only=ascii_only))
+            say(show(s))
             if delay and not s.is_terminal():
                 time.sleep(delay)
 
     abandoned = None
     try:
         if watch:
-            say(game.render(state, ascii_only=ascii_only))
+            say(show(state))
             if delay:
                 time.sleep(delay)
         play_game(state, agents, on_turn_end=on_turn_end, on_action=actions.append)
@@ -87,10 +102,13 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
         say(f"game abandoned in round {state.tick} ({abandoned}); scores {state.scores()}")
     else:
         if not watch:
-            say(game.render(state, ascii_only=ascii_only))
+            say(game.render(state, ascii_only=ascii_only))  # over: everything may be shown
         say("")
         w = state.winner()
-        if w is not None:
+        if state.num_players == 1:  # no one to beat: the figures are the result
+            figures = ", ".join(f"{k} {v:g}" for k, v in state.summary(0).items())
+            say(f"game over after {state.tick} rounds: {figures}")
+        elif w is not None:
             say(f"winner: player {w} ({players[w]}, {state.player_name(w)}) after {state.tick} "
                 f"rounds; scores {state.scores()}")
         else:  # a draw, or first place shared

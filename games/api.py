@@ -18,6 +18,15 @@ share of first place (a state may define `results()` itself; by default 1 for th
 0 for the others, 1/n each without a single winner) and `outcome(state, p)` one player's share:
 1 for a win, 0.5 for a two-player draw, 0 for a loss. `ranking()` orders the players best
 first (ties broken by the game's own rule).
+
+Hidden information is optional and costs a game with full information nothing. A game whose
+players do not see everything defines `observation(player)` (what the player sees, a plain
+hashable value), `determinise(player, rng, belief)` (a full state the player cannot tell
+apart from this one, drawn from a belief or from the current observation alone) and, if it
+has one, `new_belief(player, size, seed)` (a `Belief` that an agent feeds the player's
+observations). Agents use the helpers `observation`, `determinise` and `new_belief` below,
+whose defaults are those of full information: the observation is the state, a determinisation
+is a copy, and there is no belief to keep.
 """
 
 from __future__ import annotations
@@ -139,6 +148,60 @@ def group_by_player(state: GameState, kind: int = 0) -> dict[Hashable, dict[int,
     return {state.current_player: {kind: list(state.legal_actions())}}
 
 
+# ------------------------------------------------------------------------------ hidden information
+
+class Belief(Protocol):
+    """What one player believes about the parts of a game it does not see: made by the game
+    (`new_belief`), kept by an agent from one decision to the next, fed the player's
+    observations, and sampled by the game's `determinise`.
+
+    A game with hidden information that brings no belief still works with every agent: a
+    determinisation without a belief is consistent with the current observation only."""
+
+    def update(self, observation: Any) -> None:
+        """The player's observation at its next decision (`observation(state, player)`).
+        An observation that does not follow the last one (another game, a step skipped)
+        starts the belief again from this observation alone."""
+
+
+def observation(state: GameState, player: int) -> Any:
+    """What `player` sees of `state`: the state's own `observation(player)` (an optional
+    protocol method; a plain, hashable value) when it has one, else the state itself (a
+    game with full information hides nothing). Two states a player cannot tell apart give
+    equal observations."""
+    own = getattr(state, "observation", None)
+    return own(player) if callable(own) else state
+
+
+def hides_information(state: GameState) -> bool:
+    """True for a game whose players do not see the whole state (it defines `observation`)."""
+    return callable(getattr(state, "observation", None))
+
+
+def determinise(state: GameState, player: int, rng: Any, belief: Belief | None = None
+                ) -> GameState:
+    """A full state that `player` cannot tell apart from `state` (equal observations), drawn
+    with `rng` (a numpy Generator) from `belief` when one is given, else consistent with the
+    current observation only: the state's own `determinise(player, rng, belief)` (an optional
+    protocol method) when it has one, else a copy (full information: nothing to draw).
+
+    The state returned is the searcher's to apply actions to; its random outcomes use its
+    own generator (reseeded from `rng`), never the game's."""
+    own = getattr(state, "determinise", None)
+    if callable(own):
+        return own(player, rng, belief)
+    return state.copy()
+
+
+def new_belief(state: GameState, player: int, size: int, seed: int) -> Belief | None:
+    """A fresh belief of `player` about `state`'s game (the state's own
+    `new_belief(player, size, seed)`, an optional protocol method): `size` is the game's
+    measure of its effort (a particle filter's particle count), `seed` its random stream.
+    None for a game that brings none (every game with full information)."""
+    own = getattr(state, "new_belief", None)
+    return own(player, size, seed) if callable(own) else None
+
+
 # ------------------------------------------------------------------------------ games
 
 class Game(Protocol):
@@ -225,6 +288,18 @@ class BaseGame:
     def render(self, state: GameState, ascii_only: bool = False) -> str:
         text = str(state)
         return text if not ascii_only else text.encode("ascii", "replace").decode()
+
+    def render_view(self, state: GameState, player: int, ascii_only: bool = False) -> str:
+        """What `player` sees of the state, as text (shown to a human player). `render` shows
+        everything (replays, spectators); a game with hidden information hides it here. The
+        default, for full information: `render`.
+
+        Args:
+            state: the position.
+            player: whose view.
+            ascii_only: ASCII symbols only.
+        """
+        return self.render(state, ascii_only=ascii_only)
 
     def render_image(self, state: GameState, path: Any, title: str | None = None) -> None:
         """The text rendering drawn into a PNG (games with a board draw their own)."""

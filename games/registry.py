@@ -26,6 +26,7 @@ PLUGINS: dict[str, str] = {
     "tribes": "games.tribes.plugin",
     "openspiel": "games.openspiel.plugin",
     "tribolo": "games.tribolo.plugin",
+    "navy": "games.navy.plugin",
 }
 """Game (or family) name -> the module that registers it."""
 

@@ -102,8 +102,8 @@ def _levels_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_human(spec: str) -> bool:
-    return spec.partition(":")[0].strip() == "human"
+def _is_human(spec: str | None) -> bool:
+    return spec is not None and spec.partition(":")[0].strip() == "human"
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -270,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--seed", type=int, required=True, help="level seed")
     show.add_argument("--tribes", nargs="+", help="Tribes: the tribes (default Xin-Xi, Imperius)")
     show.add_argument("--size", type=AT_LEAST_ONE, default=None,
-                      help="Tribes: board size (default by tribes)")
+                      help="Tribes: board size (default by tribes); Navy: board side")
+    _option_arg(show)
     show.add_argument("--csv", action="store_true",
                       help="print the level in the game's level file format instead (Tribes: "
                            "the level CSV, as --level reads it)")
@@ -282,7 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="agent of the first player: name[:k=v,...], or human to play yourself "
                            "(help at its prompt lists the commands; quit, Ctrl-D or Ctrl-C "
                            "abandons the game)")
-    play.add_argument("--p2", default="random", help="agent of the second player")
+    play.add_argument("--p2", default=None,
+                      help="agent of the second player (default random; a one-player game "
+                           "such as navy has none)")
     play.add_argument("--p3", default=None,
                       help="agent of the third player in a three-player game (e.g. Tribolo; "
                            "default: the second player's agent)")

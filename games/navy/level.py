@@ -1,0 +1,126 @@
+"""Navy Defense worlds: where every vessel starts, generated from a seed or read from a file.
+
+A level is a `NavyLevel`: the board size, the Navy ship's cell, each cargo ship's cell and
+direction, and each submarine's cell (creation order). `generate_level(seed, ...)` draws one
+with `random.Random(seed)` in a fixed order (sub count, Navy ship, cargo ships, subs), so a
+level seed is a world. A level file is the level's JSON (`NavyLevel.to_text`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from games.navy.world import board
+
+MAX_SUBS = 3
+"""The most submarines a world holds; the Navy ship knows this maximum, not the count."""
+SIZES = (4, 12)
+"""The board sizes allowed (square boards, inclusive)."""
+DIRECTIONS = ("cw", "ccw")
+
+
+@dataclass(frozen=True)
+class NavyLevel:
+    """A world's start: `size` x `size` board; cells as (x, y)."""
+
+    size: int
+    navy: tuple[int, int]
+    cargo: tuple[tuple[int, int, str], ...]  # (x, y, direction)
+    subs: tuple[tuple[int, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"size": self.size, "navy": list(self.navy),
+                "cargo": [list(c) for c in self.cargo], "subs": [list(s) for s in self.subs]}
+
+    def to_text(self) -> str:
+        return json.dumps(self.to_dict()) + "\n"
+
+
+def check_size(size: Any, field: str = "size") -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or not SIZES[0] <= size <= SIZES[1]:
+        raise ValueError(f"{field}: a board size from {SIZES[0]} to {SIZES[1]} expected, "
+                         f"got {size!r}")
+    return size
+
+
+def check_count(value: Any, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{field}: a whole number from {lo} to {hi} expected, got {value!r}")
+    return value
+
+
+def generate_level(seed: int, size: int = 7, subs: int | None = None, cargo: int = 4) -> NavyLevel:
+    """A random world: `subs` submarines (None: 1 to 3, uniformly), `cargo` cargo ships on
+    distinct cells off the centre of an odd board (every cargo ship moves), each going
+    clockwise or counter-clockwise with equal chance; the Navy ship and the subs anywhere
+    (a sub may start within sonar range or share a cell).
+
+    Args:
+        seed: the world's seed (the level seed).
+        size: board side.
+        subs: number of submarines, 0 to `MAX_SUBS`; None: uniform on 1..3.
+        cargo: number of cargo ships.
+    """
+    check_size(size)
+    b = board(size, size)
+    movable = [c for c in range(b.cells) if len(b.route(c, "cw")) > 1]
+    check_count(cargo, "cargo", 1, len(movable))
+    if subs is not None:
+        check_count(subs, "subs", 0, MAX_SUBS)
+    rng = random.Random(seed)
+    n_subs = rng.randint(1, MAX_SUBS) if subs is None else subs
+    navy = rng.randrange(b.cells)
+    cells = rng.sample(movable, cargo)
+    ships = tuple((*b.xy[c], rng.choice(DIRECTIONS)) for c in cells)
+    subs_at = tuple(b.xy[rng.randrange(b.cells)] for _ in range(n_subs))
+    return NavyLevel(size, b.xy[navy], ships, subs_at)
+
+
+def level_from_dict(data: Any, source: str = "<level>") -> NavyLevel:
+    """A level from its JSON form; a malformed one is one error naming the field."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: a JSON object with size, navy, cargo, subs expected")
+    for key in ("size", "navy", "cargo", "subs"):
+        if key not in data:
+            raise ValueError(f"{source}: {key}: missing")
+    size = check_size(data["size"], f"{source}: size")
+
+    def cell(v: Any, field: str) -> tuple[int, int]:
+        if not (isinstance(v, (list, tuple)) and len(v) >= 2 and all(
+                isinstance(u, int) and not isinstance(u, bool) and 0 <= u < size for u in v[:2])):
+            raise ValueError(f"{source}: {field}: a cell [x, y] inside the {size}x{size} board "
+                             f"expected, got {v!r}")
+        return int(v[0]), int(v[1])
+
+    navy = cell(data["navy"], "navy")
+    if not isinstance(data["cargo"], list) or not data["cargo"]:
+        raise ValueError(f"{source}: cargo: a non-empty list of [x, y, direction] expected")
+    ships = []
+    for i, c in enumerate(data["cargo"]):
+        x, y = cell(c, f"cargo[{i}]")
+        if len(c) != 3 or c[2] not in DIRECTIONS:
+            raise ValueError(f"{source}: cargo[{i}]: direction cw or ccw expected, got {c!r}")
+        ships.append((x, y, c[2]))
+    if not isinstance(data["subs"], list) or len(data["subs"]) > MAX_SUBS:
+        raise ValueError(f"{source}: subs: a list of at most {MAX_SUBS} cells expected")
+    subs = tuple(cell(s, f"subs[{i}]") for i, s in enumerate(data["subs"]))
+    return NavyLevel(size, navy, tuple(ships), subs)
+
+
+def parse_level(text: str, source: str = "<level>") -> NavyLevel:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{source}: not a Navy Defense level (JSON): {e}") from None
+    return level_from_dict(data, source)
+
+
+def load_level(path: str | Path) -> NavyLevel:
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"level: no level file {path}")
+    return parse_level(path.read_text(), source=str(path))
