@@ -38,7 +38,7 @@ def _mobility(g: PlayerGame) -> float:
     return _per_move(g, "choices")
 
 
-@register("multi_line", 0, 0.8, 0.08, "share of own moves that fire two or more lines",
+@register("multi_line", 0, 0.9, 0.09, "share of own moves that fire two or more lines",
           game=GAME, words=("single lines", "some multi-line jumps", "many multi-line jumps"))
 def _multi_line(g: PlayerGame) -> float:
     return _per_move(g, "multi_line")

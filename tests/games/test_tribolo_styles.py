@@ -194,8 +194,9 @@ def test_anchored_axes():
 def test_moves_log_the_events_the_features_read():
     s = board(BOARD)
     s.apply((2, 8))  # 3 lines, 1 red (the leader): choices 6
-    assert [e for e in s.events() if e[1] == 0] == [(0, 0, "moves", 1), (0, 0, "converted", 3), (0, 0, "choices", 6),
-                   (0, 0, "leader_hit", 1), (0, 0, "multi_line", 1)]
+    assert [e for e in s.events() if e[1] == 0] == [
+        (0, 0, "moves", 1), (0, 0, "converted", 3), (0, 0, "choices", 6),
+        (0, 0, "leader_hit", 1), (0, 0, "multi_line", 1)]
     s = board(BOARD)
     s.apply((6, 0))  # 5 green only, on the top border
     assert [e[2] for e in s.events() if e[1] == 0] == ["moves", "converted", "choices", "edge"]
