@@ -69,6 +69,12 @@ class ScriptPlayer:
 
 
 class RandomPlayer(ScriptPlayer):
+    """A uniformly random legal move.
+
+    Args:
+        seed: seed of its generator.
+    """
+
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
 

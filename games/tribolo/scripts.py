@@ -55,8 +55,12 @@ class TriboloContext(ScriptContext):
         self._facts: list[tuple[int, int, int, int]] = []
 
     def facts(self, actions) -> list[tuple[int, int, int, int]]:
-        """For each of `actions` (the mover's legal moves, in their order): (destination bit,
-        converted cells, how many of them were the next player's, how many the other's)."""
+        """For each of `actions`, in their order: (destination bit, converted cells, how many
+        of them were the next player's, how many the other's). Computed once per list.
+
+        Args:
+            actions: the mover's legal moves, as the scripts receive them.
+        """
         if self._for is not actions:
             b = self.state.bb
             me, x1, x2 = b[self.me], b[self.o1], b[self.o2]
