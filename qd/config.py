@@ -391,9 +391,9 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
     layout = data.get("layout")
     if layout is None:
-        from agents.portfolio.script import game_info
+        from agents.portfolio.script import default_layout
         try:
-            layout = "paper" if "paper" in game_info(game).layouts else "all"
+            layout = default_layout(game) or "all"
         except ValueError as e:
             raise _err(source, "layout", str(e)) from None
     if not (isinstance(layout, str) or (isinstance(layout, list) and layout

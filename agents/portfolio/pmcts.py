@@ -205,7 +205,8 @@ class PMCTSAgent(SearchAgent):
                 layout order.
             opponent_weights: the opponent model's weights (default: the agent's own).
             layout: the scripts whose weights form the genome (a layout name or script
-                names; default the game's "paper" layout if it has one).
+                names; default the game's default layout if it has one: Tribes "paper",
+                Tribolo "styles").
             reference_portfolio: leave out the scripts the reference leaves out.
             alpha_k, alpha_t, a_mult, base: the unpruning schedule.
             charge_selection: charge one call per selection step, as the reference counts.

@@ -21,7 +21,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from agents.portfolio.script import ScriptContext, game_info, make_context, scripts_of
+from agents.portfolio.script import (
+    ScriptContext,
+    default_layout,
+    game_info,
+    make_context,
+    scripts_of,
+)
 
 DEFAULT_WEIGHT = 0.5
 
@@ -70,8 +76,8 @@ class Portfolio:
                  layout: str | Sequence[str] | None = None) -> None:
         self.game = game
         info = game_info(game)
-        if layout is None:  # the game's paper layout if it has one
-            layout = "paper" if "paper" in info.layouts else "none"
+        if layout is None:  # the game's default layout if it has one
+            layout = default_layout(game) or "none"
         known = scripts_of(game)
         if table is None:
             table = default_table(game)
@@ -231,7 +237,7 @@ def resolve_layout(game: str, layout: Any, reference: bool = False) -> tuple[str
     known = scripts_of(game)
     problems: list[str] = []
     if layout is None:
-        layout = "paper" if "paper" in game_info(game).layouts else "none"
+        layout = default_layout(game) or "none"
     lay = _layout(game, layout, _default_names(game, reference), known, problems)
     _raise(game, problems, known)
     return lay

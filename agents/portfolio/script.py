@@ -132,6 +132,7 @@ class GameInfo:
 
 _SCRIPTS: dict[str, dict[str, ScriptInfo]] = {}
 _GAMES: dict[str, GameInfo] = {}
+_DEFAULT_LAYOUT: dict[str, str] = {}
 
 
 def register_game(game: str, context: type = ScriptContext,
@@ -154,10 +155,35 @@ def register_game(game: str, context: type = ScriptContext,
     _SCRIPTS.setdefault(game, {})
 
 
-def register_layout(game: str, name: str, script_names: Sequence[str]) -> None:
+def register_layout(game: str, name: str, script_names: Sequence[str],
+                    default: bool = False) -> None:
     """A named layout: an ordered subset of the game's script names, whose weights form the
-    genome."""
+    genome.
+
+    Args:
+        game: the game's registered name.
+        name: the layout's name (in configs, presets and `layout=` of P-MCTS).
+        script_names: the scripts whose weights evolve, in genome order.
+        default: the game's default layout (where none is given; see `default_layout`).
+    """
     _GAMES[game].layouts[name] = tuple(script_names)
+    if default:
+        _DEFAULT_LAYOUT[game] = name
+
+
+def default_layout(game: str) -> str | None:
+    """The name of the layout a game uses when none is given: the one registered with
+    `default=True` (Tribes: "paper"), else one named "paper", else None (the caller's
+    fallback: no genome for a portfolio, every script for an evolution run).
+
+    Args:
+        game: the game's registered name.
+    """
+    layouts = game_info(game).layouts
+    name = _DEFAULT_LAYOUT.get(game)
+    if name is None and "paper" in layouts:
+        name = "paper"
+    return name
 
 
 def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo:

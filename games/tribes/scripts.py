@@ -954,7 +954,7 @@ PAPER_LAYOUT = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "Research
                 "SpawnFastest", "SpawnMaxHP", "SpawnRange")
 """The paper's layout (the scripts whose weights evolve): the 5 Research then the 6 Spawn
 scripts."""
-register_layout(GAME, "paper", PAPER_LAYOUT)
+register_layout(GAME, "paper", PAPER_LAYOUT, default=True)
 REFERENCE_EXCLUDED = ("Destroy", "Disband")
 """The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""
 register_layout(GAME, "reference-excluded", REFERENCE_EXCLUDED)

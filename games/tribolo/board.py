@@ -135,6 +135,63 @@ def jump_lines(me: int, opp1: int, opp2: int, dest: int) -> list[tuple[int, list
     return out
 
 
+AXES = ((0, 1), (1, -1), (1, 0), (1, 1))
+"""The 4 axes a line can run along (each with its opposite direction)."""
+
+NEIGHBOURS: tuple[int, ...] = tuple(
+    sum(BIT[(c[0] + dx, c[1] + dy)] for dx, dy in DIRECTIONS if (c[0] + dx, c[1] + dy) in BIT)
+    if c is not None else 0 for c in COORDS)
+"""Bit index -> the set of its (up to 8) neighbouring cells."""
+
+
+def lines_fired(index: int, converted: int) -> int:
+    """How many lines (directions) a move to the cell of bit `index` fires, given the cells it
+    converts: every firing line starts with the destination's neighbour in its direction,
+    and only that line can convert that neighbour.
+
+    Args:
+        index: the destination's bit index.
+        converted: the cells the move converts (`flips`).
+    """
+    return (NEIGHBOURS[index] & converted).bit_count()
+
+
+_ANCHORS: dict[int, tuple[tuple[int, ...], int]] = {}
+_ANCHOR_CACHE_LIMIT = 256
+
+
+def anchored_axes(walls: int) -> tuple[tuple[int, ...], int]:
+    """For a wall layout: (bit index -> the number of axes, 0-4, along which the cell's
+    neighbour on at least one side is a wall or off the board; the set of *edge* cells,
+    anchored on 3 or 4 axes). No line can pass through a cell along an anchored axis (a
+    converted cell lies strictly between the destination and the mover's closing cell),
+    so a cell anchored on all 4 axes, a corner for instance, can never be taken back; a
+    cell of the board's border is anchored on 3. Cached per wall layout.
+
+    Args:
+        walls: the walls.
+    """
+    got = _ANCHORS.get(walls)
+    if got is not None:
+        return got
+
+    def blocked(x: int, y: int) -> bool:
+        b = BIT.get((x, y))
+        return b is None or bool(b & walls)
+
+    counts = [0] * len(COORDS)
+    edges = 0
+    for (x, y), b in BIT.items():
+        n = sum(1 for dx, dy in AXES if blocked(x + dx, y + dy) or blocked(x - dx, y - dy))
+        counts[b.bit_length() - 1] = n
+        if n >= 3:
+            edges |= b
+    if len(_ANCHORS) >= _ANCHOR_CACHE_LIMIT:
+        _ANCHORS.clear()
+    got = _ANCHORS[walls] = (tuple(counts), edges)
+    return got
+
+
 def cells_of(bits: int) -> list[tuple[int, int]]:
     """The (x, y) cells of a set, in (x, y) order."""
     out = []

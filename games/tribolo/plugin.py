@@ -1,12 +1,14 @@
 """Tribolo as a playstyles plug-in: importing this module registers everything the game brings
-(the game, its default leaf evaluator ``cells`` for the generic search agents, and the
-original AI as the agent ``tribolo_ai``, max^n as ``tribolo_maxn``)."""
+(the game, its default leaf evaluator ``cells`` for the generic search agents, the original AI
+as the agent ``tribolo_ai``, max^n as ``tribolo_maxn``, the portfolio scripts and their
+``styles`` layout for Portfolio MCTS, and the behaviour features)."""
 
 from __future__ import annotations
 
 from agents.evaluators import register_evaluator
 from agents.registry import register as register_agent
 from games.registry import register_game
+from games.tribolo import features, scripts  # noqa: F401  (they register on import)
 from games.tribolo.ai import TriboloAI
 from games.tribolo.evaluators import CellsHeuristic
 from games.tribolo.game import TriboloGame

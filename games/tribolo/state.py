@@ -4,7 +4,8 @@ Players are 0 blue, 1 red, 2 green, which is also the turn cycle. An action is t
 destination cell ``(x, y)``. After every move (and at set-up) the player to move is the first
 of the next player, the one after, and the mover itself who has a legal move; a player
 without one is skipped (logged as a ``skipped`` event), and the game is over when nobody
-has one. `current_player` is then -1.
+has one. `current_player` is then -1. Every move logs the events the behaviour features read
+(`events()`).
 
 The state keeps the bitboards of the three players and the walls, the scores (cell counts,
 kept incrementally as the original does), and the legal-move set of the player to move,
@@ -19,8 +20,10 @@ from games.tribolo.board import (
     COORDS,
     FULL,
     HEIGHT,
+    NEIGHBOURS,
     PLAYER_NAMES,
     WIDTH,
+    anchored_axes,
     bit_index,
     cells_of,
     flips,
@@ -141,12 +144,22 @@ class TriboloState:
         if n2:
             b[o2] &= ~f
         s = self.score
+        tick = self.tick
+        # the events, as `games.api.log_add` nodes built inline (apply is the hot path)
+        log = (self._log, tick, p, "moves", 1)
+        log = (log, tick, p, "converted", n1 + n2)
+        log = (log, tick, p, "choices", self._moves.bit_count())
+        s1, s2 = s[o1], s[o2]
+        if (n1 and s1 >= s2) or (n2 and s2 >= s1):
+            log = (log, tick, p, "leader_hit", 1)
+        if n1 + n2 > 1 and (NEIGHBOURS[bit.bit_length() - 1] & f).bit_count() > 1:  # lines_fired
+            log = (log, tick, p, "multi_line", 1)
+        if bit & anchored_axes(self.walls)[1]:
+            log = (log, tick, p, "edge", 1)
+        self._log = log
         s[p] += n1 + n2 + 1
         s[o1] -= n1
         s[o2] -= n2
-        tick = self.tick
-        log = log_add(self._log, tick, p, "moves", 1)
-        self._log = log_add(log, tick, p, "converted", n1 + n2)
         self.plies += 1
         self.tick = self.plies // 3
         self._find_mover(p)
@@ -244,8 +257,12 @@ class TriboloState:
         return PLAYER_NAMES[player]
 
     def events(self) -> list[tuple[int, int, str, float]]:
-        """(round, player, event, value): ``moves`` and ``converted`` (cells taken from the
-        opponents) per move, ``skipped`` per skipped turn."""
+        """(round, player, event, value). Per move: ``moves`` (1), ``converted`` (cells taken
+        from the opponents), ``choices`` (the mover's legal moves), and, only when true,
+        ``leader_hit`` (1: it takes a cell from the opponent with the most cells before the
+        move, or from either when they are level), ``multi_line`` (1: it fires two or more
+        lines) and ``edge`` (1: its destination is an edge cell, anchored on 3 or 4 axes,
+        `board.anchored_axes`). Per skipped turn: ``skipped``."""
         return log_to_list(self._log)
 
     def action_type_name(self, action) -> str:
