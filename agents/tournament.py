@@ -142,40 +142,54 @@ SCORE_COLUMN = ("score", "Score", "{:.0f}")
 """A result-table column: the summary figure, its header, its format in summary.md."""
 
 
+ALL_TABLES = "(all tables)"
+"""The opponent column of an agent's summary over every game it played, in a game of more
+than two players (where each table is a row of its own)."""
+
+
 def summarise(games: pd.DataFrame, columns: Sequence[tuple[str, str, str]] = (SCORE_COLUMN,)
               ) -> pd.DataFrame:
     """Per (agent, opponent): games, win rate with its binomial standard error (percentage
     points) and its Wilson 95% interval (`CI low %`, `CI high %`), draws, and the agent's
     mean of each of the game's table figures (`columns`, from the game's `table_columns`;
-    Tribes: score, techs as % of the tree, cities, production).
+    Tribes: score, techs as % of the tree, cities, production). In a game of more than two
+    players each agent also gets a row over all its games (opponent `ALL_TABLES`).
 
     Args:
         games: one row per game (`games_frame`).
         columns: (summary key, header, format) of each figure column.
     """
-    rows = []
-    for (a, b), g in games.groupby(["agent", "opponent"], sort=False):
-        seat = g["agent_seat"].to_numpy()
-        seats = 2
-        while f"p{seats}_agent" in g:  # a game of more than two players
-            seats += 1
-        if b == ALONE:  # a one-player game
-            seats = 1
-        pick = lambda col: np.choose(seat, [g[f"p{k}_{col}"].to_numpy() for k in range(seats)])  # noqa: E731
-        winner = g["winner"].to_numpy()
-        # two players: wins (draws apart); more: the share of first place (ties split it)
-        wins = (winner == seat).astype(float) if seats == 2 else pick("result").astype(float)
-        n = len(g)
-        p = wins.mean()
-        low, high = wilson_interval(float(wins.sum()), n)
-        row = {"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
-               "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
-               "CI low %": 100 * low, "CI high %": 100 * high,
-               "Draws %": 100 * float(pd.isna(g["winner"]).mean())}
-        for key, header, _ in columns:
-            row[header] = pick(key).mean() if f"p0_{key}" in g else float("nan")
-        rows.append(row)
+    rows = [_summary_row(a, b, g, columns)
+            for (a, b), g in games.groupby(["agent", "opponent"], sort=False)]
+    if "p2_agent" in games:
+        rows += [_summary_row(a, ALL_TABLES, g, columns)
+                 for a, g in games.groupby("agent", sort=False)]
     return pd.DataFrame(rows)
+
+
+def _summary_row(a: str, b: str, g: pd.DataFrame, columns: Sequence[tuple[str, str, str]]
+                 ) -> dict[str, Any]:
+    """One summary row: agent `a`'s games `g` (against `b`)."""
+    seat = g["agent_seat"].to_numpy()
+    seats = 2
+    while f"p{seats}_agent" in g:  # a game of more than two players
+        seats += 1
+    if b == ALONE:  # a one-player game
+        seats = 1
+    pick = lambda col: np.choose(seat, [g[f"p{k}_{col}"].to_numpy() for k in range(seats)])  # noqa: E731
+    winner = g["winner"].to_numpy()
+    # two players: wins (draws apart); more: the share of first place (ties split it)
+    wins = (winner == seat).astype(float) if seats == 2 else pick("result").astype(float)
+    n = len(g)
+    p = wins.mean()
+    low, high = wilson_interval(float(wins.sum()), n)
+    row = {"Agent": a, "Opponent": b, "Games": n, "Win rate %": 100 * p,
+           "s.e.": 100 * math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"),
+           "CI low %": 100 * low, "CI high %": 100 * high,
+           "Draws %": 100 * float(pd.isna(g["winner"]).mean())}
+    for key, header, _ in columns:
+        row[header] = pick(key).mean() if f"p0_{key}" in g else float("nan")
+    return row
 
 
 def table_columns(game: str) -> tuple[tuple[str, str, str], ...]:

@@ -10,6 +10,7 @@ import pytest
 
 from agents.runner import AgentSpec, GameSpec, run_game
 from agents.tournament import (
+    ALL_TABLES,
     TournamentConfig,
     config_from_dict,
     plan,
@@ -179,9 +180,14 @@ def test_a_three_player_tournament_rotates_every_seating():
     assert all(len(s.agent_seeds) == 3 for s in specs)
     games, summary = run_tournament(config, workers=0, show_progress=False)
     assert len(games) == 3 * 6  # one row per game and table member
-    assert sorted(summary["Opponent"]) == ["b + c", "random + b", "random + c"]
-    assert summary["Games"].tolist() == [6, 6, 6]
-    assert summary["Win rate %"].sum() == pytest.approx(100.0)  # shares of first place
+    tables = summary[summary["Opponent"] != ALL_TABLES]
+    assert sorted(tables["Opponent"]) == ["b + c", "random + b", "random + c"]
+    assert tables["Games"].tolist() == [6, 6, 6]
+    assert tables["Win rate %"].sum() == pytest.approx(100.0)  # shares of first place
+    # each agent's row over all its tables (here one table each: the same figures)
+    overall = summary[summary["Opponent"] == ALL_TABLES].set_index("Agent")
+    assert overall.loc[["random", "b", "c"], "Win rate %"].tolist() == \
+        tables.set_index("Agent").loc[["random", "b", "c"], "Win rate %"].tolist()
     for seat in range(3):
         assert (games.groupby("agent")["agent_seat"].apply(lambda x: (x == seat).sum()) == 2).all()
     with pytest.raises(ValueError, match=r"pairings\[0\]: 2 agents for a 3-player game"):
