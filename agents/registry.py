@@ -137,6 +137,7 @@ def _human(seed: int = 0):
     return HumanAgent(seed)
 
 
+from agents.action_tree import ActionTreeAgent  # noqa: E402
 from agents.flat_mc import FlatMCAgent  # noqa: E402
 from agents.hop import HOPAgent  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
@@ -151,6 +152,7 @@ register("mc", FlatMCAgent)
 register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
 register("hop", HOPAgent)
+register("atree", ActionTreeAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.

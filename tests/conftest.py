@@ -4,6 +4,8 @@
   plug-in module named once, exactly as a game of another package would be;
 * the three-player test game Trio (`tests/games/trio.py`), a fixed game tree with one payoff
   per player, known as "trio";
+* the multi-action test game Relay (`tests/games/relay.py`), whose best turn needs two
+  actions in a given order, known as "relay";
 * the genome mapping `test_mcts_style` of the evolution-run tests (a genome that changes how
   MCTS plays, so that runs are fast and still have something to evolve).
 """
@@ -17,6 +19,7 @@ from qd.games import register_mapping
 
 register_plugin("nim", "tests.games.nim")
 register_plugin("trio", "tests.games.trio")
+register_plugin("relay", "tests.games.relay")
 
 
 def _mcts_style(names, genome):

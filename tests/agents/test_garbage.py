@@ -15,7 +15,7 @@ from games.tribes.level_sets import PAPER_SEEDS
 
 SEARCH_AGENTS = [("mcts", {}), ("mcts", {"rollouts": False, "solver": True}),
                  ("mcts", {"rewards": "per_player"}), ("pmcts_pu", {}), ("rhea", {}),
-                 ("osla", {}), ("mc", {})]
+                 ("osla", {}), ("mc", {}), ("atree", {}), ("atree", {"rollout": "random"})]
 
 
 @pytest.fixture

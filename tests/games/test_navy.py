@@ -291,7 +291,7 @@ def test_conformance(options):
 
 def test_every_agent_plays_navy_within_its_budget():
     report = check_agents("navy", budget=25)
-    names = {"random", "osla", "mc", "mcts", "rhea", "hop", "hindsight", "paranoid",
+    names = {"random", "osla", "mc", "mcts", "rhea", "atree", "hop", "hindsight", "paranoid",
              "omniscient", "static", "patrol", "reactive"}
     assert names <= set(report.decisions)
     assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu"}

@@ -158,7 +158,7 @@ def test_conformance():
 
 def test_every_agent_plays_it_and_spends_its_budget_exactly():
     report = check_agents("tribolo", budget=25)
-    for name in ("random", "osla", "mc", "mcts", "rhea", "tribolo_ai", "tribolo_maxn"):
+    for name in ("random", "osla", "mc", "mcts", "rhea", "atree", "tribolo_ai", "tribolo_maxn"):
         assert report.decisions.get(name) == 3, (name, report)
 
 
