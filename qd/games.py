@@ -33,10 +33,25 @@ from agents.runner import AgentSpec, GameRecord, GameSpec
 GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
 
 GENOME_MAPPINGS: dict[str, GenomeMapping] = {}
+MAPPING_GENES: dict[str, tuple[str, ...]] = {}
+"""Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
 
 
-def register_mapping(name: str, fn: GenomeMapping) -> None:
+def register_mapping(name: str, fn: GenomeMapping, genes=None) -> None:
+    """Register a genome mapping.
+
+    Args:
+        name: its name in configs (`agent.genome_mapping`).
+        fn: (genome names, genome) -> the agent's parameters.
+        genes: None (the genome is the weights of the scripts the config's `layout` names),
+            or the names of the genome's values, in order, when the mapping fixes them itself
+            (e.g. the cost weights of a planner); the config then takes no `layout`.
+    """
     GENOME_MAPPINGS[name] = fn
+    if genes is None:
+        MAPPING_GENES.pop(name, None)
+    else:
+        MAPPING_GENES[name] = tuple(genes)
 
 
 def _weights(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
