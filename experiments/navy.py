@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -100,7 +101,9 @@ def main() -> None:
         cells += [(name, int(v)) for _, v in pg.series.get("navy_cell", ())]
     games = pd.DataFrame(rows).sort_values(["agent", "world", "trial"])
     wall = time.perf_counter() - t0
-    lines = [f"Navy Defense, {args.size}x{args.size}, {args.cargo} cargo ships, 1-3 subs, "
+    command = "PYTHONPATH=. python experiments/navy.py " + " ".join(sys.argv[1:])
+    lines = [f"`{command}`", "",
+             f"Navy Defense, {args.size}x{args.size}, {args.cargo} cargo ships, 1-3 subs, "
              f"{args.steps} steps; worlds 0-{args.worlds - 1}, {args.trials} trial(s) each "
              f"(same game seeds for every agent); CPU {games['cpu_seconds'].sum():.0f} s, "
              f"wall {wall:.0f} s.", "",

@@ -7,7 +7,8 @@ An individual (a genome) becomes an agent spec through a genome mapping (default
 scripts' weights as the agent's `weights` parameter, a dict script name -> weight). It plays
 every training level `repetitions` times against the opponent, its seat moving on by one from
 game to game (alternating in a two-player game; in a game of n players the opponent's agent
-takes every other seat, each with its own seed, and the genome takes seat g mod n in game g).
+takes every other seat, each with its own seed, and the genome takes seat g mod n in game g;
+in a one-player game the genome plays alone and the opponent is never seated).
 Seeds come from the run seed, the individual's index in the run and the game's index within the
 individual, so a game is the same whoever plays it, whenever, in whatever order.
 
