@@ -117,8 +117,7 @@ class HOPAgent(SearchAgent):
         if self.belief != "particles":
             return None
         if self._belief is None or self._belief_game != state.game_name:
-            self._belief = new_belief(state, me, self.particles,
-                                      int(self.rng.integers(_SEED_BOUND)))
+            self._belief = self.make_belief(state, me, int(self.rng.integers(_SEED_BOUND)))
             self._belief_game = state.game_name
         if self._belief is not None:
             before = getattr(self._belief, "calls", 0)
@@ -126,14 +125,36 @@ class HOPAgent(SearchAgent):
             self.last_belief_calls = getattr(self._belief, "calls", 0) - before
         return self._belief
 
+    def make_belief(self, state: GameState, me: int, seed: int):
+        """A fresh belief of `me` (the game's, `games.api.new_belief`, of `particles` size);
+        a game-specific setting may override it (e.g. to simulate another model).
+
+        Args:
+            state: the state of the first decision.
+            me: the player.
+            seed: the belief's seed.
+        """
+        return new_belief(state, me, self.particles, seed)
+
+    def sample_world(self, state: GameState, me: int, belief=None) -> GameState:
+        """One world the planner searches, before its luck is reseeded: a copy of `state`
+        (``belief="true"``), else `games.api.determinise` (from `belief` when given); a
+        game-specific setting may override it.
+
+        Args:
+            state: the real state.
+            me: the player.
+            belief: the belief kept by `decide`, if any.
+        """
+        if self.belief == "true":
+            return state.copy()
+        return determinise(state, me, self.rng, belief)
+
     def worlds(self, state: GameState, me: int, belief=None) -> list[GameState]:
         """This decision's sampled worlds, from `belief` (kept by `decide`) if given."""
         out = []
         for _ in range(self.samples):
-            if self.belief == "true":
-                w = state.copy()
-            else:
-                w = determinise(state, me, self.rng, belief)
+            w = self.sample_world(state, me, belief)
             w.reseed(int(self.rng.integers(_SEED_BOUND)))
             out.append(w)
         return out

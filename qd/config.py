@@ -20,7 +20,7 @@ from agents.registry import accepts
 from agents.runner import AgentSpec
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
-from qd.games import GENOME_MAPPINGS, Plan
+from qd.games import GENOME_MAPPINGS, MAPPING_GENES, Plan
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 
@@ -53,7 +53,8 @@ class RunConfig:
         held_out_levels: the level seeds kept for validation (disjoint from the training ones).
         agent: the evolved agent: name, label, budget, params, genome_mapping.
         layout: the scripts whose weights evolve: a layout name or a list of script names,
-            as given.
+            as given; None when the genome mapping fixes the genome (`qd.games.
+            register_mapping` with `genes`).
         genome_names: the evolved scripts in genome order (`genome_scripts` in config.yaml).
         opponent: the opponent: name, label, budget, params.
         repetitions: games per training level.
@@ -96,7 +97,8 @@ class RunConfig:
             "name": self.name, "game": self.game, "options": dict(self.options),
             "levels": {"train": list(self.train_levels), "held_out": list(self.held_out_levels)},
             "agent": {k: self.agent[k] for k in AGENT_KEYS},
-            "layout": self.layout if isinstance(self.layout, str) else list(self.layout),
+            "layout": (self.layout if self.layout is None or isinstance(self.layout, str)
+                       else list(self.layout)),
             GENOME_SCRIPTS: list(self.genome_names),
             "opponent": {k: self.opponent[k] for k in OPPONENT_KEYS},
             "repetitions": self.repetitions,
@@ -258,6 +260,19 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     return out
 
 
+def _layout_names(game: str, layout: Any, source: str) -> tuple[str, ...]:
+    """The scripts a layout (a name or a list of script names) gives, in genome order."""
+    if not (isinstance(layout, str) or (isinstance(layout, list) and layout
+                                        and all(isinstance(n, str) for n in layout))):
+        raise _err(source, "layout", f"a layout name or a list of script names expected, "
+                                     f"got {layout!r}")
+    from agents.portfolio.portfolio import resolve_layout
+    try:
+        return resolve_layout(game, layout)
+    except ValueError as e:
+        raise _err(source, "layout", str(e)) from None
+
+
 def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str,
                   game: str) -> None:
     """An unknown name, parameter or bad value of the agent as the run will build it stops
@@ -389,22 +404,22 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     except (ValueError, TypeError) as e:
         raise _err(source, "options", str(e)) from None
 
+    agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     layout = data.get("layout")
-    if layout is None:
+    genes = MAPPING_GENES.get(agent["genome_mapping"])
+    if genes is not None:  # the mapping fixes the genome: no scripts are involved
+        if layout is not None:
+            raise _err(source, "layout", f"genome mapping {agent['genome_mapping']} fixes the "
+                                         f"genome ({', '.join(genes)}); leave layout out")
+        genome_names: tuple[str, ...] | list[str] = genes
+    elif layout is None:
         from agents.portfolio.script import default_layout
         try:
             layout = default_layout(game) or "all"
         except ValueError as e:
             raise _err(source, "layout", str(e)) from None
-    if not (isinstance(layout, str) or (isinstance(layout, list) and layout
-                                        and all(isinstance(n, str) for n in layout))):
-        raise _err(source, "layout", f"a layout name or a list of script names expected, "
-                                     f"got {layout!r}")
-    from agents.portfolio.portfolio import resolve_layout
-    try:
-        genome_names = resolve_layout(game, layout)
-    except ValueError as e:
-        raise _err(source, "layout", str(e)) from None
+    if genes is None:
+        genome_names = _layout_names(game, layout, source)
     if not genome_names:
         raise _err(source, "layout", "names no script to evolve")
     recorded = data.get(GENOME_SCRIPTS)
@@ -417,7 +432,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                                                f"{layout!r} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
-    agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     from qd.games import GENOME_MAPPINGS as maps
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)

@@ -7,7 +7,8 @@ An individual (a genome) becomes an agent spec through a genome mapping (default
 scripts' weights as the agent's `weights` parameter, a dict script name -> weight). It plays
 every training level `repetitions` times against the opponent, its seat moving on by one from
 game to game (alternating in a two-player game; in a game of n players the opponent's agent
-takes every other seat, each with its own seed, and the genome takes seat g mod n in game g).
+takes every other seat, each with its own seed, and the genome takes seat g mod n in game g;
+in a one-player game the genome plays alone and the opponent is never seated).
 Seeds come from the run seed, the individual's index in the run and the game's index within the
 individual, so a game is the same whoever plays it, whenever, in whatever order.
 
@@ -33,10 +34,25 @@ from agents.runner import AgentSpec, GameRecord, GameSpec
 GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
 
 GENOME_MAPPINGS: dict[str, GenomeMapping] = {}
+MAPPING_GENES: dict[str, tuple[str, ...]] = {}
+"""Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
 
 
-def register_mapping(name: str, fn: GenomeMapping) -> None:
+def register_mapping(name: str, fn: GenomeMapping, genes=None) -> None:
+    """Register a genome mapping.
+
+    Args:
+        name: its name in configs (`agent.genome_mapping`).
+        fn: (genome names, genome) -> the agent's parameters.
+        genes: None (the genome is the weights of the scripts the config's `layout` names),
+            or the names of the genome's values, in order, when the mapping fixes them itself
+            (e.g. the cost weights of a planner); the config then takes no `layout`.
+    """
     GENOME_MAPPINGS[name] = fn
+    if genes is None:
+        MAPPING_GENES.pop(name, None)
+    else:
+        MAPPING_GENES[name] = tuple(genes)
 
 
 def _weights(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The Navy ship's belief about the hidden submarines: an unweighted particle filter.
 
-A particle is a full state under the believed sub model (`games.navy.subs`). After each real
+A particle is a full state under the believed sub model (`games.navy.subs`), or under the
+true behaviour for a planner given the true model (`policy`). After each real
 step, `update(observation)` advances every particle by the Navy ship's last action (its own
 tie-break luck) and drops every particle whose observation differs from the real one (a sub
 seen or not seen in the sonar block, its health, the sonar's hits and kills, damage to the
@@ -21,6 +22,7 @@ from __future__ import annotations
 import random
 
 from games.navy.state import NavyObservation, NavyState, from_observation
+from games.navy.subs import BELIEVED, POLICIES
 from games.navy.world import board
 
 JITTER = 0.5
@@ -30,14 +32,19 @@ JITTER = 0.5
 class ParticleBelief:
     """An unweighted particle filter of `size` particles (the `games.api.Belief` of Navy)."""
 
-    def __init__(self, size: int = 30, seed: int = 0) -> None:
+    def __init__(self, size: int = 30, seed: int = 0, policy: str = BELIEVED) -> None:
         """Args:
             size: the number of particles.
             seed: seed of the filter's draws.
+            policy: the sub behaviour the particles simulate (`games.navy.subs`: the
+                believed model by default, or the true behaviour).
         """
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"particles: a whole number >= 1 expected, got {size!r}")
+        if policy not in POLICIES:
+            raise ValueError(f"model: one of {', '.join(POLICIES)} expected, got {policy!r}")
         self.size = size
+        self.policy = policy
         self.rng = random.Random(seed)
         self.particles: list[NavyState] = []
         self.last: NavyObservation | None = None
@@ -60,7 +67,8 @@ class ParticleBelief:
                                           for _ in range(self.size - len(survivors))]
         else:
             self.restarts += 1
-            self.particles = [from_observation(observation, self.rng) for _ in range(self.size)]
+            self.particles = [from_observation(observation, self.rng, self.policy)
+                              for _ in range(self.size)]
         self.last = observation
 
     def _rejuvenated(self, p: NavyState, obs: NavyObservation) -> NavyState:

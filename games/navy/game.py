@@ -14,7 +14,7 @@ from games.navy.level import (
     load_level,
     parse_level,
 )
-from games.navy.state import NavyState
+from games.navy.state import SNAPSHOT_EVENTS, NavyState
 
 STEPS = 30
 """Time steps of an episode (the source's experiments)."""
@@ -33,6 +33,7 @@ class NavyGame(BaseGame):
                    "steps": "time steps of an episode (default 30)"}
     default_levels = "range:0-9"
     search_horizon = 5
+    snapshot_events = SNAPSHOT_EVENTS
     table_columns = (("cost", "Cost", "{:.1f}"), ("cargo_destroyed", "Cargo lost", "{:.2f}"),
                      ("navy_destroyed", "Navy lost", "{:.2f}"), ("moves", "Moves", "{:.1f}"))
 

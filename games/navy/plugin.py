@@ -1,25 +1,31 @@
 """Navy Defense as a playstyles plug-in: importing this module registers the game, its
 evaluator ``cost`` (the default of the search agents), and its agents: the hindsight
 optimisation settings of the source (``hindsight``, ``paranoid``, ``omniscient``: the generic
-`agents.hop.HOPAgent`) and the scripted baselines ``static``, ``patrol``, ``reactive``."""
+`agents.hop.HOPAgent` with Navy's `model` and `costs`, `games.navy.hop.NavyHOP`) and the
+scripted baselines ``static``, ``patrol``, ``reactive``; its behaviour features
+(`games.navy.features`) and the genome mapping ``navy_costs`` (genome -> `costs`)."""
 
 from __future__ import annotations
 
 from functools import partial
 
 from agents.evaluators import register_evaluator
-from agents.hop import HOPAgent
 from agents.registry import register as register_agent
+from games.navy import features  # noqa: F401  (they register on import)
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
-from games.navy.evaluators import CostEvaluator
+from games.navy.evaluators import TERMS, CostEvaluator
 from games.navy.game import NavyGame
+from games.navy.hop import NavyHOP, genome_costs
 from games.registry import register_game
+from qd.games import register_mapping
 
 register_game("navy", NavyGame)
 register_evaluator("navy", "cost", CostEvaluator, default=True)
-register_agent("hindsight", partial(HOPAgent, belief="particles"), game="navy")
-register_agent("paranoid", partial(HOPAgent, belief="none"), game="navy")
-register_agent("omniscient", partial(HOPAgent, belief="true", samples=1), game="navy")
+register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
+register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
+register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),
+               game="navy")
+register_mapping("navy_costs", genome_costs, genes=TERMS)
 register_agent("static", StaticAgent, game="navy")
 register_agent("patrol", PatrolAgent, game="navy")
 register_agent("reactive", ReactiveAgent, game="navy")

@@ -7,6 +7,16 @@ route; every sub chooses (`games.navy.subs`) on that state, then the subs act in
 order (an attack damages every ship on the attacked cell, one hit at a time). Costs accrue
 (`COSTS`); the game ends after `steps` time steps (one step is one round, `tick`).
 
+Besides the costed events, every step logs where the Navy ship ended it (``navy_cell``), its
+Manhattan distance to the nearest live cargo ship (``cargo_distance``, while one is left) and
+to the board's centre (``centre_distance``), whether it moved (``navy_moved``, when it did),
+the damage the cargo ships took (``cargo_damage``, when any) and how many live subs its sonar
+block holds after the subs acted (``sub_seen``, when any): the records of a style
+(`games.navy.features`).
+The state also keeps running sums of the moves and of the two distances (`moves`, `far`,
+`off`), which the style evaluator charges (`games.navy.evaluators`). None of this changes
+what happens.
+
 The player sees everything but the subs outside its sonar block (`observation`). The
 environment's subs follow the true behaviour (`policy="true"`); the states the agent's
 planner samples (`determinise`, and the particle filter `games.navy.belief`) follow the
@@ -31,6 +41,9 @@ COSTS = {"move": 1, "navy_hit": 10, "navy_destroyed": 40, "cargo_hit": 20,
 """The cost of each event; damaging or destroying a sub costs nothing, staying is free."""
 HEALTH = 2
 """Every vessel's starting health."""
+SNAPSHOT_EVENTS = ("navy_cell", "centre_distance", "cargo_distance", "sub_seen", "navy_moved",
+                   "cargo_damage")
+"""Events that record a figure at a step's end (kept as series, not summed)."""
 
 
 class NavyObservation(NamedTuple):
@@ -53,7 +66,7 @@ class NavyObservation(NamedTuple):
 class NavyState:
     __slots__ = ("board", "size", "steps", "t", "tick", "navy", "navy_hp", "c_route", "c_dir",
                  "c_idx", "c_hp", "s_pos", "s_hp", "s_target", "policy", "seed", "cost",
-                 "last_action", "sonar", "_log")
+                 "last_action", "sonar", "moves", "far", "off", "_log")
 
     game_name = "navy"
     num_players = 1
@@ -83,6 +96,8 @@ class NavyState:
         s.cost = 0
         s.last_action = None
         s.sonar = (0, 0)
+        s.moves = 0
+        s.far = s.off = 0.0
         s._log = None
         return s
 
@@ -95,6 +110,7 @@ class NavyState:
         c.s_pos, c.s_hp, c.s_target = self.s_pos[:], self.s_hp[:], self.s_target[:]
         c.policy, c.seed, c.cost = self.policy, self.seed, self.cost
         c.last_action, c.sonar = self.last_action, self.sonar
+        c.moves, c.far, c.off = self.moves, self.far, self.off
         c._log = self._log
         return c
 
@@ -134,8 +150,10 @@ class NavyState:
                                 f"(legal: {', '.join(self.legal_actions())})")
         t = self.t
         b = self.board
-        if dest != self.navy:
+        moved = dest != self.navy
+        if moved:
             self.navy = dest
+            self.moves += 1
             self._charge("move")
         self.last_action = action
         # sonar: every sub in the block of the ship's (new) cell loses 1 health
@@ -160,6 +178,7 @@ class NavyState:
                 c_idx[c] = (c_idx[c] + 1) % len(routes[c])
         # subs: all choose on the same state, then act in creation order
         live = [i for i in range(len(self.s_pos)) if self.s_hp[i] > 0]
+        cargo_hp = sum(c_hp)
         if live:
             navy_on = self.navy if self.navy_hp > 0 else -1
             dist = b.distances(navy_on)
@@ -170,7 +189,31 @@ class NavyState:
                     self.s_pos[i] = cell
                 elif kind == ATTACK:
                     self._attack(cell)
+        self._record(t, moved, cargo_hp - sum(c_hp))
         self.t = self.tick = t + 1
+
+    def _record(self, t: int, moved: bool, cargo_damage: int) -> None:
+        """The step's snapshot events and running sums (see the module's docstring)."""
+        b, here = self.board, self.navy
+        off = b.centre[here]
+        self.off += off
+        log = log_add(log_add(self._log, t, 0, "navy_cell", here), t, 0, "centre_distance", off)
+        if moved:
+            log = log_add(log, t, 0, "navy_moved", 1)
+        if cargo_damage:
+            log = log_add(log, t, 0, "cargo_damage", cargo_damage)
+        dist, c_hp, c_idx, routes = b.manhattan[here], self.c_hp, self.c_idx, self.c_route
+        near = min((dist[routes[c][c_idx[c]]] for c in range(len(c_hp)) if c_hp[c] > 0),
+                   default=-1)
+        if near >= 0:
+            self.far += near
+            log = log_add(log, t, 0, "cargo_distance", near)
+        if self.navy_hp > 0:
+            block = b.block[here]
+            seen = sum(1 for p, h in zip(self.s_pos, self.s_hp) if h > 0 and block >> p & 1)
+            if seen:
+                log = log_add(log, t, 0, "sub_seen", seen)
+        self._log = log
 
     def _attack(self, cell: int) -> None:
         if self.navy_hp > 0 and self.navy == cell:
@@ -221,7 +264,10 @@ class NavyState:
 
     def events(self) -> list[tuple[int, int, str, float]]:
         """(step, 0, event, value): ``move``, ``navy_hit``, ``navy_destroyed``, ``cargo_hit``,
-        ``cargo_destroyed`` (each followed by its ``cost``), ``sub_hit``, ``sub_destroyed``."""
+        ``cargo_destroyed`` (each followed by its ``cost``), ``sub_hit``, ``sub_destroyed``;
+        at each step's end the snapshots of `SNAPSHOT_EVENTS` (``navy_cell``,
+        ``centre_distance``, ``cargo_distance``, ``sub_seen``, ``navy_moved``,
+        ``cargo_damage``)."""
         return log_to_list(self._log)
 
     def action_type_name(self, action) -> str:
@@ -246,14 +292,16 @@ class NavyState:
                                self.navy_hp, self.c_route,
                                tuple(zip(self.c_idx, self.c_hp)), seen, self.sonar, self.cost)
 
-    def determinise(self, player: int, rng, belief=None) -> "NavyState":
-        """A state the Navy ship cannot tell from this one, under the believed sub model:
-        drawn from `belief` (a `games.navy.belief.ParticleBelief`) when given, else from the
-        current observation alone (`from_observation`)."""
+    def determinise(self, player: int, rng, belief=None, policy: str = BELIEVED
+                    ) -> "NavyState":
+        """A state the Navy ship cannot tell from this one: drawn from `belief` (a
+        `games.navy.belief.ParticleBelief`, whose particles carry their sub model) when
+        given, else from the current observation alone (`from_observation`) under `policy`
+        (the believed sub model by default)."""
         seed = int(rng.integers(1 << 62))
         if belief is not None and belief.particles:
             return belief.sample(seed)
-        return from_observation(self.observation(player), random.Random(seed))
+        return from_observation(self.observation(player), random.Random(seed), policy)
 
     def new_belief(self, player: int, size: int, seed: int):
         """A particle filter of `size` particles (`games.navy.belief.ParticleBelief`)."""
@@ -306,5 +354,7 @@ def from_observation(obs: NavyObservation, rng: random.Random, policy: str = BEL
     s.cost = obs.cost
     s.last_action = obs.last_action
     s.sonar = obs.sonar
+    s.moves = 0
+    s.far = s.off = 0.0
     s._log = None
     return s

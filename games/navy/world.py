@@ -52,6 +52,10 @@ class Board:
                 if abs(u - x) <= 1 and abs(v - y) <= 1:
                     bits |= 1 << j
             self.block.append(bits)
+        # Manhattan distance of every cell to the board's centre (fractional on even sides)
+        cx, cy = (width - 1) / 2, (height - 1) / 2
+        self.centre = [abs(x - cx) + abs(y - cy) for x, y in self.xy]
+        self.manhattan = [[abs(x - u) + abs(y - v) for u, v in self.xy] for x, y in self.xy]
         self._dist: dict[int, list[list[int]]] = {}
 
     def ring(self, cell: int) -> int:
