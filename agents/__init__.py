@@ -3,7 +3,7 @@
 The public surface: `Agent` (the protocol), the registry (`make_agent`, `register`,
 `agent_names`, `validate_agent`), agent specs as text (`split_spec`, `parse_agent_spec`),
 evaluators (`Evaluator`, `register_evaluator`, `make_evaluator`), the search agents
-(`OSLAAgent`, `FlatMCAgent`, `MCTSAgent`, `RHEAAgent`, `PMCTSAgent`) with their shared
+(`OSLAAgent`, `FlatMCAgent`, `MCTSAgent`, `RHEAAgent`, `PMCTSAgent`, `HPSAgent`) with their shared
 `SearchAgent`, `Budget` and `register_hooks`, and the agents' conformance check
 (`check_agents`). Tournaments, ladders and presets are the modules `agents.tournament`,
 `agents.ladder` and `agents.presets`.
@@ -13,6 +13,7 @@ from agents.base import Agent
 from agents.conformance import check_agents
 from agents.evaluators import Evaluator, make_evaluator, register_evaluator
 from agents.flat_mc import FlatMCAgent
+from agents.hps import HPSAgent
 from agents.mcts import MCTSAgent
 from agents.osla import OSLAAgent
 from agents.portfolio.pmcts import PMCTSAgent
@@ -21,7 +22,7 @@ from agents.rhea import RHEAAgent
 from agents.search import Budget, SearchAgent, register_hooks
 from agents.specs import parse_agent_spec, split_spec
 
-__all__ = ["Agent", "Budget", "Evaluator", "FlatMCAgent", "MCTSAgent", "OSLAAgent",
+__all__ = ["Agent", "Budget", "Evaluator", "FlatMCAgent", "HPSAgent", "MCTSAgent", "OSLAAgent",
            "PMCTSAgent", "RHEAAgent", "SearchAgent", "agent_names", "check_agents",
            "make_agent", "make_evaluator", "parse_agent_spec", "register", "register_evaluator",
            "register_hooks", "split_spec", "validate_agent"]

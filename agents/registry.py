@@ -140,6 +140,7 @@ def _human(seed: int = 0):
 from agents.action_tree import ActionTreeAgent  # noqa: E402
 from agents.flat_mc import FlatMCAgent  # noqa: E402
 from agents.hop import HOPAgent  # noqa: E402
+from agents.hps import HPSAgent  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
 from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
@@ -153,6 +154,9 @@ register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
 register("hop", HOPAgent)
 register("atree", ActionTreeAgent)
+# Hierarchical Portfolio Search: registered for every game, refused (naming the game) by one
+# that registers no portfolio scripts, like P-MCTS.
+register("hps", HPSAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.

@@ -11,7 +11,7 @@ from agents.evaluators import register_evaluator
 from agents.registry import register as register_agent
 from agents.search import register_hooks
 from games.registry import register_game
-from games.tribes import features, scripts  # noqa: F401  (they register on import)
+from games.tribes import features, phases, scripts  # noqa: F401  (they register on import)
 from games.tribes.evaluators import TribesDiffHeuristic
 from games.tribes.game import TribesGame
 from games.tribes.hooks import TribesHooks

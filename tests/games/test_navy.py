@@ -294,7 +294,7 @@ def test_every_agent_plays_navy_within_its_budget():
     names = {"random", "osla", "mc", "mcts", "rhea", "atree", "hop", "hindsight", "paranoid",
              "omniscient", "static", "patrol", "reactive"}
     assert names <= set(report.decisions)
-    assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu"}
+    assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu", "hps"}
 
 
 def test_agents_see_only_what_they_should():

@@ -25,4 +25,4 @@ def test_openspiel_game_conforms(game):
     assert report.games == 3
     agents = check_agents(name, budget=25)
     assert {"random", "osla", "mc", "mcts", "rhea", "atree"} <= set(agents.decisions)
-    assert set(agents.refused) == {"pmcts", "pmcts_b", "pmcts_pu"}  # no scripts: refused
+    assert set(agents.refused) == {"pmcts", "pmcts_b", "pmcts_pu", "hps"}  # no scripts: refused

@@ -50,10 +50,10 @@ def test_every_search_agent_builds_by_name_and_spends_its_budget_exactly(game, o
     for name in ("random", "osla", "mc", "mcts", "rhea", "hop", "atree"):
         assert report.decisions.get(name) == 3, (name, report)
     if game in ("nim", "tribes"):  # games with portfolio scripts and a rule-based player
-        assert {"pmcts", "pmcts_b", "pmcts_pu", "rule_based"} <= set(report.decisions)
+        assert {"pmcts", "pmcts_b", "pmcts_pu", "hps", "rule_based"} <= set(report.decisions)
         assert not report.refused
     else:
-        assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu"}
+        assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu", "hps"}
         assert all("registers no portfolio scripts" in e for e in report.refused.values())
 
 
