@@ -285,15 +285,21 @@ class HPSAgent(SearchAgent):
         best: tuple | None = None
         self.last_depth, self.last_value, self.last_moves = 0, None, 0
         deepest = self.max_depth if self.max_depth is not None else DEPTH_LIMIT
-        for depth in range(1, deepest + 1):
-            self._cut = False
-            try:
-                value, move = self._root(root, depth, b, me, best)
-            except BudgetExhausted:
-                break
-            best, self.last_value, self.last_depth = move, value, depth
-            if not self._cut:
-                break  # every line ended before the depth limit: the tree is solved
+        try:
+            for depth in range(1, deepest + 1):
+                self._cut = False
+                try:
+                    found = self._root(root, depth, b, me, best)
+                except BudgetExhausted:
+                    break
+                if found is None:
+                    break  # no move at all
+                self.last_value, best = found
+                self.last_depth = depth
+                if not self._cut:
+                    break  # every line ended before the depth limit: the tree is solved
+        finally:
+            self.root_state = None
         self.last_moves = len(root.children)
         if best is None:
             best = self._best_partial
@@ -301,7 +307,8 @@ class HPSAgent(SearchAgent):
 
     def _root(self, root: _Node, depth: int, b: Budget, me: int, first: tuple | None):
         """One iteration at the root (where the searcher moves): (value, best move's
-        actions). The previous iteration's best move is searched first."""
+        actions), None when no move can be built. The previous iteration's best move is
+        searched first."""
         best_v, best_m = -math.inf, None
         order = [k for k, (m, _) in enumerate(root.children) if m == first]
         i = 0
@@ -319,9 +326,7 @@ class HPSAgent(SearchAgent):
             if v > best_v:
                 best_v, best_m = v, actions
                 self._best_partial = actions
-        if best_m is None:  # no move at all: a stuck root
-            raise BudgetExhausted("no move")
-        return best_v, best_m
+        return None if best_m is None else (best_v, best_m)
 
     def _searcher_value(self, node: _Node, depth: int, alpha: float, beta: float, b: Budget,
                         me: int) -> float:
