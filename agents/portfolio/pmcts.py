@@ -20,7 +20,9 @@ the first rollout step from it). A rollout step from a state without a node samp
 assignment uniformly without running every script: an actor slot is drawn in proportion to an
 upper bound on the actor's assignment count, only that actor's scripts run, and the draw is
 rejected if the slot is empty, which gives exactly the uniform distribution over the state's
-assignments at about half the cost of generating them all.
+assignments at about half the cost of generating them all. With `lazy_sampler=true` the
+actor is drawn before any actor is listed (`sample_assignment_lazy`, through the game's
+`actor_kinds` and `actor_actions` hooks): the same distribution, other random numbers.
 """
 
 from __future__ import annotations
