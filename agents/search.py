@@ -141,6 +141,18 @@ class GameHooks:
         (None: unknown, buffers are then never carried over)."""
         return None
 
+    def actor_kinds(self, state: GameState) -> list[tuple[Hashable, tuple]] | None:
+        """The actors of the player to move that may have legal actions, each with a tuple of
+        the action kinds (as `actions_by_actor` groups them) it may have, found without
+        listing actions: a superset is fine, a missing actor or kind is not. None: the game
+        does not tell (the lazy portfolio sampler then lists every actor)."""
+        return None
+
+    def actor_actions(self, state: GameState, actor: Hashable) -> dict:
+        """One actor's legal actions grouped by kind, `state.actions_by_actor().get(actor,
+        {})`; a game may list only that actor."""
+        return state.actions_by_actor().get(actor, {})
+
 
 _HOOKS: dict[str, Callable[[], GameHooks]] = {}
 _HOOK_CACHE: dict[str, GameHooks] = {}

@@ -20,7 +20,9 @@ the first rollout step from it). A rollout step from a state without a node samp
 assignment uniformly without running every script: an actor slot is drawn in proportion to an
 upper bound on the actor's assignment count, only that actor's scripts run, and the draw is
 rejected if the slot is empty, which gives exactly the uniform distribution over the state's
-assignments at about half the cost of generating them all.
+assignments at about half the cost of generating them all. With `lazy_sampler=true` the
+actor is drawn before any actor is listed (`sample_assignment_lazy`, through the game's
+`actor_kinds` and `actor_actions` hooks): the same distribution, other random numbers.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from agents.portfolio.script import make_context
 from agents.search import (
     DEFAULT_BUDGET,
     Budget,
+    GameHooks,
     SearchAgent,
     arguments,
     at_least,
@@ -120,14 +123,8 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
     actors: list = []
     ends: list[int] = []
     total = 0
-    get = counts.get
     for actor, types in by_actor.items():
-        bound = 0
-        for kind, acts in types.items():
-            m = get(kind)
-            if m:
-                k = len(acts)
-                bound += m if m < k else k
+        bound = _bound(types, counts)
         if bound:
             total += bound
             actors.append(actor)
@@ -150,6 +147,86 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
         if len(made) == len(actors):
             flat = [x for a in actors for x in made[a]]
             return flat[int(rng.integers(len(flat)))] if flat else None
+
+
+def _bound(types: Mapping[int, Sequence], counts: Mapping[int, int]) -> int:
+    """An upper bound on an actor's assignments: sum over its action kinds of
+    min(#scripts, #actions)."""
+    bound = 0
+    get = counts.get
+    for kind, acts in types.items():
+        m = get(kind)
+        if m:
+            k = len(acts)
+            bound += m if m < k else k
+    return bound
+
+
+def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int, int],
+                           rng: np.random.Generator, hooks: GameHooks,
+                           kind_bounds: dict) -> tuple | None:
+    """One assignment drawn uniformly from `produce_assignments(state, pf, rng)`, as
+    `sample_assignment` draws it, but listing only the actions of the actors drawn.
+
+    Every actor starts with a bound found without listing its actions: the number of scripts
+    of the kinds it may have (`hooks.actor_kinds`). Each round draws a slot uniformly among
+    the current bounds. The drawn actor, if not listed yet, is listed and its bound lowered
+    to sum over kinds of min(#scripts, #actions); if not generated yet, its scripts run and
+    its bound is lowered to its number of assignments; the slot is accepted if it holds an
+    assignment, else the round is repeated. In every round each assignment has the same
+    chance, 1 / (sum of bounds), and lowering a bound between rounds keeps that, so the draw
+    is uniform over the assignments, as `sample_assignment`'s (its random numbers differ).
+
+    Args:
+        state: the position.
+        pf: the mover's portfolio.
+        counts: `script_counts(pf)`.
+        rng: the generator of the draws and of the scripts' ties.
+        hooks: the game's hooks (`actor_kinds`, `actor_actions`).
+        kind_bounds: a cache, kinds tuple -> bound, kept for one portfolio.
+    """
+    cands = hooks.actor_kinds(state)
+    if cands is None:
+        cands = [(actor, tuple(types)) for actor, types in state.actions_by_actor().items()]
+    actors: list = []
+    sizes: list[int] = []
+    total = 0
+    get = counts.get
+    for actor, kinds in cands:
+        b = kind_bounds.get(kinds)
+        if b is None:
+            b = kind_bounds[kinds] = sum(get(k, 0) for k in kinds)
+        if b:
+            actors.append(actor)
+            sizes.append(b)
+            total += b
+    stage = [0] * len(actors)  # 0: bound without listing, 1: listed, 2: generated
+    made: list = [None] * len(actors)  # the actor's grouped actions, then its assignments
+    ctx = None
+    while total:
+        j = int(rng.integers(total))
+        i = 0
+        while j >= sizes[i]:
+            j -= sizes[i]
+            i += 1
+        if stage[i] == 0:
+            types = made[i] = hooks.actor_actions(state, actors[i])
+            b = _bound(types, counts)
+            total += b - sizes[i]
+            sizes[i] = b
+            stage[i] = 1
+            if j >= b:
+                continue
+        if stage[i] == 1:
+            if ctx is None:
+                ctx = make_context(pf.game, state, rng)
+            lst = made[i] = produce_assignments(_OneActor(actors[i], made[i]), pf, rng, ctx)
+            total += len(lst) - sizes[i]
+            sizes[i] = len(lst)
+            stage[i] = 2
+        if j < sizes[i]:
+            return made[i][j]
+    return None
 
 
 def _weights_arg(value: Any, name: str) -> Mapping[str, float] | Sequence[float] | None:
@@ -191,7 +268,8 @@ class PMCTSAgent(SearchAgent):
                  layout: str | Sequence[str] | None = None, reference_portfolio: bool = False,
                  alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
                  base: float = 1.3, charge_selection: bool = False, final: str = "visits",
-                 game: str | None = None, evaluator: str | Evaluator | None = None) -> None:
+                 lazy_sampler: bool = False, game: str | None = None,
+                 evaluator: str | Evaluator | None = None) -> None:
         """Args:
             seed: seed of the agent's generator.
             budget: forward-model calls per decision.
@@ -211,6 +289,9 @@ class PMCTSAgent(SearchAgent):
             alpha_k, alpha_t, a_mult, base: the unpruning schedule.
             charge_selection: charge one call per selection step, as the reference counts.
             final: the answer: "visits" (most visited) or "mean" (best mean, the reference).
+            lazy_sampler: rollouts draw assignments with `sample_assignment_lazy`, which
+                lists only the actors it draws: the same distribution as the default
+                sampler, other random numbers, so other games.
             game: the game (it must register portfolio scripts); None binds to the game of
                 the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
@@ -224,6 +305,7 @@ class PMCTSAgent(SearchAgent):
         self.reference_portfolio = reference_portfolio
         self.charge_selection = charge_selection
         self.final = final
+        self.lazy_sampler = bool(lazy_sampler)
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
         self.layout = list(layout) if isinstance(layout, (list, tuple)) else layout
         self._weights = _weights_arg(weights, "weights")
@@ -248,7 +330,8 @@ class PMCTSAgent(SearchAgent):
             raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, "
                              f"got {p['final']!r}")
         _rollout_policy(p["rollouts"])
-        for name in ("bias", "pruning", "reference_portfolio", "charge_selection"):
+        for name in ("bias", "pruning", "reference_portfolio", "charge_selection",
+                     "lazy_sampler"):
             flag(p[name], name)
         Schedule(p["alpha_k"], p["alpha_t"], p["a_mult"], p["base"])
         weights = _weights_arg(p["weights"], "weights")
@@ -267,6 +350,8 @@ class PMCTSAgent(SearchAgent):
                                    if self._opponent_given else self.portfolio)
         self._counts = script_counts(self.portfolio)
         self._opp_counts = script_counts(self.opponent_portfolio)
+        self._kind_bounds: dict = {}
+        self._opp_kind_bounds: dict = {}
 
     # ------------------------------------------------------------------ decision
     def decide(self, state: GameState, b: Budget) -> Action:
@@ -354,12 +439,14 @@ class PMCTSAgent(SearchAgent):
         assignments of the player to move (or uniformly random legal actions)."""
         rng = self.rng
         portfolio_policy = self.rollouts == "portfolio"
+        lazy = portfolio_policy and self.lazy_sampler
         # list the node's actions on the node itself: the copy shares the lists, and a later
-        # expansion of this node then does not list them again
-        if portfolio_policy:
-            node.state.actions_by_actor()
-        else:
+        # expansion of this node then does not list them again (the lazy sampler lists on
+        # the shared lists only what it needs)
+        if not portfolio_policy:
             node.state.legal_actions()
+        elif not lazy:
+            node.state.actions_by_actor()
         leaf = search_copy(node.state, rng)
         first = node.assignments if portfolio_policy else None
         for _ in range(horizon - node.depth):
@@ -370,11 +457,7 @@ class PMCTSAgent(SearchAgent):
                 if first:
                     a = first[int(rng.integers(len(first)))][ACTION]
                 else:
-                    if leaf.current_player == me or not self._opponent_given:
-                        asg = sample_assignment(leaf, self.portfolio, self._counts, rng)
-                    else:
-                        asg = sample_assignment(leaf, self.opponent_portfolio,
-                                                self._opp_counts, rng)
+                    asg = self._sample(leaf, me, lazy)
                     if asg is not None:
                         a = asg[ACTION]
                 first = None
@@ -383,6 +466,16 @@ class PMCTSAgent(SearchAgent):
                 a = acts[int(rng.integers(len(acts)))]
             b.apply(leaf, a)
         return leaf
+
+    def _sample(self, state: GameState, me: int, lazy: bool) -> tuple | None:
+        """One uniformly random assignment of the player to move, with its portfolio."""
+        mine = state.current_player == me or not self._opponent_given
+        pf = self.portfolio if mine else self.opponent_portfolio
+        counts = self._counts if mine else self._opp_counts
+        if lazy:
+            return sample_assignment_lazy(state, pf, counts, self.rng, self.hooks,
+                                          self._kind_bounds if mine else self._opp_kind_bounds)
+        return sample_assignment(state, pf, counts, self.rng)
 
     def _final(self, root: _PNode) -> Action:
         """Most visited root child (default), or the best mean as the reference; with no
@@ -421,7 +514,7 @@ class PMCTSAgent(SearchAgent):
                 "layout": self.layout, "reference_portfolio": self.reference_portfolio,
                 "alpha_k": s.alpha_k, "alpha_t": s.alpha_t, "a_mult": s.a_mult, "base": s.base,
                 "charge_selection": self.charge_selection, "final": self.final,
-                "game": self.game, "evaluator": self.evaluator}
+                "lazy_sampler": self.lazy_sampler, "game": self.game, "evaluator": self.evaluator}
 
 
 PMCTS_CONFIGURATIONS = {

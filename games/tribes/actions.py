@@ -169,11 +169,9 @@ def list_actions(s) -> list[tuple]:
         return []
     tid = s.current
     tribe = s.tribes[tid]
-    cities = s.cities
-    for cid in tribe.cities:
-        c = cities[cid]
-        if c.pop >= c.pop_need:  # level-up blocks everything else
-            return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(c.level)]
+    blocking = level_up_city(s)
+    if blocking:  # level-up blocks everything else
+        return level_up_actions(s, blocking)
     lists = s._lists
     out: list[tuple] = []
     actors: list[int] = []
@@ -183,9 +181,7 @@ def list_actions(s) -> list[tuple]:
         if e is None:
             if candidates is None:
                 candidates = tribe_buildings(tribe)
-            acts: list = []
-            city_actions(s, cid, acts, candidates)
-            e = lists[cid] = [acts, None]
+            e = actor_entry(s, cid, candidates)
         if e[0]:
             out += e[0]
             actors.append(cid)
@@ -194,21 +190,67 @@ def list_actions(s) -> list[tuple]:
         if every_unit or unit_at[units[uid].pos] == uid:
             e = lists.get(uid)
             if e is None:
-                acts = []
-                unit_actions(s, uid, acts)
-                e = lists[uid] = [acts, None]
+                e = actor_entry(s, uid)
             if e[0]:
                 out += e[0]
                 actors.append(uid)
     e = lists.get(TRIBE_ACTOR)
     if e is None:
-        acts = []
-        tribe_actions(s, acts)
-        e = lists[TRIBE_ACTOR] = [acts, None]
+        e = actor_entry(s, TRIBE_ACTOR)
     out += e[0]
     actors.append(TRIBE_ACTOR)
     s._actors = actors
     return out
+
+
+def level_up_city(s) -> int:
+    """The first city of the current tribe that must level up (its level-up blocks every
+    other action), or 0."""
+    cities = s.cities
+    for cid in s.tribes[s.current].cities:
+        c = cities[cid]
+        if c.pop >= c.pop_need:
+            return cid
+    return 0
+
+
+def level_up_actions(s, cid: int) -> list[tuple]:
+    """The level-up choices of a city that must level up."""
+    return [(LEVEL_UP, cid, b, -1) for b in K.level_up_bonuses(s.cities[cid].level)]
+
+
+def actor_entry(s, actor: int, candidates: list[int] | None = None) -> list:
+    """One actor's entry of `s._lists` ([its actions, grouped by kind or None]), listed now
+    if the position does not have it yet. The actor must be one `list_actions` lists (a city
+    or a unit on its tile of the current tribe, or the tribe), and no level-up may be pending.
+
+    Args:
+        s: the position.
+        actor: the actor's id (`TRIBE_ACTOR` for the tribe).
+        candidates: the tribe's affordable building types (`tribe_buildings`), for a city.
+    """
+    lists = s._lists
+    e = lists.get(actor)
+    if e is None:
+        acts: list = []
+        if actor == TRIBE_ACTOR:
+            tribe_actions(s, acts)
+        elif actor in s.cities:
+            city_actions(s, actor, acts, candidates)
+        else:
+            unit_actions(s, actor, acts)
+        e = lists[actor] = [acts, None]
+    return e
+
+
+def _grouped(e: list) -> dict:
+    """An entry's actions grouped by kind (computed once per entry)."""
+    g = e[1]
+    if g is None:
+        g = e[1] = {}
+        for a in e[0]:
+            g.setdefault(a[0], []).append(a)
+    return g
 
 
 def group_by_actor(s) -> dict:
@@ -227,14 +269,163 @@ def group_by_actor(s) -> dict:
         return grouped
     lists = s._lists
     for actor in actors:
-        e = lists[actor]
-        g = e[1]
-        if g is None:
-            g = e[1] = {}
-            for a in e[0]:
-                g.setdefault(a[0], []).append(a)
-        grouped[actor] = g
+        grouped[actor] = _grouped(lists[actor])
     return grouped
+
+
+# ------------------------------------------------------------------------------- one actor
+def _is_actor(s, actor: int) -> bool:
+    """Whether `list_actions` lists `actor`'s actions (when no level-up is pending)."""
+    if actor == TRIBE_ACTOR:
+        return True
+    tribe = s.tribes[s.current]
+    if actor in s.cities:
+        return actor in tribe.cities
+    u = s.units.get(actor)
+    return (u is not None and u.tribe == s.current
+            and (s.options.reference_bugs or s.unit_at[u.pos] == actor))
+
+
+def actor_groups(s, actor: int) -> dict:
+    """One actor's legal actions grouped by kind, equal to `group_by_actor(s).get(actor, {})`,
+    listing only that actor (shared with `s._lists`: do not modify).
+
+    Args:
+        s: the position.
+        actor: a unit or city id, or `TRIBE_ACTOR`.
+    """
+    if s.game_over:
+        return {}
+    blocking = level_up_city(s)
+    if blocking:
+        return {LEVEL_UP: level_up_actions(s, blocking)} if actor == blocking else {}
+    if not _is_actor(s, actor):
+        return {}
+    return _grouped(actor_entry(s, actor))
+
+
+def is_legal(s, action: tuple) -> bool:
+    """Whether `action` is legal, listing only its actor's actions when the position's legal
+    actions are not listed yet.
+
+    Args:
+        s: the position.
+        action: any action tuple.
+    """
+    legal = s._legal
+    if legal is not None:
+        return action in legal
+    if s.game_over:
+        return False
+    blocking = level_up_city(s)
+    if blocking:
+        return action in level_up_actions(s, blocking)
+    if not isinstance(action, tuple) or len(action) != 4:
+        return False
+    actor = action[1]
+    try:
+        if not _is_actor(s, actor):
+            return False
+    except TypeError:  # an unhashable actor
+        return False
+    return action in actor_entry(s, actor)[0]
+
+
+def actor_kinds(s) -> list[tuple[int, tuple]]:
+    """The actors `list_actions` may list, each with the kinds of action it may have (a
+    superset, found without listing: a unit's type, status and tile, a city's room for units,
+    the tribe's technologies and stars), in listing order; shared tuples, cheap to hash.
+
+    Args:
+        s: the position.
+    """
+    if s.game_over:
+        return []
+    blocking = level_up_city(s)
+    if blocking:
+        return [(blocking, _LEVEL_UP_KINDS)]
+    tid = s.current
+    tribe = s.tribes[tid]
+    techs, stars = tribe.techs, tribe.stars
+    cities, unit_at = s.cities, s.unit_at
+    city_key = (bool(techs >> K.FORESTRY & 1), bool(techs >> K.CONSTRUCTION & 1),
+                stars >= 5 and bool(techs >> K.CHIVALRY & 1),
+                stars >= 5 and bool(techs >> K.SPIRITUALISM & 1))
+    out = []
+    for cid in tribe.cities:
+        c = cities[cid]
+        out.append((cid, _CITY_KINDS[(len(c.units) < c.level + 1 and not unit_at[c.pos],)
+                                     + city_key]))
+    units, every_unit = s.units, s.options.reference_bugs
+    terrain, resource = s.terrain, s.resource
+    free_spirit = bool(techs >> K.FREE_SPIRIT & 1)
+    for uid in s.tribe_units(tid):
+        u = units[uid]
+        pos = u.pos
+        if every_unit or unit_at[pos] == uid:
+            st = u.status
+            if st == K.FRESH:
+                key = (u.type, st, u.kills >= 3 and not u.veteran, 0 < u.hp < u.max_hp,
+                       terrain[pos] in _CAPTURABLE, resource[pos] == K.RUINS, free_spirit)
+            else:
+                key = (u.type, st, u.kills >= 3 and not u.veteran)
+            kinds = _UNIT_KINDS.get(key)
+            if kinds is None:
+                kinds = _UNIT_KINDS[key] = _unit_kinds(*key)
+            if kinds:
+                out.append((uid, kinds))
+    out.append((TRIBE_ACTOR, _TRIBE_KINDS[bool(techs >> K.ROADS & 1) and stars >= 2]))
+    return out
+
+
+_LEVEL_UP_KINDS = (LEVEL_UP,)
+_CAPTURABLE = frozenset((K.VILLAGE, K.CITY))
+_TRIBE_KINDS = {False: (RESEARCH_TECH, END_TURN), True: (RESEARCH_TECH, BUILD_ROAD, END_TURN)}
+
+
+def _city_kinds(spawn: bool, forestry: bool, destroy: bool, burn: bool, grow: bool) -> tuple:
+    flags = ((SPAWN, spawn), (BUILD, True), (RESOURCE_GATHERING, True), (CLEAR_FOREST, forestry),
+             (BURN_FOREST, burn), (GROW_FOREST, grow), (DESTROY, destroy))
+    return tuple(kind for kind, on in flags if on)
+
+
+_CITY_KINDS = {key: _city_kinds(*key) for key in
+               [(a, b, c, d, e) for a in (False, True) for b in (False, True)
+                for c in (False, True) for d in (False, True) for e in (False, True)]}
+_UNIT_KINDS: dict[tuple, tuple] = {}
+
+
+def _unit_kinds(ut: int, st: int, veteran: bool, hurt: bool = False, capture: bool = False,
+                ruins: bool = False, disband: bool = False) -> tuple:
+    """The kinds `unit_actions` may list for a unit of type `ut` in status `st` (the rest as
+    in `actor_kinds`)."""
+    out = []
+    if ut == K.BOAT:
+        out.append(UPGRADE_BOAT)
+    elif ut == K.SHIP:
+        out.append(UPGRADE_SHIP)
+    if st == K.FINISHED:
+        return tuple(out)
+    if veteran and ut != K.SUPERUNIT:
+        out.append(MAKE_VETERAN)
+    if st == K.PUSHED:
+        return tuple(out)
+    if K.AFTER_MOVE[ut][st] != K.NO:
+        out.append(MOVE)
+    if K.AFTER_ATTACK[ut][st] != K.NO and ut != K.MIND_BENDER:
+        out.append(ATTACK)
+    if st == K.FRESH:
+        if capture and not K.UNIT_IS_NAVAL[ut]:
+            out.append(CAPTURE)
+        if ruins:
+            out.append(EXAMINE)
+        if hurt:
+            out.append(RECOVER)
+        if disband:
+            out.append(DISBAND)
+        if ut == K.MIND_BENDER:
+            out += (CONVERT, HEAL_OTHERS)
+    return tuple(out)
 
 
 CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY))

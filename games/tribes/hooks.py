@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from agents.search import GameHooks
-from games.tribes.actions import CITY_ACTIONS, DESTROY, DISBAND, END_TURN, UNIT_ACTIONS
+from games.tribes.actions import (
+    CITY_ACTIONS,
+    DESTROY,
+    DISBAND,
+    END_TURN,
+    UNIT_ACTIONS,
+    actor_groups,
+    actor_kinds,
+)
 
 
 class TribesHooks(GameHooks):
@@ -34,3 +42,11 @@ class TribesHooks(GameHooks):
 
     def turn_key(self, state):
         return (state.tick, state.current)
+
+    def actor_kinds(self, state):
+        """Units, cities and the tribe with the kinds each may have (`actions.actor_kinds`)."""
+        return actor_kinds(state)
+
+    def actor_actions(self, state, actor):
+        """One actor's actions, listing only it (`actions.actor_groups`)."""
+        return actor_groups(state, actor)

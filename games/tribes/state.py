@@ -150,7 +150,7 @@ class TribesState:
         return action[0] == END_TURN
 
     def apply(self, action) -> None:
-        if action not in self.legal_actions():
+        if not A.is_legal(self, action):
             raise IllegalAction(f"tribes: {action!r} is not legal in round {self.tick} for "
                                 f"player {self.current} ({len(self.legal_actions())} legal actions)")
         self._legal = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import pytest
@@ -403,3 +404,67 @@ def test_pmcts_pu_beats_random_at_a_small_budget():
         play_game(s, agents)
         wins += s.winner() == seat
     assert wins >= 8, f"P-MCTS PU won only {wins} of 12 games against random"
+
+
+def _rule_based_positions(n: int, gap: int) -> list:
+    """`n` positions of a rule-based game on the first paper level, at least `gap` decisions
+    apart, each with at least four actors that have actions and a city."""
+    from games.tribes.levelgen import generate_level
+    s = get_game("tribes").new_state(generate_level(PAPER_SEEDS[0]), 3)
+    agents = [make_agent("rule_based", seed=1), make_agent("rule_based", seed=2)]
+    out, d, last = [], 0, -gap
+    while not s.is_terminal() and len(out) < n:
+        if len(s.legal_actions()) > 1:
+            d += 1
+            actors = s.actions_by_actor()
+            if d - last >= gap and len(actors) >= 4 and any(a in s.cities for a in actors):
+                out.append(s.copy())
+                last = d
+        s.apply(agents[s.current_player].act(s))
+    return out
+
+
+def _draws(sampler, s, n: int, seed: int) -> Counter:
+    """(actor, script) counts of `n` draws, each from a fresh copy (nothing listed yet)."""
+    rng = np.random.default_rng(seed)
+    out: Counter = Counter()
+    for _ in range(n):
+        a = sampler(s.copy(), rng)
+        out[(a[ACTOR], a[SCRIPT])] += 1
+    return out
+
+
+def test_lazy_sampler_draws_as_the_default_sampler():
+    """On rule-based positions the lazy sampler's (actor, script) frequencies do not differ
+    from the default sampler's (chi-square test of homogeneity, p > 0.001); the positions
+    have several actors whose bounds without listing exceed their assignments, so leaving
+    out the rejection of empty slots fails this."""
+    from scipy.stats import chi2_contingency
+
+    from agents.search import hooks_for
+    pf = make_agent("pmcts_pu", game="tribes").portfolio
+    counts = script_counts(pf)
+    hooks = hooks_for("tribes")
+    lazy = partial(_lazy, pf=pf, counts=counts, hooks=hooks)
+    eager = partial(_eager, pf=pf, counts=counts)
+    positions = _rule_based_positions(3, 60)
+    assert len(positions) == 3
+    for k, s in enumerate(positions):
+        x, y = _draws(eager, s, 2500, 10 + k), _draws(lazy, s, 2500, 20 + k)
+        keys = sorted(set(x) | set(y))
+        big = [key for key in keys if x[key] + y[key] >= 20]
+        table = [[x[key] for key in big] + [sum(x[key] for key in keys if key not in big)],
+                 [y[key] for key in big] + [sum(y[key] for key in keys if key not in big)]]
+        if table[0][-1] + table[1][-1] == 0:
+            table = [row[:-1] for row in table]
+        assert len(big) >= 6
+        p = chi2_contingency(table)[1]
+        assert p > 1e-3, (k, p, table)
+
+
+def _lazy(s, rng, pf, counts, hooks):
+    return P.sample_assignment_lazy(s, pf, counts, rng, hooks, {})
+
+
+def _eager(s, rng, pf, counts):
+    return sample_assignment(s, pf, counts, rng)

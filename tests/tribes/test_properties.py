@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.registry import get_game
+from games.tribes import actions as A
 from games.tribes import constants as K
 
 GAME = get_game("tribes")
@@ -212,3 +213,49 @@ def test_cached_listing_equals_listing_from_scratch(seed, tribes, rich):
                 assert c.is_terminal() or _listing(c) == _fresh_actions(c)
             assert _listing(s) == _fresh_actions(s)
         s.apply(acts[int(rng.integers(len(acts)))])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]),
+       rich=st.booleans())
+def test_one_actor_listing_equals_listing_from_scratch(seed, tribes, rich):
+    """Listing only some actors (`actor_groups`, and `apply`'s legality check, which lists
+    only the mover) leaves positions partly listed, and later positions carry over only
+    what was listed: every actor's actions still equal a listing from scratch, every actor
+    with actions is among `actor_kinds` with each of its kinds, and `is_legal` agrees with
+    the full listing, also for actions of other tribes' units and of other positions."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(6_000 + seed % 1000, seed, max_rounds=20, **options)
+    rng = np.random.default_rng(seed)
+    seen: list = []  # actions of earlier positions, some illegal now
+    for step in range(400):
+        if s.is_terminal():
+            break
+        if rich and step % 50 == 0:
+            for t in range(len(s.tribes)):
+                tw = s.tribe_w(t)
+                tw.techs = K.ALL_TECHS_MASK
+                tw.stars = max(tw.stars, 40)
+            s.invalidate()
+        c = s.copy()
+        c.invalidate()
+        legal = c.legal_actions()
+        fresh = c.actions_by_actor()
+        kinds = dict(A.actor_kinds(s))
+        for actor, groups in fresh.items():
+            assert actor in kinds and set(groups) <= set(kinds[actor]), (step, actor)
+        for actor in kinds:  # a random half of the actors, listed alone
+            if rng.random() < 0.5:
+                assert A.actor_groups(s, actor) == fresh.get(actor, {}), (step, actor)
+        for a in seen[-30:]:
+            assert A.is_legal(s, a) == (a in legal), (step, a)
+        for i in rng.integers(len(legal), size=3):
+            assert A.is_legal(s, legal[i]), (step, legal[i])
+        for u, unit in s.units.items():  # another tribe's units never act
+            if unit.tribe != s.current:
+                assert not any(A.is_legal(s, (A.MOVE, u, t, -1)) for t in s._nbrs[unit.pos])
+        assert s._legal is None  # nothing above listed the whole position
+        a = legal[int(rng.integers(len(legal)))]
+        seen.append(a)
+        s.apply(a)
