@@ -411,7 +411,8 @@ def _rule_based_positions(n: int, gap: int) -> list:
     apart, each with at least four actors that have actions and a city."""
     from games.tribes.levelgen import generate_level
     s = get_game("tribes").new_state(generate_level(PAPER_SEEDS[0]), 3)
-    agents = [make_agent("rule_based", seed=1), make_agent("rule_based", seed=2)]
+    agents = [make_agent("rule_based", game="tribes", seed=1),
+              make_agent("rule_based", game="tribes", seed=2)]
     out, d, last = [], 0, -gap
     while not s.is_terminal() and len(out) < n:
         if len(s.legal_actions()) > 1:
