@@ -144,6 +144,7 @@ from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
 from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
 from agents.rhea import RHEAAgent  # noqa: E402
+from agents.turn_rollout import HillclimbAgent, TurnRolloutAgent  # noqa: E402
 
 register("random", _random)
 register("human", _human)
@@ -153,6 +154,8 @@ register("mcts", MCTSAgent)
 register("rhea", RHEAAgent)
 register("hop", HOPAgent)
 register("atree", ActionTreeAgent)
+register("turn_rollout", TurnRolloutAgent)
+register("hillclimb", HillclimbAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.
