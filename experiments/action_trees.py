@@ -8,15 +8,17 @@ the source's reference opponent (claims 9 and 11 of the action-tree notes): one-
 look-ahead, random, and `atree` with random rollouts, with choice by visits, and without the
 action tree. The baselines table plays the source's turn-level baselines against the same
 agent (claims 9 and 10): Hillclimb (`hillclimb`), Rollout(Random) and Rollout(Greedy)
-(`turn_rollout`, one rollout to the end of the turn per action), and Rollout(Greedy) with
-greedy steps over 8 random candidates. Every pairing plays each level twice per repetition pair with the seats
-alternating, through the tournament machinery (on Ray unless `--workers 0`). Printed: win
+(`turn_rollout`, one rollout to the end of the turn per action), Rollout(Greedy) with
+greedy steps over 8 random candidates, and with them random, one-step look-ahead and `atree`
+itself, so that the table stands on its own at any `--repetitions`. Every pairing plays each
+level twice per repetition pair with the seats alternating, through the tournament machinery (on Ray unless `--workers 0`). Printed: win
 rates with Wilson 95% intervals, and each agent's win rate as first and as second player.
 
     python experiments/action_trees.py --levels 25 --rounds 10 --budget 400 \
         --out experiments/results/action_trees
     python experiments/action_trees.py --levels 25 --rounds 10 --budget 400 \
-        --tables baselines --workers 2 --out experiments/results/action_trees/baselines
+        --repetitions 10 --tables baselines --workers 2 \
+        --out experiments/results/action_trees/baselines
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from games.registry import get_game
 OPPONENTS = ["mcts:rollouts=false", "pmcts_pu", "rule_based", "rhea"]
 VARIANTS = ["osla", "random", "atree:rollout=random", "atree:final=visits",
             "atree:final=visits,tree=flat", "atree:tree=flat"]
-BASELINES = ["hillclimb", "turn_rollout:policy=random", "turn_rollout:policy=greedy",
-             "turn_rollout:policy=greedy,greedy_k=8"]
+BASELINES = ["random", "osla", "hillclimb", "turn_rollout:policy=random",
+             "turn_rollout:policy=greedy", "turn_rollout:policy=greedy,greedy_k=8", "atree"]
 TABLES = ("main", "variants", "baselines")
 REFERENCE = "rule_based"
 
