@@ -11,8 +11,9 @@ agent (claims 9 and 10): Hillclimb (`hillclimb`), Rollout(Random) and Rollout(Gr
 (`turn_rollout`, one rollout to the end of the turn per action), Rollout(Greedy) with
 greedy steps over 8 random candidates, and with them random, one-step look-ahead and `atree`
 itself, so that the table stands on its own at any `--repetitions`. Every pairing plays each
-level twice per repetition pair with the seats alternating, through the tournament machinery (on Ray unless `--workers 0`). Printed: win
-rates with Wilson 95% intervals, and each agent's win rate as first and as second player.
+level twice per repetition pair with the seats alternating, through the tournament machinery
+(on Ray unless `--workers 0`). Printed: win rates with Wilson 95% intervals, and each agent's
+win rate as first and as second player.
 
     python experiments/action_trees.py --levels 25 --rounds 10 --budget 400 \
         --out experiments/results/action_trees
