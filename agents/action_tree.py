@@ -283,54 +283,11 @@ class ActionTreeAgent(SearchAgent):
     # ------------------------------------------------------------------ rollouts
     def _rollout(self, step: _Step, base: GameState, me: int, b: Budget) -> float:
         """The value of the end of the turn reached from `step`'s state by the rollout
-        policy (the state itself when its action ended the turn). When the budget runs out
-        on the way, the state reached so far is evaluated."""
+        policy (the state itself when its action ended the turn)."""
         if step.end:
             return self.evaluate(base, step.state, me)
-        s = search_copy(step.state, self.rng)
-        rng, hooks = self.rng, self.hooks
-        while not b.exhausted():
-            if self.rollout == "random":
-                a = random_action(s, rng, hooks)
-                done = ends_turn(s, a)
-                b.apply(s, a)
-                if done or s.is_terminal():
-                    break
-                continue
-            best, best_v, done = self._greedy_step(s, base, me, b)
-            if best is None:
-                break
-            s = best
-            if done or s.is_terminal():
-                return best_v
-        return self.evaluate(base, s, me)
-
-    def _greedy_step(self, s: GameState, base: GameState, me: int, b: Budget):
-        """Try the candidate actions of `s` on copies (one call each, as many as the budget
-        allows) and return the best resulting state, its value and whether its action ended
-        the turn."""
-        rng, hooks = self.rng, self.hooks
-        acts = s.legal_actions()
-        cands = [a for a in acts if not hooks.excluded(s, a)] or list(acts)
-        k = self.greedy_k
-        if k is not None and len(cands) > k:
-            passes = [a for a in cands if is_pass(s, a)]
-            others = [a for a in cands if not is_pass(s, a)]
-            pick = rng.choice(len(others), size=max(k - len(passes), 0), replace=False)
-            cands = passes + [others[int(i)] for i in pick]
-        order = rng.permutation(len(cands))
-        best, best_v, best_end = None, -math.inf, False
-        for i in order:
-            if b.exhausted():
-                break
-            a = cands[int(i)]
-            t = search_copy(s, rng)
-            b.apply(t, a)
-            end = ends_turn(s, a) or t.is_terminal()
-            v = self.evaluate(base, t, me)
-            if v > best_v:
-                best, best_v, best_end = t, v, end
-        return best, best_v, best_end
+        return rollout_to_turn_end(self, search_copy(step.state, self.rng), base=base, me=me,
+                                   b=b, policy=self.rollout, greedy_k=self.greedy_k)
 
     # ------------------------------------------------------------------ answer
     def _answer(self, root: _Step, legal) -> _Step | None:
@@ -397,3 +354,77 @@ def _backup(path: list[_Node], value: float) -> None:
             kids = node.children
             node.v = max(ch.v for ch in kids if ch.n > 0)
             node.done = all(ch.done for ch in kids)
+
+
+def rollout_to_turn_end(agent: SearchAgent, state: GameState, *, base: GameState, me: int,
+                        b: Budget, policy: str, greedy_k: int | None = None) -> float:
+    """Play `state` on to the end of its mover's turn and return the value of the first state
+    after the turn ended (or of the finished game), by `agent`'s evaluator against `base`.
+    When the budget runs out on the way, the state reached so far is evaluated.
+
+    Args:
+        agent: the searching agent: its generator, game hooks and evaluator are used.
+        state: a search copy in the middle of the turn (played on, not kept).
+        base: the state values are measured against (the decision's state).
+        me: the player the values are for.
+        b: the budget every forward-model call is spent from.
+        policy: "random" (uniformly random actions, never one the hooks exclude while
+            another is legal) or "greedy" (every candidate action tried on a copy, one call
+            each, the best by the evaluator kept; the pass of the turn is a candidate).
+        greedy_k: candidates per greedy step: None for every legal action, else a random k
+            of them (the pass of the turn always among them).
+    """
+    s, rng, hooks = state, agent.rng, agent.hooks
+    while not b.exhausted():
+        if policy == "random":
+            a = random_action(s, rng, hooks)
+            done = ends_turn(s, a)
+            b.apply(s, a)
+            if done or s.is_terminal():
+                break
+            continue
+        best, best_v, done = greedy_step(agent, s, base=base, me=me, b=b, greedy_k=greedy_k)
+        if best is None:
+            break
+        s = best
+        if done or s.is_terminal():
+            return best_v
+    return agent.evaluate(base, s, me)
+
+
+def greedy_step(agent: SearchAgent, state: GameState, *, base: GameState, me: int, b: Budget,
+                greedy_k: int | None = None) -> tuple[GameState | None, float, bool]:
+    """Try the candidate actions of `state` on copies (one call each, as many as the budget
+    allows, in random order) and return the best resulting state, its value and whether its
+    action ended the turn (None, -inf, False when the budget allowed none).
+
+    Args:
+        agent: the searching agent: its generator, game hooks and evaluator are used.
+        state: the state the actions are tried from (not modified).
+        base: the state values are measured against.
+        me: the player the values are for.
+        b: the budget every forward-model call is spent from.
+        greedy_k: None for every legal action but those the hooks exclude (all of them if
+            nothing else is legal), else a random k of those, the pass always among them.
+    """
+    rng, hooks = agent.rng, agent.hooks
+    acts = state.legal_actions()
+    cands = [a for a in acts if not hooks.excluded(state, a)] or list(acts)
+    if greedy_k is not None and len(cands) > greedy_k:
+        passes = [a for a in cands if is_pass(state, a)]
+        others = [a for a in cands if not is_pass(state, a)]
+        pick = rng.choice(len(others), size=max(greedy_k - len(passes), 0), replace=False)
+        cands = passes + [others[int(i)] for i in pick]
+    order = rng.permutation(len(cands))
+    best, best_v, best_end = None, -math.inf, False
+    for i in order:
+        if b.exhausted():
+            break
+        a = cands[int(i)]
+        t = search_copy(state, rng)
+        b.apply(t, a)
+        end = ends_turn(state, a) or t.is_terminal()
+        v = agent.evaluate(base, t, me)
+        if v > best_v:
+            best, best_v, best_end = t, v, end
+    return best, best_v, best_end

@@ -145,6 +145,7 @@ from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
 from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
 from agents.rhea import RHEAAgent  # noqa: E402
+from agents.turn_rollout import HillclimbAgent, TurnRolloutAgent  # noqa: E402
 
 register("random", _random)
 register("human", _human)
@@ -157,6 +158,8 @@ register("atree", ActionTreeAgent)
 # Hierarchical Portfolio Search: registered for every game, refused (naming the game) by one
 # that registers no portfolio scripts, like P-MCTS.
 register("hps", HPSAgent)
+register("turn_rollout", TurnRolloutAgent)
+register("hillclimb", HillclimbAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.

@@ -70,6 +70,33 @@ class Budget:
         state.apply(action)
 
 
+class Share(Budget):
+    """Part of a budget: at most `calls` of `parent`'s remaining calls, and every call spent
+    here is spent there too (a rollout given its share of a decision's budget)."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, parent: Budget, calls: int) -> None:
+        """Args:
+            parent: the budget the calls are taken from.
+            calls: the most this share may spend (cut to what `parent` has left).
+        """
+        super().__init__(max(0, min(int(calls), parent.left())))
+        self.parent = parent
+
+    def charge(self, n: int = 1) -> None:
+        if self.used + n > self.total:
+            raise BudgetExhausted(f"share of {self.total} forward-model calls spent")
+        self.parent.charge(n)
+        self.used += n
+
+    def apply(self, state: GameState, action: Action) -> None:
+        if self.used >= self.total:
+            raise BudgetExhausted(f"share of {self.total} forward-model calls spent")
+        self.parent.apply(state, action)
+        self.used += 1
+
+
 def arguments(frame_locals: dict[str, Any]) -> dict[str, Any]:
     """A constructor's arguments from its `locals()` (taken first thing in `__init__`)."""
     return {k: v for k, v in frame_locals.items() if k not in ("self", "__class__")}

@@ -6,12 +6,20 @@ type/source action tree) against `mcts:rollouts=false` (the paper's MCTS), `pmct
 `rule_based` and `rhea`. The variants table plays other agents against the rule-based agent,
 the source's reference opponent (claims 9 and 11 of the action-tree notes): one-step
 look-ahead, random, and `atree` with random rollouts, with choice by visits, and without the
-action tree. Every pairing plays each level twice per repetition pair with the seats
-alternating, through the tournament machinery (on Ray unless `--workers 0`). Printed: win
-rates with Wilson 95% intervals, and each agent's win rate as first and as second player.
+action tree. The baselines table plays the source's turn-level baselines against the same
+agent (claims 9 and 10): Hillclimb (`hillclimb`), Rollout(Random) and Rollout(Greedy)
+(`turn_rollout`, one rollout to the end of the turn per action), Rollout(Greedy) with
+greedy steps over 8 random candidates, and with them random, one-step look-ahead and `atree`
+itself, so that the table stands on its own at any `--repetitions`. Every pairing plays each
+level twice per repetition pair with the seats alternating, through the tournament machinery
+(on Ray unless `--workers 0`). Printed: win rates with Wilson 95% intervals, and each agent's
+win rate as first and as second player.
 
     python experiments/action_trees.py --levels 25 --rounds 10 --budget 400 \
         --out experiments/results/action_trees
+    python experiments/action_trees.py --levels 25 --rounds 10 --budget 400 \
+        --repetitions 10 --tables baselines --workers 2 \
+        --out experiments/results/action_trees/baselines
 """
 
 from __future__ import annotations
@@ -29,6 +37,9 @@ from games.registry import get_game
 OPPONENTS = ["mcts:rollouts=false", "pmcts_pu", "rule_based", "rhea"]
 VARIANTS = ["osla", "random", "atree:rollout=random", "atree:final=visits",
             "atree:final=visits,tree=flat", "atree:tree=flat"]
+BASELINES = ["random", "osla", "hillclimb", "turn_rollout:policy=random",
+             "turn_rollout:policy=greedy", "turn_rollout:policy=greedy,greedy_k=8", "atree"]
+TABLES = ("main", "variants", "baselines")
 REFERENCE = "rule_based"
 
 
@@ -84,22 +95,29 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=400, help="FM calls per decision, every agent")
     ap.add_argument("--repetitions", type=int, default=2, help="games per level (seats alternate)")
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--no-variants", action="store_true", help="only the main table")
+    ap.add_argument("--tables", default=",".join(TABLES),
+                    help=f"comma-separated tables to play, of {', '.join(TABLES)}")
     ap.add_argument("--workers", type=int, default=None, help="0: play in this process")
     ap.add_argument("--out", default=None, help="write the tournaments and summary.md there")
     args = ap.parse_args()
+    tables = [t for t in args.tables.split(",") if t]
+    for t in tables:
+        if t not in TABLES:
+            ap.error(f"--tables: unknown table {t!r}; known: {', '.join(TABLES)}")
     out = Path(args.out) if args.out else None
     t0 = time.perf_counter()
     parts = [f"Tribes, first {args.levels} paper levels, {args.repetitions} games per level and "
              f"pairing (seats alternating), {args.rounds} rounds, {args.budget} forward-model "
              f"calls per decision for every agent with a budget; seed {args.seed}.\n"]
-    parts.append(run(f"{args.agent} against the project's agents", args.agent, OPPONENTS, args,
-                     out / "main" if out else None))
-    if not args.no_variants:
-        for v in VARIANTS:
-            parts.append(run(f"{v} against {REFERENCE}", v, [REFERENCE], args,
-                             out / v.replace(":", "_").replace(",", "_").replace("=", "-")
-                             if out else None))
+    if "main" in tables:
+        parts.append(run(f"{args.agent} against the project's agents", args.agent, OPPONENTS,
+                         args, out / "main" if out else None))
+    against = (VARIANTS if "variants" in tables else []) + \
+        (BASELINES if "baselines" in tables else [])
+    for v in against:
+        parts.append(run(f"{v} against {REFERENCE}", v, [REFERENCE], args,
+                         out / v.replace(":", "_").replace(",", "_").replace("=", "-")
+                         if out else None))
     parts.append(f"Wall time {time.perf_counter() - t0:.0f} s.\n")
     text = "\n".join(parts)
     print(text)

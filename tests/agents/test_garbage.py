@@ -16,7 +16,8 @@ from games.tribes.level_sets import PAPER_SEEDS
 SEARCH_AGENTS = [("mcts", {}), ("mcts", {"rollouts": False, "solver": True}),
                  ("mcts", {"rewards": "per_player"}), ("pmcts_pu", {}), ("rhea", {}),
                  ("osla", {}), ("mc", {}), ("atree", {}), ("atree", {"rollout": "random"}),
-                 ("hps", {}), ("hps", {"leaf": "playout"})]
+                 ("hps", {}), ("hps", {"leaf": "playout"}),
+                 ("turn_rollout", {}), ("turn_rollout", {"policy": "random"}), ("hillclimb", {})]
 
 
 @pytest.fixture

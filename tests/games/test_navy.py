@@ -291,8 +291,8 @@ def test_conformance(options):
 
 def test_every_agent_plays_navy_within_its_budget():
     report = check_agents("navy", budget=25)
-    names = {"random", "osla", "mc", "mcts", "rhea", "atree", "hop", "hindsight", "paranoid",
-             "omniscient", "static", "patrol", "reactive"}
+    names = {"random", "osla", "mc", "mcts", "rhea", "atree", "turn_rollout", "hillclimb", "hop",
+             "hindsight", "paranoid", "omniscient", "static", "patrol", "reactive"}
     assert names <= set(report.decisions)
     assert set(report.refused) == {"pmcts", "pmcts_b", "pmcts_pu", "hps"}
 

@@ -24,5 +24,6 @@ def test_openspiel_game_conforms(game):
     report = check_game(name, seeds=range(3))
     assert report.games == 3
     agents = check_agents(name, budget=25)
-    assert {"random", "osla", "mc", "mcts", "rhea", "atree"} <= set(agents.decisions)
+    assert {"random", "osla", "mc", "mcts", "rhea", "atree", "turn_rollout",
+            "hillclimb"} <= set(agents.decisions)
     assert set(agents.refused) == {"pmcts", "pmcts_b", "pmcts_pu", "hps"}  # no scripts: refused

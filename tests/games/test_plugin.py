@@ -47,7 +47,8 @@ def test_conformance(game, options):
 @pytest.mark.parametrize("game,options", GAMES)
 def test_every_search_agent_builds_by_name_and_spends_its_budget_exactly(game, options):
     report = check_agents(game, options=options, budget=25)
-    for name in ("random", "osla", "mc", "mcts", "rhea", "hop", "atree"):
+    for name in ("random", "osla", "mc", "mcts", "rhea", "hop", "atree", "turn_rollout",
+                 "hillclimb"):
         assert report.decisions.get(name) == 3, (name, report)
     if game in ("nim", "tribes"):  # games with portfolio scripts and a rule-based player
         assert {"pmcts", "pmcts_b", "pmcts_pu", "hps", "rule_based"} <= set(report.decisions)
