@@ -57,9 +57,24 @@ def ensure_ray(address: str | None, workers: int | None):
                 raise ConnectionError(join_failure(address, e)) from e
         else:
             # "local": a new Ray of our own even where `ray start` left one running
+            _reread_auth_mode()
             ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
             _start_watchdog()
     return ray
+
+
+def _reread_auth_mode() -> None:
+    """Make this process's Ray read `RAY_AUTH_MODE` and the token again before it starts a
+    local Ray. Ray keeps what it read first in the process; when the variable changed since
+    (a program that runs several commands, as the tests do), the driver would keep the old
+    mode while the Ray processes it starts read the new one, and the driver could not connect
+    to them (`InvalidAuthToken`). Uses Ray's own reset (private; skipped where absent)."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+    except Exception:  # noqa: BLE001 - a Ray without these: nothing was cached to reset
+        pass
 
 
 def join_failure(address: str, error: BaseException) -> str:

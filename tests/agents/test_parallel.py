@@ -31,3 +31,4 @@ def test_another_failure_keeps_rays_words(monkeypatch):
     text = join_failure("h:1", err)
     assert text == "could not join the Ray cluster at h:1: Failed to connect to Ray cluster at h:1"
     assert "token" not in text
+
