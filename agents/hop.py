@@ -8,7 +8,8 @@ One decision, for the player p to move:
    feeds it p's observation (`games.api.observation`) at every decision. With ``"none"``
    (the *paranoid* variant) it keeps nothing: every world is consistent with the current
    observation only. With ``"true"`` (the *omniscient* upper bound) the worlds are copies of
-   the real state: this setting reads hidden information.
+   the real state: this setting reads hidden information. A game-specific setting may offer
+   more kept beliefs (`BELIEFS`, `KEPT`; Navy Defense's ``exact``) by `make_belief`.
 2. Worlds. `samples` worlds: `games.api.determinise(state, p, rng, belief)`, each with its own
    luck (reseeded), drawn with replacement.
 3. Plan. In each world, every legal first action a is applied and followed by a depth-first
@@ -55,6 +56,10 @@ _SEED_BOUND = 1 << 48
 
 class HOPAgent(SearchAgent):
     name = "hop"
+    BELIEFS = BELIEFS
+    """The belief settings offered (a game-specific setting may add its own)."""
+    KEPT = ("particles",)
+    """The settings whose belief is kept and fed every observation (`make_belief`)."""
 
     @classmethod
     def check_params(cls, p: dict[str, Any], game: str | None) -> None:
@@ -67,8 +72,9 @@ class HOPAgent(SearchAgent):
         at_least(p, "horizon", 0)
         if p["horizon"] != int(p["horizon"]):
             raise ValueError(f"horizon: a whole number expected, got {p['horizon']!r}")
-        if p["belief"] not in BELIEFS:
-            raise ValueError(f"belief: one of {', '.join(BELIEFS)} expected, got {p['belief']!r}")
+        if p["belief"] not in cls.BELIEFS:
+            raise ValueError(f"belief: one of {', '.join(cls.BELIEFS)} expected, "
+                             f"got {p['belief']!r}")
         super().check_params({**p, "budget": p.get("budget") or 1}, game)
 
     def __init__(self, seed: int = 0, budget: int | None = None, game: str | None = None,
@@ -114,7 +120,7 @@ class HOPAgent(SearchAgent):
 
     # -- one decision -------------------------------------------------------------------------
     def _update_belief(self, state: GameState, me: int):
-        if self.belief != "particles":
+        if self.belief not in self.KEPT:
             return None
         if self._belief is None or self._belief_game != state.game_name:
             self._belief = self.make_belief(state, me, int(self.rng.integers(_SEED_BOUND)))

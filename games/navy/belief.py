@@ -32,13 +32,20 @@ JITTER = 0.5
 class ParticleBelief:
     """An unweighted particle filter of `size` particles (the `games.api.Belief` of Navy)."""
 
-    def __init__(self, size: int = 30, seed: int = 0, policy: str = BELIEVED) -> None:
+    def __init__(self, size: int = 30, seed: int = 0, policy: str = BELIEVED,
+                 jitter: float = JITTER) -> None:
         """Args:
             size: the number of particles.
             seed: seed of the filter's draws.
             policy: the sub behaviour the particles simulate (`games.navy.subs`: the
                 believed model by default, or the true behaviour).
+            jitter: the chance that a hidden sub of a rejuvenated particle moves one cell
+                (`JITTER`); 0 makes the filter a plain rejection filter of the model's
+                posterior (the exact belief's, as the particles grow).
         """
+        if not 0.0 <= jitter <= 1.0:
+            raise ValueError(f"jitter: a probability in [0, 1] expected, got {jitter!r}")
+        self.jitter = jitter
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"particles: a whole number >= 1 expected, got {size!r}")
         if policy not in POLICIES:
@@ -77,7 +84,7 @@ class ParticleBelief:
         b = board(obs.size, obs.size)
         block = b.block[obs.navy] if obs.navy_hp > 0 else 0
         for i, q in enumerate(c.s_pos):
-            if c.s_hp[i] > 0 and not block >> q & 1 and self.rng.random() < JITTER:
+            if c.s_hp[i] > 0 and not block >> q & 1 and self.rng.random() < self.jitter:
                 moves = [n for n in b.neighbours[q] if not block >> n & 1]
                 if moves:
                     c.s_pos[i] = self.rng.choice(moves)
@@ -88,6 +95,18 @@ class ParticleBelief:
         c = self.particles[random.Random(seed).randrange(len(self.particles))].copy()
         c.seed = seed
         return c
+
+    def __len__(self) -> int:
+        return len(self.particles)
+
+    def cell_marginals(self) -> list[float]:
+        """The mean number of live subs on each cell over the particles."""
+        out = [0.0] * (self.last.size ** 2)
+        for p in self.particles:
+            for c, h in zip(p.s_pos, p.s_hp):
+                if h > 0:
+                    out[c] += 1.0 / len(self.particles)
+        return out
 
     def hidden_counts(self) -> list[int]:
         """Live subs per particle (for tests and reports)."""

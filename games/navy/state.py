@@ -135,6 +135,15 @@ class NavyState:
         return {0: {0: self.legal_actions()}}
 
     def apply(self, action) -> None:
+        t, moved, cargo_hp = self.begin_step(action)
+        # subs: all choose on the same state, then act in creation order
+        live, dist, blocked = self.sub_context()
+        self.finish_step(t, moved, cargo_hp,
+                         [(i, choose(self, i, dist, blocked)) for i in live])
+
+    def begin_step(self, action) -> tuple[int, bool, int]:
+        """The first part of a step: the Navy ship acts, its sonar fires, the cargo ships
+        move. Returns (the step, whether the ship moved, the cargo ships' health)."""
         if self.t >= self.steps:
             raise IllegalAction(f"navy: {action!r}: the game is over")
         dest = None
@@ -176,20 +185,27 @@ class NavyState:
         for c in range(len(c_idx)):
             if c_hp[c] > 0:
                 c_idx[c] = (c_idx[c] + 1) % len(routes[c])
-        # subs: all choose on the same state, then act in creation order
+        return t, moved, sum(c_hp)
+
+    def sub_context(self) -> tuple[list[int], list[list[int]] | None, int]:
+        """(live subs, distances outside the sonar block, the block's cells): what the subs
+        choose on, after the Navy ship and the cargo ships moved."""
         live = [i for i in range(len(self.s_pos)) if self.s_hp[i] > 0]
-        cargo_hp = sum(c_hp)
-        if live:
-            navy_on = self.navy if self.navy_hp > 0 else -1
-            dist = b.distances(navy_on)
-            blocked = b.block[navy_on] if navy_on >= 0 else 0
-            plans = [(i, choose(self, i, dist, blocked)) for i in live]
-            for i, (kind, cell) in plans:
-                if kind == MOVE:
-                    self.s_pos[i] = cell
-                elif kind == ATTACK:
-                    self._attack(cell)
-        self._record(t, moved, cargo_hp - sum(c_hp))
+        if not live:
+            return live, None, 0
+        navy_on = self.navy if self.navy_hp > 0 else -1
+        return (live, self.board.distances(navy_on),
+                self.board.block[navy_on] if navy_on >= 0 else 0)
+
+    def finish_step(self, t: int, moved: bool, cargo_hp: int, plans) -> None:
+        """The subs act by `plans` ((sub, (kind, cell)) in creation order), then the step's
+        records; `cargo_hp` is the cargo ships' health before the subs acted."""
+        for i, (kind, cell) in plans:
+            if kind == MOVE:
+                self.s_pos[i] = cell
+            elif kind == ATTACK:
+                self._attack(cell)
+        self._record(t, moved, cargo_hp - sum(self.c_hp))
         self.t = self.tick = t + 1
 
     def _record(self, t: int, moved: bool, cargo_damage: int) -> None:
@@ -295,11 +311,11 @@ class NavyState:
     def determinise(self, player: int, rng, belief=None, policy: str = BELIEVED
                     ) -> "NavyState":
         """A state the Navy ship cannot tell from this one: drawn from `belief` (a
-        `games.navy.belief.ParticleBelief`, whose particles carry their sub model) when
-        given, else from the current observation alone (`from_observation`) under `policy`
-        (the believed sub model by default)."""
+        `games.navy.belief.ParticleBelief` or `games.navy.exact.ExactBelief`, which carry
+        their sub model) when given and not empty, else from the current observation
+        alone (`from_observation`) under `policy` (the believed sub model by default)."""
         seed = int(rng.integers(1 << 62))
-        if belief is not None and belief.particles:
+        if belief is not None and len(belief):
             return belief.sample(seed)
         return from_observation(self.observation(player), random.Random(seed), policy)
 
@@ -331,6 +347,27 @@ def from_observation(obs: NavyObservation, rng: random.Random, policy: str = BEL
     """
     if policy not in POLICIES:
         raise ValueError(f"policy: one of {', '.join(POLICIES)} expected, got {policy!r}")
+    b = board(obs.size, obs.size)
+    block = b.block[obs.navy] if obs.navy_hp > 0 else 0
+    outside = [c for c in range(b.cells) if not block >> c & 1]
+    total = rng.randint(len(obs.subs_seen), MAX_SUBS)
+    subs = list(obs.subs_seen) + [(rng.choice(outside), HEALTH)
+                                  for _ in range(total - len(obs.subs_seen))]
+    rng.shuffle(subs)  # creation order is not seen
+    live = [c for c, (_, h) in enumerate(obs.cargo) if h > 0]
+    return with_subs(obs, [(p, h, rng.choice(live) if live and policy == BELIEVED else -1)
+                           for p, h in subs], policy, rng.getrandbits(62))
+
+
+def with_subs(obs: NavyObservation, subs, policy: str, seed: int) -> NavyState:
+    """The full state with observation `obs` and these subs.
+
+    Args:
+        obs: what the Navy ship sees.
+        subs: (cell, health, target) per sub, in creation order (target -1: none drawn).
+        policy: the sub behaviour the state simulates.
+        seed: the state's luck.
+    """
     s = NavyState.__new__(NavyState)
     b = board(obs.size, obs.size)
     s.board, s.size, s.steps, s.t, s.tick = b, obs.size, obs.steps, obs.t, obs.t
@@ -339,18 +376,11 @@ def from_observation(obs: NavyObservation, rng: random.Random, policy: str = BEL
     s.c_dir = tuple("cw" if b.route(r[0], "cw") == r else "ccw" for r in obs.routes)
     s.c_idx = [i for i, _ in obs.cargo]
     s.c_hp = [h for _, h in obs.cargo]
-    block = b.block[obs.navy] if obs.navy_hp > 0 else 0
-    outside = [c for c in range(b.cells) if not block >> c & 1]
-    total = rng.randint(len(obs.subs_seen), MAX_SUBS)
-    subs = list(obs.subs_seen) + [(rng.choice(outside), HEALTH)
-                                  for _ in range(total - len(obs.subs_seen))]
-    rng.shuffle(subs)  # creation order is not seen
-    s.s_pos = [p for p, _ in subs]
-    s.s_hp = [h for _, h in subs]
-    live = [c for c, h in enumerate(s.c_hp) if h > 0]
-    s.s_target = [rng.choice(live) if live and policy == BELIEVED else -1 for _ in subs]
+    s.s_pos = [p for p, _, _ in subs]
+    s.s_hp = [h for _, h, _ in subs]
+    s.s_target = [g for _, _, g in subs]
     s.policy = policy
-    s.seed = rng.getrandbits(62)
+    s.seed = int(seed)
     s.cost = obs.cost
     s.last_action = obs.last_action
     s.sonar = obs.sonar

@@ -47,8 +47,18 @@ def goals_at(b, dist_q: list[int], route: tuple[int, ...], idx: int, k: int, d: 
     return [x for x in b.reach[pos] if dist_q[x] == d]
 
 
-def choose(state, sid: int, dist: list[list[int]], blocked: int) -> tuple[int, int]:
-    """The action (kind, cell) of sub `sid` in `state` (its `target` may be drawn)."""
+def choose(state, sid: int, dist: list[list[int]], blocked: int, pick=pick
+           ) -> tuple[int, int]:
+    """The action (kind, cell) of sub `sid` in `state` (its `target` may be drawn).
+
+    Args:
+        state: the state after the cargo ships moved.
+        sid: the sub.
+        dist: the board's distances outside the sonar block (`world.Board.distances`).
+        blocked: the sonar block's cells (a bit set; 0 without sonar).
+        pick: the random choice, `world.pick` (seed, step, sub, purpose) by default; the
+            exact belief passes one that enumerates every option.
+    """
     b = state.board
     q = state.s_pos[sid]
     seed, t = state.seed, state.t
