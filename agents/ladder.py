@@ -413,6 +413,9 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
             raise ValueError(f"rounds: {e}") from None
     from agents.tournament import seats_of
     players = seats_of(pf.game, level_list[0], options)
+    if players < 2:
+        raise ValueError(f"{presets_path}: {pf.game} is a one-player game, where presets do not "
+                         f"meet; compare them in a tournament (each plays alone)")
     if field is not None and players == 2:
         raise ValueError(f"field: {pf.game} is a two-player game; a ladder seats only the pair")
     filler = _baseline_specs([field or "random"], pf.presets, pf.game)[0] if players > 2 else None

@@ -87,3 +87,13 @@ def test_a_field_agent_is_refused_in_a_two_player_ladder(tmp_path, capsys):
                                     Preset("b", "random", {}, "nim")], "difficulty"), f)
     assert main(["ladder", str(f), "--field", "random", "--workers", "0", "--quiet"]) == 2
     assert "field: nim is a two-player game" in capsys.readouterr().err
+
+
+def test_a_one_player_game_has_no_ladder(tmp_path):
+    from agents.ladder import run_ladder
+    from agents.presets import Preset, PresetFile, dump_presets
+    f = tmp_path / "p.json"
+    dump_presets(PresetFile("navy", [Preset("a", "random", {}, "navy"),
+                                     Preset("b", "static", {}, "navy")], "difficulty"), f)
+    with pytest.raises(ValueError, match="navy is a one-player game"):
+        run_ladder(f, workers=0, show_progress=False, out=tmp_path / "l")
