@@ -13,8 +13,7 @@ from agents.action_tree import ActionTreeAgent, _Choice, _group, _Step
 from agents.registry import make_agent, validate_agent
 from agents.runner import play_game
 from games.registry import get_game
-from games.tribes.level_sets import PAPER_SEEDS
-from tests.agents.counting import CountingState
+from tests.agents.counting import CountingState, counted_tribes_decisions
 
 RELAY = get_game("relay")
 
@@ -127,22 +126,7 @@ def test_a_reused_decision_spends_its_own_budget_exactly():
 @pytest.mark.parametrize("params", [{}, {"rollout": "random"}, {"greedy_k": 4}])
 def test_tribes_budget_is_exact_and_decisions_reproducible(params):
     def run(seed):
-        s = get_game("tribes").new_state(PAPER_SEEDS[1], 5, max_rounds=3)
-        proxy = CountingState(s)
-        agent = make_agent("atree", game="tribes", seed=seed, budget=120, **params)
-        actions = []
-        while not proxy.is_terminal():
-            legal = proxy.legal_actions()
-            if len(legal) == 1:
-                proxy.apply(legal[0])
-                continue
-            proxy.counter.n = 0
-            a = agent.act(proxy)
-            assert proxy.counter.n == agent.last_budget.used <= 120
-            assert a in legal
-            actions.append(a)
-            proxy.apply(a)
-        return actions
+        return counted_tribes_decisions("atree", params, seed)
 
     first = run(7)
     assert first == run(7)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.conformance import CountingState, check_agents
+from agents.conformance import check_agents
 from agents.registry import make_agent, validate_agent
 from agents.search import Budget, BudgetExhausted, Share
-from games.registry import get_game
-from games.tribes.level_sets import PAPER_SEEDS
+from tests.agents.counting import counted_tribes_decisions
 from tests.agents.test_action_tree import play_turn, relay
 
 NAMES = ("turn_rollout", "hillclimb")
@@ -64,22 +63,7 @@ def test_hillclimb_passes_when_nothing_scores_better_and_osla_plays_on():
                                          ("hillclimb", {})])
 def test_tribes_budget_is_never_exceeded_and_decisions_are_reproducible(name, params):
     def run(seed):
-        s = get_game("tribes").new_state(PAPER_SEEDS[1], 5, max_rounds=3)
-        proxy = CountingState(s)
-        agent = make_agent(name, game="tribes", seed=seed, budget=120, **params)
-        actions = []
-        while not proxy.is_terminal():
-            legal = proxy.legal_actions()
-            if len(legal) == 1:
-                proxy.apply(legal[0])
-                continue
-            proxy.counter.n = 0
-            a = agent.act(proxy)
-            assert proxy.counter.n == agent.last_budget.used <= 120
-            assert a in legal
-            actions.append(a)
-            proxy.apply(a)
-        return actions
+        return counted_tribes_decisions(name, params, seed)
 
     first = run(7)
     assert first == run(7)
