@@ -293,7 +293,9 @@ def _validation_html(run: RunFiles) -> str:
     if s:
         parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
                      f'{s.get("games_per_elite", "?")} games each on '
-                     f'{len(s.get("levels") or [])} levels against {_esc(s.get("opponent", "?"))}'
+                     f'{len(s.get("levels") or [])} levels '
+                     + (f'against {_esc(s.get("opponent", "?"))}'
+                        if s.get("opponent", "?") else "(the genome plays alone)") +
                      f'; seeds from the run seed {_esc(s.get("seed", "?"))}.</p>')
         rows = []
         for name, rho in (s.get("spearman") or {}).items():

@@ -278,7 +278,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             "levels": level_list[:n_games], "levels_overlap_training": overlap,
             "games_per_elite": n_games, "elites": len(table),
             "cells": table["cell"].astype(str).tolist(),
-            "opponent": plan.opponent.display(), "features": [f.name for f in feats],
+            "opponent": plan.opponent.display() if plan.players > 1 else None,
+            "features": [f.name for f in feats],
             "spearman": spear,
             "same_cell_share": float(table["same_cell"].mean()),
             "neighbour_share": float(table["neighbour"].mean()),
@@ -381,6 +382,7 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
         summary: validation_summary.json.
     """
     head = ["Cell", "Win rate evolved / validated (95% CI)",
+            "Mean score evolved / validated",
             *[f"{f} evolved / validated" for f in features], "Validated cell"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ci_low, ci_high = WIN_RATE_CI
@@ -388,14 +390,18 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
         cells = [f"[{r['cell']}]",
                  f"{_fmt(r[evolved_column('win_rate')], True)} / "
                  f"{_fmt(r[validated_column('win_rate')], True)} "
-                 f"({_fmt(r[ci_low], True)}-{_fmt(r[ci_high], True)})"]
+                 f"({_fmt(r[ci_low], True)}-{_fmt(r[ci_high], True)})",
+                 f"{_fmt(r[evolved_column('mean_score')])} / "
+                 f"{_fmt(r[validated_column('mean_score')])}"]
         cells += [f"{_fmt(r[evolved_column(f)])} / {_fmt(r[validated_column(f)])}"
                   for f in features]
         cells.append(f"[{r['validated_cell']}]")
         lines.append("| " + " | ".join(cells) + " |")
     sp = summary["spearman"]
+    against = (f"against {summary['opponent']}" if summary.get("opponent")
+               else "(a one-player game: the genome plays alone)")
     lines += ["", f"{summary['elites']} elites, {summary['games_per_elite']} games each on "
-                  f"{len(summary['levels'])} levels against {summary['opponent']}.",
+                  f"{len(summary['levels'])} levels {against}.",
               "Spearman (evolved vs validated): " + ", ".join(
                   f"{k} {_fmt(v)}" for k, v in sp.items()) + ".",
               f"Validated features in the elite's own cell: "

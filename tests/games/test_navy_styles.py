@@ -215,3 +215,12 @@ def test_a_tiny_navy_evolution_runs_end_to_end(tmp_path):
     for c, score in zip(cell(elites), elites["mean_score"]):
         assert score == best[c]
     assert len(elites) == ind["cell"].nunique()
+    # validation of a one-player run names no opponent and shows the cost (mean score)
+    first = str(elites["cell"].iloc[0])
+    assert main(["validate", str(out), "--cells", first, "--games", "2", "--workers", "0",
+                 "--quiet"]) == 0
+    summary = yaml.safe_load((out / "validation_summary.json").read_text())
+    assert summary["opponent"] is None and summary["games_per_elite"] == 2
+    table = (out / "validation.md").read_text()
+    assert "genome plays alone" in table and "against" not in table
+    assert "Mean score evolved / validated" in table.splitlines()[0]
