@@ -42,22 +42,27 @@ def round_robin(out: Path, order: list[str], leave_out: list[str]) -> str:
     ratings = bradley_terry(labels, score, n)
     idx = [labels.index(x) for x in order]
     verdict = order_verdict(order, score[np.ix_(idx, idx)], n[np.ix_(idx, idx)])
-    rate = {(r.agent, r.opponent): r for r in pairs.itertuples(index=False)}
+    rate = {(r.agent, r.opponent): r for r in pairs.itertuples(index=False)}  # played pairs
     kept = [x for x in labels if x not in leave_out]
 
-    def avg(row: str, among: list[str]) -> float:
-        return 100 * float(np.mean([rate[row, c].win_rate for c in among if c != row]))
+    def avg(row: str, among: list[str]) -> str:
+        rates = [rate[row, c].win_rate for c in among if (row, c) in rate]
+        return "-" if len(rates) < len(among) - 1 else f"{100 * float(np.mean(rates)):.1f}"
+
+    def cell(a: str, b: str) -> str:
+        if a == b:
+            return "-"
+        r = rate.get((a, b))
+        return "n/a" if r is None else \
+            f"{100 * r.win_rate:.0f} ({100 * r.ci_low:.0f}-{100 * r.ci_high:.0f})"
 
     head = ["row vs column", *labels, "AVG", f"AVG without {', '.join(leave_out)}"] \
         if leave_out else ["row vs column", *labels, "AVG"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for a in labels:
-        cells = ["-" if a == b else f"{100 * rate[a, b].win_rate:.0f} "
-                 f"({100 * rate[a, b].ci_low:.0f}-{100 * rate[a, b].ci_high:.0f})"
-                 for b in labels]
-        cells.append(f"{avg(a, labels):.1f}")
+        cells = [cell(a, b) for b in labels] + [avg(a, labels)]
         if leave_out:
-            cells.append("-" if a in leave_out else f"{avg(a, kept):.1f}")
+            cells.append("-" if a in leave_out else avg(a, kept))
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     per_pair = sorted(set(int(x) for x in n[n > 0]))
     lines += ["", f"Cells: win % of the row against the column (Wilson 95% interval), "
