@@ -18,21 +18,40 @@ sequences repeat an earlier one of the same node are dropped. States after a com
 prefix (its first k phases) are kept per node, so combinations that share a prefix pay its
 forward-model calls once.
 
-The top search is NegaMax with alpha-beta pruning (`alpha_beta=False`: plain NegaMax) over
-whole turns, with iterative deepening (depth = turns) until the budget is spent, the tree is
-solved, or `max_depth` is reached; the root's best move of the previous iteration is searched
-first, and the answer is the best move of the last complete iteration (or, when not even
-depth 1 completes, the best root move found so far). Values are the searcher's: the searcher
+The top search (`search=`) is one of three. `alphabeta` (default): NegaMax with alpha-beta
+pruning (`alpha_beta=False`: plain NegaMax) over whole turns, with iterative deepening
+(depth = turns) until the budget is spent, the tree is solved, or `max_depth` is reached;
+the root's best move of the previous iteration is searched first, and the answer is the best
+move of the last complete iteration (or, when not even depth 1 completes, the best root move
+found so far). Values are the searcher's: the searcher
 maximises, every other player minimises (paranoid, in games of more than two players). A leaf
 is worth the game's evaluator (`leaf="eval"`, default) or the evaluator after a playout of
 `playout_turns` whole turns played by every player with the first partial player of each
 phase (`leaf="playout"`; a cut symmetric playout, not one to the end of the game).
+
+`mcts`: UCT whose edges are whole-turn moves. An iteration descends from the root by UCB
+(`agents.tree.select_uct`: children's means normalised by the node's value range, flipped
+where another player moves, so every other player minimises the searcher's value as in
+alpha-beta) while a node has no untried combination left, generates one new child of the
+first node that has (one combination, or several when the first repeat earlier moves),
+values that child as alpha-beta values a leaf and backs the value up. Iterations run until
+the budget is spent; `max_depth` caps the tree's depth in turns. The answer is the most
+visited root move (`final="mean"`: the best mean). `random`: no search, one combination
+drawn uniformly among the agent's (Prismata's Medium Bot); only building that turn costs
+calls.
 
 Children are generated lazily, one combination at a time, so a cut-off also saves the calls of
 the siblings that are never generated. Every action applied on a search copy (while building
 moves and in playouts) is one forward-model call through `Budget`; listing actions, running
 scripts and evaluating leaves are free. Generated nodes are kept for the whole decision, so a
 deeper iteration pays only for the nodes it adds.
+
+The portfolio can be cut without touching the game's declaration (difficulty settings):
+`drop` removes partial players by name (`defensive`: in every phase that has one;
+`units/defensive`: in that phase only), `forbid` removes from every partial player the
+scripts of the named action types, so that no partial player ever plays them (Tribes'
+pacifist: `forbid=ATTACK+CAPTURE+CONVERT`). Partial players that become the same policy are
+merged, and a phase left with none is an error.
 
 The chosen turn is kept as a plan and handed out action by action at the decisions of the same
 turn (same `turn_key` of the game's hooks, same player); the agent searches again when the
@@ -63,8 +82,22 @@ from agents.search import (
     random_action,
     search_copy,
 )
+from agents.tree import (
+    FINAL_CHOICES,
+    TreeNode,
+    backup,
+    best_mean,
+    most_visited,
+    release,
+    run_iterations,
+    select_uct,
+)
 from games.api import Action, GameState, ends_turn, is_pass
 from games.registry import load_plugin
+
+SEARCHES = ("alphabeta", "mcts", "random")
+"""Top searches over whole-turn moves: iterative-deepening alpha-beta, UCT, or none (a random
+move)."""
 
 LEAVES = ("eval", "playout")
 """Leaf evaluations: the evaluator on the leaf, or on the end of a short scripted playout."""
@@ -170,18 +203,83 @@ def _table(game: str, names: Sequence[str]) -> dict[str, list[str]]:
     return table
 
 
+def name_list(value: Any, field: str) -> tuple[str, ...]:
+    """Names given as text joined with "+" (agent specs: `drop=defensive+score`) or as a list.
+
+    Args:
+        value: the text, a list of names, or None (no name).
+        field: the parameter's name, for the error.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items = value.split("+")
+    elif isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+        items = value
+    else:
+        raise ValueError(f"{field}: names joined with '+' (or a list of names) expected, "
+                         f"got {value!r}")
+    return tuple(x.strip() for x in items if x.strip())
+
+
+def portfolio_phases(game: str, drop: Sequence[str] = (), forbid: Sequence[str] = ()) -> Phases:
+    """A game's phases with partial players dropped and action types forbidden.
+
+    Args:
+        game: the game (it must register portfolio scripts).
+        drop: partial players to remove: `name` in every phase that has one, `phase/name`
+            in that phase only.
+        forbid: action-type names (the game's portfolio types, e.g. Tribes' ATTACK) whose
+            scripts are taken out of every partial player; partial players that become the
+            same policy as an earlier one of their phase are merged.
+    """
+    spec = phases_of(game)
+    known = [f"{ph.name}/{pp.name}" for ph in spec.phases for pp in ph.players]
+    for n in drop:
+        if n not in known and not any(k.split("/", 1)[1] == n for k in known):
+            raise ValueError(f"drop: unknown partial player {n!r} of game {game!r}; the phases' "
+                             f"partial players: {', '.join(known)}")
+    types = game_info(game).action_kinds
+    for t in forbid:
+        if t not in types:
+            raise ValueError(f"forbid: unknown action type {t!r} of game {game!r}; known: "
+                             f"{', '.join(types)}")
+    scripts = scripts_of(game)
+    blocked = [n for n in spec.interrupts if scripts[n].action_type in forbid]
+    if blocked:
+        raise ValueError(f"forbid: {scripts[blocked[0]].action_type} is played by the interrupt "
+                         f"script {blocked[0]}, which settles actions that block every other one")
+    phases = []
+    for ph in spec.phases:
+        players: list[PartialPlayer] = []
+        for pp in ph.players:
+            if pp.name in drop or f"{ph.name}/{pp.name}" in drop:
+                continue
+            kept = PartialPlayer(pp.name, tuple(n for n in pp.scripts
+                                                if scripts[n].action_type not in forbid), pp.limit)
+            if not any((q.scripts, q.limit) == (kept.scripts, kept.limit) for q in players):
+                players.append(kept)
+        if not players:
+            raise ValueError(f"drop: every partial player of phase {ph.name!r} is dropped; keep "
+                             f"at least one of {', '.join(pp.name for pp in ph.players)}")
+        phases.append(Phase(ph.name, tuple(players)))
+    return Phases(tuple(phases), spec.interrupts)
+
+
 # ------------------------------------------------------------------------------ search nodes
-class _Node:
-    """A state at the start of a turn, its children generated one combination at a time."""
+class _Node(TreeNode):
+    """A state at the start of a turn, its children generated one combination at a time; the
+    statistics of `TreeNode` serve the UCT search (`depth` counts turns)."""
 
-    __slots__ = ("state", "mover", "next", "prefixes", "children", "seen", "value")
+    __slots__ = ("actions", "next", "prefixes", "children", "seen", "value")
 
-    def __init__(self, state: GameState) -> None:
-        self.state = state
+    def __init__(self, state: GameState, parent: "_Node | None", actions: tuple, me: int) -> None:
+        TreeNode.__init__(self, state, parent, 0 if parent is None else parent.depth + 1, me)
         self.mover = state.current_player
+        self.actions = actions  # the move that leads here
         self.next = 0  # the next combination to generate
         self.prefixes: dict[tuple, tuple] | None = {}  # combination prefix -> (state, actions, ended)
-        self.children: list[tuple[tuple, "_Node"]] = []  # (actions of the move, child)
+        self.children: list[_Node] = []
         self.seen: set[tuple] = set()
         self.value: float | None = None  # the leaf value, once computed
 
@@ -192,26 +290,43 @@ class HPSAgent(SearchAgent):
 
     name = "hps"
 
-    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, max_moves: int = 36,
-                 max_depth: int | None = None, leaf: str = "eval", playout_turns: int = 2,
-                 alpha_beta: bool = True, game: str | None = None,
+    def __init__(self, seed: int = 0, budget: int = DEFAULT_BUDGET, search: str = "alphabeta",
+                 max_moves: int = 36, max_depth: int | None = None, leaf: str = "eval",
+                 playout_turns: int = 2, alpha_beta: bool = True, c: float = math.sqrt(2),
+                 final: str = "visits", drop: str | Sequence[str] = (),
+                 forbid: str | Sequence[str] = (), game: str | None = None,
                  evaluator: str | Evaluator | None = None) -> None:
         """Args:
             seed: seed of the agent's generator (the order of the combinations, the scripts'
-                tie-breaks, the search copies' random streams).
+                tie-breaks, the search copies' random streams, the random moves).
             budget: forward-model calls per search (one per action applied on a search copy).
-            max_moves: whole-turn moves (combinations of partial players) per node, at most.
-            max_depth: the deepest iteration, in turns; None: deepen until the budget is
-                spent or the tree is solved.
+            search: "alphabeta" (iterative-deepening alpha-beta), "mcts" (UCT over whole-turn
+                moves) or "random" (a uniformly random combination, no search).
+            max_moves: whole-turn moves (combinations of partial players) per node, at most;
+                with `search="random"`, the combinations drawn from.
+            max_depth: alpha-beta: the deepest iteration, in turns; None: deepen until the
+                budget is spent or the tree is solved. MCTS: the deepest node, in turns
+                below the root; None: no limit.
             leaf: "eval" (the evaluator on the leaf) or "playout" (the evaluator after a
                 scripted playout of `playout_turns` turns).
             playout_turns: whole turns a playout plays (with `leaf="playout"`).
             alpha_beta: prune with alpha-beta (false: plain NegaMax, same root value).
+            c: MCTS: exploration constant, on values normalised to [0, 1] per node.
+            final: MCTS: the answer, "visits" (most visited root move) or "mean" (best mean).
+            drop: partial players left out of the portfolio, names joined with "+" or a list
+                (`name`: in every phase, `phase/name`: in one).
+            forbid: action types no partial player plays, names joined with "+" or a list
+                (their scripts are taken out of every partial player).
             game: the game (it must register portfolio scripts); None binds to the game of
                 the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
         """
         self.check_params(arguments(locals()), game)
+        self.search = search
+        self.c = float(c)
+        self.final = final
+        self.drop = name_list(drop, "drop")
+        self.forbid = name_list(forbid, "forbid")
         self.max_moves = int(max_moves)
         self.max_depth = max_depth
         self.leaf = leaf
@@ -222,6 +337,7 @@ class HPSAgent(SearchAgent):
         self.last_depth = 0
         self.last_value: float | None = None
         self.last_moves = 0
+        self.last_iterations = 0
         self.last_replanned = False
         super().__init__(seed, budget, game, evaluator)
 
@@ -231,17 +347,23 @@ class HPSAgent(SearchAgent):
         for name in ("max_moves", "playout_turns"):
             at_least(p, name, 1)
         at_least(p, "max_depth", 1, optional=True)
-        if p["leaf"] not in LEAVES:
-            raise ValueError(f"leaf: one of {', '.join(LEAVES)} expected, got {p['leaf']!r}")
+        at_least(p, "c", 0)
+        for name, choices in (("search", SEARCHES), ("leaf", LEAVES), ("final", FINAL_CHOICES)):
+            if p[name] not in choices:
+                raise ValueError(f"{name}: one of {', '.join(choices)} expected, "
+                                 f"got {p[name]!r}")
         flag(p["alpha_beta"], "alpha_beta")
+        drop, forbid = name_list(p["drop"], "drop"), name_list(p["forbid"], "forbid")
         g = p.get("game") or game
         if g is not None:
-            phases_of(g)
+            portfolio_phases(g, drop, forbid)
 
     def bind(self, game: str) -> None:
         """The game's phases as compiled portfolios and the seeded order of combinations."""
-        spec = phases_of(game)
+        spec = portfolio_phases(game, self.drop, self.forbid)
         super().bind(game)
+        kinds = game_info(game).action_kinds
+        self.forbidden_kinds = frozenset(kinds[t] for t in self.forbid)
         self.interrupts = frozenset(spec.interrupts)
         self.phase_players = [
             [Portfolio(game, _table(game, [*pp.scripts,
@@ -271,61 +393,74 @@ class HPSAgent(SearchAgent):
         self._best_partial = None
         move = self._search(state, b)
         if move is None:
-            return self._first if self._first is not None else random_action(state, self.rng,
-                                                                              self.hooks)
+            if self._first is not None:
+                return self._first
+            allowed = self._permitted(state, legal)
+            if len(allowed) < len(legal):
+                return allowed[int(self.rng.integers(len(allowed)))]
+            return random_action(state, self.rng, self.hooks)
         self.plan = list(move[1:])
         self._plan_key = key
         return move[0]
 
     def _search(self, state: GameState, b: Budget) -> tuple | None:
-        """Iterative deepening; the actions of the chosen move (None: no move was built)."""
+        """The actions of the move the top search chooses (None: no move was built)."""
         me = state.current_player
         self.root_state = state
-        root = _Node(search_copy(state, self.rng))
-        best: tuple | None = None
-        self.last_depth, self.last_value, self.last_moves = 0, None, 0
-        deepest = self.max_depth if self.max_depth is not None else DEPTH_LIMIT
+        root = _Node(search_copy(state, self.rng), None, (), me)
+        self.last_depth, self.last_value, self.last_moves, self.last_iterations = 0, None, 0, 0
         try:
-            for depth in range(1, deepest + 1):
-                self._cut = False
-                try:
-                    found = self._root(root, depth, b, me, best)
-                except BudgetExhausted:
-                    break
-                if found is None:
-                    break  # no move at all
-                self.last_value, best = found
-                self.last_depth = depth
-                if not self._cut:
-                    break  # every line ended before the depth limit: the tree is solved
+            if self.search == "alphabeta":
+                best = self._deepen(root, b, me)
+            elif self.search == "mcts":
+                best = self._uct(root, b, me)
+            else:
+                best = self._random_move(root, b)
+            self.last_moves = len(root.children)
         finally:
             self.root_state = None
-        self.last_moves = len(root.children)
-        if best is None:
-            best = self._best_partial
+            release(root)
         return best
+
+    def _deepen(self, root: _Node, b: Budget, me: int) -> tuple | None:
+        """Iterative-deepening alpha-beta: the best move of the last complete iteration."""
+        best: tuple | None = None
+        deepest = self.max_depth if self.max_depth is not None else DEPTH_LIMIT
+        for depth in range(1, deepest + 1):
+            self._cut = False
+            try:
+                found = self._root(root, depth, b, me, best)
+            except BudgetExhausted:
+                break
+            if found is None:
+                break  # no move at all
+            self.last_value, best = found
+            self.last_depth = depth
+            if not self._cut:
+                break  # every line ended before the depth limit: the tree is solved
+        return best if best is not None else self._best_partial
 
     def _root(self, root: _Node, depth: int, b: Budget, me: int, first: tuple | None):
         """One iteration at the root (where the searcher moves): (value, best move's
         actions), None when no move can be built. The previous iteration's best move is
         searched first."""
         best_v, best_m = -math.inf, None
-        order = [k for k, (m, _) in enumerate(root.children) if m == first]
+        order = [k for k, ch in enumerate(root.children) if ch.actions == first]
         i = 0
         while True:
             if order:
                 idx = order.pop()
             elif self._child(root, i, b, me):
                 idx, i = i, i + 1
-                if root.children[idx][0] == first:
+                if root.children[idx].actions == first:
                     continue
             else:
                 break
-            actions, child = root.children[idx]
+            child = root.children[idx]
             v = self._searcher_value(child, depth - 1, best_v, math.inf, b, me)
             if v > best_v:
-                best_v, best_m = v, actions
-                self._best_partial = actions
+                best_v, best_m = v, child.actions
+                self._best_partial = child.actions
         return None if best_m is None else (best_v, best_m)
 
     def _searcher_value(self, node: _Node, depth: int, alpha: float, beta: float, b: Budget,
@@ -348,7 +483,7 @@ class HPSAgent(SearchAgent):
         best = -math.inf
         i = 0
         while self._child(node, i, b, me):
-            child = node.children[i][1]
+            child = node.children[i]
             i += 1
             if (child.mover == me) == (color > 0):
                 v = self._negamax(child, depth - 1, alpha, beta, b, me)
@@ -361,6 +496,44 @@ class HPSAgent(SearchAgent):
         if i == 0:  # no move generated: the node is a leaf
             return color * self._leaf(node, b, me)
         return best
+
+    def _uct(self, root: _Node, b: Budget, me: int) -> tuple | None:
+        """UCT over whole-turn moves until the budget is spent: the most visited root move
+        (or the best mean); None when no root move was built and valued."""
+        self.last_iterations = run_iterations(b, lambda: self._iterate(root, b, me))
+        valued = [ch for ch in root.children if ch.n]
+        if not valued:
+            return root.children[0].actions if root.children else None
+        pick = (most_visited if self.final == "visits" else best_mean)(valued, self.rng)
+        self.last_value = pick.total / pick.n
+        return pick.actions
+
+    def _iterate(self, root: _Node, b: Budget, me: int) -> None:
+        """One UCT iteration: select down to a node with an untried combination, generate one
+        new child there, value it as a leaf, back the value up."""
+        node = root
+        deepest = self.max_depth
+        while not node.state.is_terminal() and (deepest is None or node.depth < deepest):
+            if node.prefixes is not None:  # combinations left to try
+                k = len(node.children)
+                if self._child(node, k, b, me):
+                    node = node.children[k]
+                    break
+            if not node.children:
+                break  # no move can be built: the node is a leaf
+            node = select_uct(node, node.children, self.c, self.rng)
+        value = self._leaf(node, b, me)
+        self.last_depth = max(self.last_depth, node.depth)
+        backup(node, value)
+
+    def _random_move(self, root: _Node, b: Budget) -> tuple | None:
+        """No search: the actions of one combination drawn uniformly among the agent's."""
+        combo = self.combos[int(self.rng.integers(len(self.combos)))]
+        try:
+            actions, _ = self._build(root, combo, b)
+        except BudgetExhausted:
+            return None
+        return actions or None
 
     def _leaf(self, node: _Node, b: Budget, me: int) -> float:
         if node.value is None:
@@ -387,7 +560,7 @@ class HPSAgent(SearchAgent):
             node.next += 1
             if actions and actions not in node.seen:
                 node.seen.add(actions)
-                node.children.append((actions, _Node(state)))
+                node.children.append(_Node(state, node, actions, me))
         return True
 
     def _build(self, node: _Node, combo: tuple, b: Budget) -> tuple[tuple, GameState]:
@@ -455,6 +628,7 @@ class HPSAgent(SearchAgent):
         legal = state.legal_actions()
         end = next((a for a in legal if is_pass(state, a)), None)
         if end is None and not (acted or done) and legal:
+            legal = self._permitted(state, legal)
             end = next((a for a in legal if not self.hooks.excluded(state, a)), legal[0])
         if end is not None:
             if self._first is None:
@@ -463,7 +637,18 @@ class HPSAgent(SearchAgent):
             done.append(end)
         return done
 
+    def _permitted(self, state: GameState, actions: list[Action]) -> list[Action]:
+        """`actions` without those of the forbidden action types (all of them when every one
+        is forbidden)."""
+        if not self.forbidden_kinds:
+            return actions
+        banned = {a for groups in state.actions_by_actor().values()
+                  for kind, acts in groups.items() if kind in self.forbidden_kinds for a in acts}
+        return [a for a in actions if a not in banned] or actions
+
     def params(self) -> dict[str, Any]:
-        return {**self.base_params(), "max_moves": self.max_moves, "max_depth": self.max_depth,
-                "leaf": self.leaf, "playout_turns": self.playout_turns,
-                "alpha_beta": self.alpha_beta}
+        return {**self.base_params(), "search": self.search, "max_moves": self.max_moves,
+                "max_depth": self.max_depth, "leaf": self.leaf,
+                "playout_turns": self.playout_turns, "alpha_beta": self.alpha_beta,
+                "c": self.c, "final": self.final, "drop": list(self.drop),
+                "forbid": list(self.forbid)}

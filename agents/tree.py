@@ -29,6 +29,10 @@ from games.api import GameState
 TIE = 1e-12
 """Scores closer than this are ties (broken uniformly with the agent's generator)."""
 
+FINAL_CHOICES = ("visits", "mean")
+"""The answer of a tree search: the most visited root child (`most_visited`) or the one with
+the best mean (`best_mean`)."""
+
 
 class TreeNode:
     """A node that holds its own state (a search copy) and the statistics of the values
@@ -143,6 +147,14 @@ def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> Tree
         top_q = max(ch.total / ch.n for ch in best)
         best = [ch for ch in best if ch.total / ch.n == top_q]
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+
+
+def best_mean(children: Sequence[TreeNode], rng: np.random.Generator) -> TreeNode:
+    """The child with the best mean value; ties (within `TIE`) uniformly at random. Every
+    child must have been visited."""
+    top_q = max(ch.total / ch.n for ch in children)
+    best = [ch for ch in children if ch.total / ch.n >= top_q - TIE]
+    return best[int(rng.integers(len(best)))]
 
 
 def release(root: TreeNode) -> None:

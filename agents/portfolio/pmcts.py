@@ -59,9 +59,11 @@ from agents.search import (
     search_copy,
 )
 from agents.tree import (
+    FINAL_CHOICES,
     TIE,
     TreeNode,
     backup,
+    best_mean,
     most_visited,
     release,
     run_iterations,
@@ -70,7 +72,6 @@ from agents.tree import (
 from games.api import Action, GameState
 
 ROLLOUT_POLICIES = ("portfolio", "random", "none")
-FINAL_CHOICES = ("visits", "mean")
 
 
 class _PNode(TreeNode):
@@ -488,9 +489,7 @@ class PMCTSAgent(SearchAgent):
             return best[int(rng.integers(len(best)))][ACTION]
         if self.final == "visits":
             return most_visited(root.children, rng).assignment[ACTION]
-        top_q = max(ch.total / ch.n for ch in root.children)
-        best = [ch for ch in root.children if ch.total / ch.n >= top_q - TIE]
-        return best[int(rng.integers(len(best)))].assignment[ACTION]
+        return best_mean(root.children, rng).assignment[ACTION]
 
     # ------------------------------------------------------------------ parameters
     @staticmethod

@@ -16,7 +16,7 @@ from games.tribes.level_sets import PAPER_SEEDS
 SEARCH_AGENTS = [("mcts", {}), ("mcts", {"rollouts": False, "solver": True}),
                  ("mcts", {"rewards": "per_player"}), ("pmcts_pu", {}), ("rhea", {}),
                  ("osla", {}), ("mc", {}), ("atree", {}), ("atree", {"rollout": "random"}),
-                 ("hps", {}), ("hps", {"leaf": "playout"}),
+                 ("hps", {}), ("hps", {"leaf": "playout"}), ("hps", {"search": "mcts"}),
                  ("turn_rollout", {}), ("turn_rollout", {"policy": "random"}), ("hillclimb", {})]
 
 
