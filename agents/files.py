@@ -8,8 +8,9 @@ from pathlib import Path
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:
     """Write to a temporary file, flush it to disk, then rename it over `path`: readers see
-    the old file or the new one, never a mixture."""
+    the old file or the new one, never a mixture. Missing parent folders are made."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         fh.write(data.encode() if isinstance(data, str) else data)
