@@ -16,8 +16,11 @@ length for two, three or four tribes, and for two tribes it is exactly the other
 Every count is one-hot over CAP + 1 positions (0..CAP, larger values clipped to CAP); values
 with a larger range are bucketed first (stars by 2, score by 250, territory by 3 tiles).
 
-Header: viewer to move (1) · viewer's seat (4) · number of opponents (4) · round (51, capped
-at 50) · rounds left before the limit (51, capped at 50).
+Header: viewer to move (1) · viewer's seat (4) · number of opponents (4) · round (31, capped
+at 30) · rounds left before the limit (21, capped at 20). The caps are low on purpose: games
+are played with different round limits (10 to 50), and a model trained on short games then
+still knows every round slot of a longer game ("30 or later", "20 or more left"); how near
+the limit is matters only when it is near.
 Block (own, then opponents): tribe identity (12) · units by type (12 x 41) · cities (41) ·
 sum of city levels (41) · production (41) · stars / 2 (41) · researched techs (24 flags) ·
 buildings by type, monuments excluded (12 x 41) · monuments built (7 flags) · score / 250 (41)
@@ -34,7 +37,8 @@ NAME = "counts"
 VERSION = 1
 CAP = 40
 """Counts are one-hot over 0..CAP; larger counts are clipped to CAP."""
-ROUND_CAP = 50
+ROUND_CAP = 30
+ROUNDS_LEFT_CAP = 20
 DISTANCE_CAP = 20
 STAR_BUCKET, SCORE_BUCKET, TILE_BUCKET = 2, 250, 3
 MAX_TRIBES = 4
@@ -46,7 +50,7 @@ _PLAIN_BUILDINGS = tuple(b for b in range(1, len(K.BUILDING_NAMES)) if not K.IS_
 _BUILDING_SLOT = {b: i for i, b in enumerate(_PLAIN_BUILDINGS)}
 
 HEADER_FIELDS = (("to_move", 1), ("seat", MAX_TRIBES), ("opponents", MAX_TRIBES),
-                 ("round", ROUND_CAP + 1), ("rounds_left", ROUND_CAP + 1))
+                 ("round", ROUND_CAP + 1), ("rounds_left", ROUNDS_LEFT_CAP + 1))
 BLOCK_FIELDS = (
     ("tribe", _N_TRIBES),
     *((f"units_{n.lower()}", _C) for n in K.UNIT_NAMES),
@@ -163,7 +167,7 @@ def active(state, player: int) -> list[int]:
     # the ones
     out = [_H["seat"] + player, _H["opponents"] + _clip(n - 1, MAX_TRIBES - 1),
            _H["round"] + _clip(state.tick, ROUND_CAP),
-           _H["rounds_left"] + _clip(state.options.rounds() - state.tick, ROUND_CAP)]
+           _H["rounds_left"] + _clip(state.options.rounds() - state.tick, ROUNDS_LEFT_CAP)]
     if state.current == player and not state.game_over:
         out.append(_H["to_move"])
     for k, s in enumerate(sides):
