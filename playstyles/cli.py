@@ -252,7 +252,9 @@ def _train_evaluator(args: argparse.Namespace) -> int:
     if args.summary:
         from pathlib import Path
         Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.summary).write_text(text, encoding="utf-8")
+        Path(args.summary).write_text(f"# Learned evaluator {result.path.name}: held-out "
+                                      f"accuracy\n\nMade by `playstyles train-evaluator "
+                                      f"{args.config}`.\n\n{text}", encoding="utf-8")
     print(text, end="")
     print(f"model written to {result.path}; use it as evaluator=learned:{result.path}")
     return 0
