@@ -19,7 +19,11 @@ the number of workers, since samples are put in game order.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -75,6 +79,36 @@ class Samples:
         return Samples(indptr, indices, self.length, self.label[keep], self.game[keep],
                        self.round[keep], self.viewer[keep], self.to_move[keep],
                        self.score_lead[keep], self.games)
+
+    def save(self, path: str | Path, fingerprint: str) -> Path:
+        """Write the samples to one ``.npz`` with the fingerprint of the games they come from
+        (`plan_fingerprint`), so that training again can reuse them."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"fingerprint": fingerprint, "length": self.length, "games": self.games}
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), indptr=self.indptr,
+                            indices=self.indices, label=self.label, game=self.game,
+                            round=self.round, viewer=self.viewer, to_move=self.to_move,
+                            score_lead=self.score_lead)
+        os.replace(tmp, path)
+        return path
+
+    @staticmethod
+    def load(path: str | Path, fingerprint: str) -> "Samples":
+        """Samples saved by `save`; refused (one error naming the file) when they come from
+        other games, another encoding or other views than `fingerprint` says."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            meta = json.loads(str(arrays.pop("meta")))
+        except (OSError, ValueError, KeyError) as e:
+            raise ValueError(f"{path}: not a samples file: {e}") from None
+        if meta.get("fingerprint") != fingerprint:
+            raise ValueError(f"{path}: fingerprint: these samples come from other games, another "
+                             f"encoding or other views than the config's; delete the file or "
+                             f"name another")
+        return Samples(length=int(meta["length"]), games=meta["games"], **arrays)
 
     def matrix(self):
         """The rows as a scipy CSR matrix of 0/1 (float32), for training."""
@@ -132,6 +166,14 @@ def sample_game(spec: GameSpec, encoding: str | None = None, views: str = "all")
     play_game(state, agents, budget=spec.budget, on_turn_end=take)
     return {"rows": rows, "results": results(state), "winner": state.winner(),
             "rounds": int(state.tick)}
+
+
+def plan_fingerprint(specs: Sequence[GameSpec], encoding: str, version: int, views: str) -> str:
+    """A digest of the games (levels, seeds, agents, options, budget), the encoding and its
+    version and the views: samples are reused only for exactly the same."""
+    text = repr([(s.game, s.level, s.seed, s.agents, s.agent_seeds, s.options, s.budget)
+                 for s in specs]) + f"|{encoding}|{version}|{views}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def label_of(share: float) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 from agents.encodings import get_encoding
 from agents.ladder import wilson_interval
 from agents.learned import ACTIVATIONS, Model
-from agents.selfplay import VIEWS, Samples, generate_samples
+from agents.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
 from agents.tournament import (
     TournamentConfig,
     config_from_dict,
@@ -262,10 +262,38 @@ def fit(config: TrainConfig, samples: Samples) -> Model:
     return model
 
 
+def self_play(config: TrainConfig, samples: str | Path | None = None,
+              address: str | None = None, workers: int | None = None,
+              show_progress: bool = True) -> Samples:
+    """The config's self-play positions: played now, or read from `samples` when that file
+    holds exactly these games' positions (when it does not exist yet, they are played and
+    written there).
+
+    Args:
+        config: the validated config.
+        samples: a samples file to reuse or write (None: play, keep nothing).
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        workers: local worker processes (0: play in this process).
+        show_progress: a progress bar on stderr while the games are played.
+    """
+    enc = get_encoding(config.games.game, config.encoding)
+    specs = plan(config.games)
+    fingerprint = plan_fingerprint(specs, enc.name, enc.version, config.views)
+    if samples is not None and Path(samples).exists():
+        return Samples.load(samples, fingerprint)
+    out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
+                           workers=workers, show_progress=show_progress)
+    if samples is not None:
+        out.save(samples, fingerprint)
+    return out
+
+
 def train_evaluator(config: TrainConfig, output: str | Path | None = None,
                     address: str | None = None, workers: int | None = None,
-                    show_progress: bool = True) -> TrainResult:
-    """Play the self-play games, train the network and write the model file.
+                    show_progress: bool = True, samples: str | Path | None = None
+                    ) -> TrainResult:
+    """Play the self-play games (or reuse their saved positions), train the network and
+    write the model file.
 
     Args:
         config: the validated config.
@@ -273,13 +301,16 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
         show_progress: a progress bar on stderr while the games are played.
+        samples: a samples file: reused when it holds these games' positions, else written
+            after playing them (None: play, keep nothing).
     """
     games = config.games
     enc = get_encoding(games.game, config.encoding)
-    specs = plan(games)
     t0 = time.perf_counter()
-    samples = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
-                               workers=workers, show_progress=show_progress)
+    saved = samples
+    reused = saved is not None and Path(saved).exists()
+    samples = self_play(config, samples=saved, address=address, workers=workers,
+                        show_progress=show_progress)
     play_s = time.perf_counter() - t0
     train_levels, held_levels = split(level_seeds(games.game, games.levels), config.held_out,
                                       config.seed)
@@ -303,7 +334,8 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
                  "held_out_levels": [str(x) for x in held_levels]},
         "train_accuracy": evaluate_model(model, train_rows)["overall"],
         "held_out": evaluate_model(model, held_rows),
-        "seconds": {"self_play": round(play_s, 1), "fit": round(fit_s, 1)},
+        "seconds": {"self_play": round(play_s, 1), "fit": round(fit_s, 1),
+                    "samples_reused": reused},
     })
     try:
         from playstyles import __version__

@@ -245,7 +245,8 @@ def _train_evaluator(args: argparse.Namespace) -> int:
     config = load_train_config(args.config)
     try:
         result = train_evaluator(config, output=args.out, address=args.address,
-                                 workers=args.workers, show_progress=not args.quiet)
+                                 workers=args.workers, show_progress=not args.quiet,
+                                 samples=args.samples)
     finally:
         shutdown()
     text = to_markdown(result.summary)
@@ -438,6 +439,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "games (a model file for evaluator=learned:PATH)")
     trn.add_argument("config", help="train-evaluator YAML file (see docs/learned.md)")
     trn.add_argument("--out", help="model file (default: the config's output)")
+    trn.add_argument("--samples", help="a samples file: reuse the self-play positions saved "
+                                       "there by an earlier run of the same games, else play "
+                                       "them and save them there (to train again with other "
+                                       "network settings)")
     trn.add_argument("--summary", help="also write the held-out accuracy tables (Markdown) here")
     trn.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     trn.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")

@@ -287,3 +287,17 @@ def test_the_command_line_trains_and_writes_the_model_and_summary(tmp_path, caps
     assert "| all |" in out and f"learned:{tmp_path / 'm.npz'}" in out
     assert "| rounds 0-9 |" in (tmp_path / "summary.md").read_text()
     assert main(["train-evaluator", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
+    from agents.train_evaluator import self_play
+    file = tmp_path / "samples.npz"
+    config = train_config_from_dict(TINY)
+    played = self_play(config, samples=file, workers=0, show_progress=False)
+    again = self_play(config, samples=file, workers=0, show_progress=False)
+    for field in ("indptr", "indices", "label", "game", "round", "viewer", "score_lead"):
+        assert np.array_equal(getattr(played, field), getattr(again, field))
+    assert again.games == played.games
+    other = train_config_from_dict({**TINY, "seed": 6})
+    with pytest.raises(ValueError, match="samples.npz: fingerprint"):
+        self_play(other, samples=file, workers=0, show_progress=False)
