@@ -10,6 +10,10 @@ is the default of a game that registers none.
 an unfinished one is worth the same as a draw. Search agents therefore play random actions to
 the end of the game (their horizon defaults to the game's `search_horizon`, None = to the end)
 when a game brings no heuristic, so that leaves carry a result.
+
+Every game also has `learned`: ``learned:PATH`` is a network trained on self-play
+(`agents.learned`; ``learned`` alone, or ``learned:NAME``, a model the game's plug-in ships).
+An evaluator registered with `argument=True` receives the text after ``name:`` in a spec.
 """
 
 from __future__ import annotations
@@ -67,15 +71,26 @@ class Outcome:
         return "Outcome()"
 
 
-_EVALUATORS: dict[tuple[str, str], Callable[[], Evaluator]] = {}
+_EVALUATORS: dict[tuple[str, str], tuple[Callable[..., Evaluator], bool]] = {}
 _DEFAULTS: dict[str, str] = {}
 
 
-def register_evaluator(game: str, name: str, factory: Callable[[], Evaluator],
-                       default: bool = False) -> None:
-    """Register an evaluator `name` for `game` (`"*"`: every game); `default` makes it the
-    game's evaluator when an agent names none."""
-    _EVALUATORS[(game, name)] = factory
+def register_evaluator(game: str, name: str, factory: Callable[..., Evaluator],
+                       default: bool = False, argument: bool = False) -> None:
+    """Register an evaluator `name` for `game`.
+
+    Args:
+        game: the game (`"*"`: every game; a family name: every game of the family).
+        name: the name specs use (no ':').
+        factory: `factory()` builds the evaluator; with `argument`, `factory(game, text)`,
+            where `text` is what follows ``name:`` in a spec (None for the bare name), e.g.
+            the model file of ``learned:PATH``.
+        default: make it the game's evaluator when an agent names none.
+        argument: whether specs may give the evaluator an argument after ``name:``.
+    """
+    if ":" in name:
+        raise ValueError(f"name: an evaluator name has no ':' ({name!r})")
+    _EVALUATORS[(game, name)] = (factory, argument)
     if default:
         _DEFAULTS[game] = name
 
@@ -97,9 +112,15 @@ def default_evaluator(game: str) -> str:
 
 def make_evaluator(game: str, spec: str | Evaluator | None = None,
                    terminal: bool = True) -> Evaluator:
-    """An evaluator for `game`: a registered name (wrapped in `TerminalAware` unless
-    `terminal` is False), None for the game's default, or an evaluator object, which is
-    used exactly as given."""
+    """An evaluator for `game`.
+
+    Args:
+        game: the game name.
+        spec: a registered name, ``name:ARGUMENT`` for an evaluator that takes one (e.g.
+            ``learned:PATH``), None for the game's default, or an evaluator object (used
+            exactly as given).
+        terminal: wrap a named evaluator in `TerminalAware`.
+    """
     if spec is None:
         spec = default_evaluator(game)
     if not isinstance(spec, str):
@@ -107,13 +128,41 @@ def make_evaluator(game: str, spec: str | Evaluator | None = None,
             raise ValueError(f"evaluator: {spec!r} has no evaluate(root, leaf, player) method")
         return spec
     load_plugin(game)
+    name, sep, arg = spec.partition(":")
+    name = name.strip()
     for key in lookup_keys(game):
-        factory = _EVALUATORS.get((key, spec))
-        if factory is not None:
+        entry = _EVALUATORS.get((key, name))
+        if entry is None:
+            continue
+        factory, takes_argument = entry
+        if takes_argument:
+            inner = factory(game, arg.strip() if sep else None)
+        elif sep:
+            raise ValueError(f"evaluator: {name!r} takes no argument, got {spec!r}")
+        else:
             inner = factory()
-            return TerminalAware(inner) if terminal else inner
+        return TerminalAware(inner) if terminal else inner
     known = ", ".join(evaluator_names(game)) or "none"
     raise ValueError(f"evaluator: unknown evaluator {spec!r} for game {game!r}; known: {known}")
 
 
+def check_evaluator(game: str, spec: str | Evaluator | None) -> None:
+    """Raise the ValueError `make_evaluator` would raise for `spec` (an unknown name, a model
+    file that is missing or made for another game), without keeping what it built.
+
+    Args:
+        game: the game name.
+        spec: as for `make_evaluator`.
+    """
+    make_evaluator(game, spec)
+
+
 register_evaluator("*", "outcome", Outcome)
+
+
+def _learned(game: str, argument: str | None) -> Evaluator:
+    from agents.learned import learned_evaluator
+    return learned_evaluator(game=game, model=argument)
+
+
+register_evaluator("*", "learned", _learned, argument=True)

@@ -12,6 +12,9 @@ attempts each game took. A game still lost after the retries raises `GameLost`; 
 raised by game or agent code is not retried and propagates. `workers=0` plays in this process
 (no Ray).
 
+A pool plays `run_game` unless given another function of the spec (`play`, e.g. one that
+records the positions of the game as well): every game is still one task, seeded by its spec.
+
 A local Ray started here is watched by a small watchdog process: when this process dies, even
 by SIGKILL, the watchdog kills every process of that Ray (its raylet, GCS, agents and workers),
 so a killed driver leaves nothing behind and no game keeps playing.
@@ -25,9 +28,9 @@ import sys
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Hashable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
-from agents.runner import GameRecord, GameSpec, run_game
+from agents.runner import GameSpec, run_game
 
 TASK_RETRIES = 3
 
@@ -111,10 +114,10 @@ def code_env() -> dict:
 _remote_cache: dict = {}
 
 
-def play_counted(spec: GameSpec) -> tuple[GameRecord, int]:
-    """A game and the attempt that played it (0: the first; more when Ray retried the task
-    after its worker or node died)."""
-    return run_game(spec), _attempt_number()
+def play_counted(spec: GameSpec, play: Callable[[GameSpec], Any] = run_game) -> tuple[Any, int]:
+    """A game (`play(spec)`, by default its record) and the attempt that played it (0: the
+    first; more when Ray retried the task after its worker or node died)."""
+    return play(spec), _attempt_number()
 
 
 def _attempt_number() -> int:
@@ -135,7 +138,7 @@ def _remote_play(ray):
 class Finished(NamedTuple):
     key: Hashable
     index: int
-    record: GameRecord
+    record: Any  # a GameRecord, or what the pool's `play` returns
     attempt: int  # 0 unless Ray retried the game's task
 
 
@@ -148,10 +151,14 @@ class GamePool:
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: CPUs of a local Ray (default: all); 0 plays in this process, one game per
             `next`, in submission order.
+        play: what a task does with a spec (default `run_game`); a module-level function or
+            another picklable callable.
     """
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+    def __init__(self, address: str | None = None, workers: int | None = None,
+                 play: Callable[[GameSpec], Any] = run_game) -> None:
         self.local = workers == 0 and not address
+        self.play = play
         self._queue: deque[tuple[Hashable, int, GameSpec]] = deque()
         self._pending: dict[Any, tuple[Hashable, int]] = {}
         self._ready: deque = deque()
@@ -167,7 +174,9 @@ class GamePool:
             if self.local:
                 self._queue.append((key, i, spec))
             else:
-                self._pending[self._remote.remote(spec)] = (key, i)
+                ref = self._remote.remote(spec) if self.play is run_game \
+                    else self._remote.remote(spec, self.play)
+                self._pending[ref] = (key, i)
             n += 1
         return n
 
@@ -186,7 +195,7 @@ class GamePool:
             if not self._queue:
                 raise LookupError("no game in flight")
             key, i, spec = self._queue.popleft()
-            return Finished(key, i, run_game(spec), 0)
+            return Finished(key, i, self.play(spec), 0)
         ray = self.ray
         if not self._ready:
             if not self._pending:
@@ -218,9 +227,10 @@ class GamePool:
 
 
 def run_games(specs: Sequence[GameSpec], address: str | None = None, workers: int | None = None,
-              ) -> Iterator[tuple[int, GameRecord]]:
-    """Yield (index, record) for every spec as games finish."""
-    pool = GamePool(address, workers)
+              play: Callable[[GameSpec], Any] = run_game) -> Iterator[tuple[int, Any]]:
+    """Yield (index, record) for every spec as games finish (the record: what `play`
+    returns, by default a `GameRecord`)."""
+    pool = GamePool(address, workers, play)
     pool.submit(0, enumerate(specs))
     try:
         while len(pool):

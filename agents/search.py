@@ -258,10 +258,8 @@ class SearchAgent:
         ev = p.get("evaluator")
         g = p.get("game") or game
         if isinstance(ev, str) and g is not None:
-            from agents.evaluators import evaluator_names
-            if ev not in evaluator_names(g):
-                raise ValueError(f"evaluator: unknown evaluator {ev!r} for game {g!r}; known: "
-                                 f"{', '.join(evaluator_names(g))}")
+            from agents.evaluators import check_evaluator
+            check_evaluator(g, ev)
 
     def __init__(self, seed: int, budget: int, game: str | None, evaluator: Any) -> None:
         self.seed = seed

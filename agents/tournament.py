@@ -396,12 +396,15 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
         g = get_game(game)
     except ValueError as e:
         raise ValueError(f"{source}: game: {e}") from None
+    # one agent is enough when the pairings seat it against itself (self-play)
+    least = 1 if data.get("pairings") else 2
     if not data.get("agents"):
         raise ValueError(f"{source}: key 'agents' must list at least two agents")
     agents = [parse_agent(a, f"{source}: agents[{i}]", game)
               for i, a in enumerate(data["agents"])]
-    if len(agents) < 2:
-        raise ValueError(f"{source}: key 'agents' must list at least two agents")
+    if len(agents) < least:
+        raise ValueError(f"{source}: key 'agents' must list at least two agents (or one, "
+                         f"with pairings that seat it against itself)")
     labels = [a.display() for a in agents]
     if len(set(labels)) != len(labels):
         raise ValueError(f"{source}: agents: labels must be distinct, got {labels}")

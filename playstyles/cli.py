@@ -239,6 +239,28 @@ def _ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_evaluator(args: argparse.Namespace) -> int:
+    from agents.parallel import shutdown
+    from agents.train_evaluator import load_train_config, to_markdown, train_evaluator
+    config = load_train_config(args.config)
+    try:
+        result = train_evaluator(config, output=args.out, address=args.address,
+                                 workers=args.workers, show_progress=not args.quiet,
+                                 samples=args.samples)
+    finally:
+        shutdown()
+    text = to_markdown(result.summary)
+    if args.summary:
+        from pathlib import Path
+        Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.summary).write_text(f"# Learned evaluator {result.path.name}: held-out "
+                                      f"accuracy\n\nMade by `playstyles train-evaluator "
+                                      f"{args.config}`.\n\n{text}", encoding="utf-8")
+    print(text, end="")
+    print(f"model written to {result.path}; use it as evaluator=learned:{result.path}")
+    return 0
+
+
 def _game_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default=DEFAULT_GAME,
                    help=f"the game (default {DEFAULT_GAME}; e.g. openspiel:tic_tac_toe with "
@@ -412,6 +434,20 @@ def build_parser() -> argparse.ArgumentParser:
     _resume_arg(lad, "ladder")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
     lad.set_defaults(func=_ladder)
+
+    trn = sub.add_parser("train-evaluator", help="train a learned state evaluator on self-play "
+                                                 "games (a model file for evaluator=learned:PATH)")
+    trn.add_argument("config", help="train-evaluator YAML file (see docs/learned.md)")
+    trn.add_argument("--out", help="model file (default: the config's output)")
+    trn.add_argument("--samples", help="a samples file: reuse the self-play positions saved "
+                                       "there by an earlier run of the same games, else play "
+                                       "them and save them there (to train again with other "
+                                       "network settings)")
+    trn.add_argument("--summary", help="also write the held-out accuracy tables (Markdown) here")
+    trn.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    trn.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    trn.add_argument("--quiet", action="store_true", help="no progress bar")
+    trn.set_defaults(func=_train_evaluator)
     return p
 
 

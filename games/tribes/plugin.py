@@ -7,11 +7,15 @@ layers knows Tribes.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from agents.encodings import register_encoding
 from agents.evaluators import register_evaluator
+from agents.learned import register_model
 from agents.registry import register as register_agent
 from agents.search import register_hooks
 from games.registry import register_game
-from games.tribes import features, phases, scripts  # noqa: F401  (they register on import)
+from games.tribes import encoding, features, phases, scripts  # noqa: F401  (they register on import)
 from games.tribes.evaluators import TribesDiffHeuristic
 from games.tribes.game import TribesGame
 from games.tribes.hooks import TribesHooks
@@ -21,3 +25,6 @@ register_game("tribes", TribesGame)
 register_evaluator("tribes", "diff", TribesDiffHeuristic, default=True)
 register_hooks("tribes", TribesHooks)
 register_agent("rule_based", RuleBasedAgent, game="tribes")
+register_encoding("tribes", encoding.NAME, encoding.active, encoding.LENGTH,
+                  version=encoding.VERSION, fields=encoding.FIELDS, default=True)
+register_model("tribes", "default", Path(__file__).parent / "models" / "default.npz")

@@ -1,0 +1,270 @@
+"""A learned state evaluator: a small network that predicts who wins, loaded from one file.
+
+The model is a fully connected network over a game's registered state encoding
+(`agents.encodings`), trained on self-play by `agents.train_evaluator`. Its output is the
+probability p that the viewer wins; the evaluator returns 2p - 1 in [-1, 1] (the viewer's
+expected result, with a win worth 1 and a loss -1), so `TerminalAware` bounds and the per-node
+normalisation of MCTS apply unchanged.
+
+Inference is a numpy forward pass over the exported weights: the encoding gives the positions
+of the ones, so the first layer is the sum of those rows of its weight matrix (no dense
+vector, no matrix product), then one small product per further layer. Neither scikit-learn
+nor scipy is imported here: agents load and run models with numpy alone.
+
+The model file is one ``.npz`` (numpy's zip of arrays, read with `allow_pickle=False`):
+``W0, b0, W1, b1, ...`` (layer i maps ``layers[i]`` inputs to ``layers[i+1]`` outputs) and
+``metadata``, a JSON text: the format name and version, the game, the encoding (name,
+version, length), the layer sizes, the hidden and output activations, and how the model was
+made (training data summary, held-out accuracy, the config and the seed). A model is refused
+for another game or another encoding version, with an error naming the file and the field.
+
+Specs name a model as ``learned:PATH`` (a path, relative to the current directory), or by a
+name a game's plug-in registers with `register_model`: ``learned`` alone and
+``learned:default`` are the game's shipped default model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from agents.encodings import Encoding, get_encoding
+from games.registry import load_plugin, lookup_keys
+
+FORMAT = "playstyles-learned-evaluator"
+FORMAT_VERSION = 1
+"""The model file format written here; a file of a newer version is refused."""
+
+ACTIVATIONS = ("relu", "tanh", "logistic", "identity")
+DEFAULT_MODEL = "default"
+
+
+def _activate(x: np.ndarray, name: str) -> np.ndarray:
+    if name == "relu":
+        return np.maximum(x, 0.0, out=x)
+    if name == "tanh":
+        return np.tanh(x, out=x)
+    if name == "logistic":
+        return 1.0 / (1.0 + np.exp(-x))
+    return x
+
+
+class Model:
+    """A network that gives the viewer's chance to win from an encoded state.
+
+    Args:
+        weights: one (inputs, outputs) matrix per layer; the last has one output.
+        biases: one vector per layer.
+        metadata: the file's metadata (game, encoding, activation, training summary...).
+    """
+
+    def __init__(self, weights: Sequence[np.ndarray], biases: Sequence[np.ndarray],
+                 metadata: dict[str, Any]) -> None:
+        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        self.biases = [np.ascontiguousarray(b, dtype=np.float32).reshape(-1) for b in biases]
+        self.metadata = metadata
+        self.activation = metadata.get("activation", "relu")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation: {self.activation!r} is not one of {ACTIVATIONS}")
+
+    @property
+    def layers(self) -> list[int]:
+        return [self.weights[0].shape[0]] + [w.shape[1] for w in self.weights]
+
+    def value(self, indices: np.ndarray | Sequence[int]) -> float:
+        """2p - 1 for one state given by the positions of the ones of its encoding."""
+        h = self.weights[0][indices].sum(axis=0) + self.biases[0]
+        for w, b in zip(self.weights[1:], self.biases[1:]):
+            h = _activate(h, self.activation) @ w + b
+        return float(np.tanh(0.5 * h[0]))  # 2 * logistic(z) - 1
+
+    def values(self, x) -> np.ndarray:
+        """2p - 1 for every row of a (states, length) 0/1 matrix (dense or scipy sparse)."""
+        h = np.asarray(x @ self.weights[0], dtype=np.float32) + self.biases[0]
+        for w, b in zip(self.weights[1:], self.biases[1:]):
+            h = _activate(h, self.activation) @ w + b
+        return np.tanh(0.5 * h[:, 0])
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model file (atomically: a reader never sees half a file)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {**self.metadata, "format": FORMAT, "format_version": FORMAT_VERSION,
+                "layers": self.layers, "activation": self.activation, "output": "logistic"}
+        arrays: dict[str, np.ndarray] = {"metadata": np.array(json.dumps(meta, indent=1))}
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            arrays[f"W{i}"], arrays[f"b{i}"] = w, b
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+        self.metadata = meta
+        return path
+
+
+def load_model(path: str | Path, game: str | None = None) -> Model:
+    """Read a model file and check it; every problem is one ValueError naming the file.
+
+    Args:
+        path: the ``.npz`` model file.
+        game: the game the model must be for (None: any); its encoding must be registered
+            with the same version and length.
+    """
+    path = Path(path)
+    key = _cache_key(path)
+    model = _CACHE.get(key)
+    if model is None:
+        model = _read(path)
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[key] = model
+    if game is not None:
+        check_model(model, game, path)
+    return model
+
+
+_CACHE: dict[tuple, Model] = {}
+
+
+def _cache_key(path: Path) -> tuple:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: model file not found") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the model file: {e.strerror or e}") from None
+    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+def _read(path: Path) -> Model:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+        raise ValueError(f"{path}: not a model file (a .npz written by `playstyles "
+                         f"train-evaluator`): {e}") from None
+    if "metadata" not in arrays:
+        raise ValueError(f"{path}: metadata: missing (not a model file)")
+    try:
+        meta = json.loads(str(arrays["metadata"]))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: metadata: not valid JSON: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{path}: format: expected {FORMAT!r}, got "
+                         f"{meta.get('format') if isinstance(meta, dict) else meta!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        raise ValueError(f"{path}: format_version: {version!r}; this playstyles reads 1 to "
+                         f"{FORMAT_VERSION}")
+    for field in ("game", "encoding", "layers"):
+        if field not in meta:
+            raise ValueError(f"{path}: {field}: missing from the metadata")
+    layers = meta["layers"]
+    n = len(layers) - 1
+    weights, biases = [], []
+    for i in range(n):
+        w, b = arrays.get(f"W{i}"), arrays.get(f"b{i}")
+        if w is None or b is None:
+            raise ValueError(f"{path}: W{i}/b{i}: missing (layers {layers})")
+        if w.shape != (layers[i], layers[i + 1]) or b.shape != (layers[i + 1],):
+            raise ValueError(f"{path}: W{i}: shape {w.shape} and b{i} {b.shape} do not match "
+                             f"layers {layers}")
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise ValueError(f"{path}: W{i}: weights are not all finite")
+        weights.append(w)
+        biases.append(b)
+    if n < 1 or layers[-1] != 1:
+        raise ValueError(f"{path}: layers: {layers}; a model has one output")
+    try:
+        return Model(weights, biases, meta)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encoding:
+    """The model's encoding, after checking that the model is for `game` and that the game
+    registers its encoding with the same version and length."""
+    meta = model.metadata
+    if meta["game"] != game:
+        raise ValueError(f"{path}: game: the model is for {meta['game']!r}, not {game!r}")
+    enc_meta = meta["encoding"]
+    try:
+        enc = get_encoding(game, enc_meta["name"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: encoding: {e}") from None
+    if enc_meta.get("version") != enc.version:
+        raise ValueError(f"{path}: encoding.version: the model was trained on version "
+                         f"{enc_meta.get('version')} of {enc.name!r}; the game encodes version "
+                         f"{enc.version} (train the model again)")
+    if enc_meta.get("length") != enc.length or model.layers[0] != enc.length:
+        raise ValueError(f"{path}: encoding.length: the model takes {model.layers[0]} inputs; "
+                         f"{enc.name!r} has {enc.length}")
+    return enc
+
+
+_MODELS: dict[tuple[str, str], Path] = {}
+
+
+def register_model(game: str, name: str, path: str | Path) -> None:
+    """Ship a model under a name: ``learned:NAME`` (``learned`` alone: ``default``).
+
+    Args:
+        game: the game name.
+        name: the model's name in specs.
+        path: its file (usually inside the game's package, so that it is installed with it).
+    """
+    _MODELS[(game, name)] = Path(path)
+
+
+def model_path(game: str, model: str | None) -> Path:
+    """The file a spec's model text names: a registered name (None: the default), else a
+    path relative to the current directory."""
+    load_plugin(game)
+    name = model or DEFAULT_MODEL
+    for key in lookup_keys(game):
+        if (key, name) in _MODELS:
+            return _MODELS[(key, name)]
+    if model is None:
+        raise ValueError(f"evaluator: game {game!r} ships no default learned model; give "
+                         f"learned:PATH")
+    return Path(model)
+
+
+class LearnedEvaluator:
+    """evaluate(root, leaf, player) = 2p - 1, p the model's chance that `player` wins from
+    `leaf` (the root is not used).
+
+    Args:
+        model: the loaded model.
+        encoding: the game's encoding the model was trained on.
+        source: where the model came from (for messages).
+    """
+
+    name = "learned"
+
+    def __init__(self, model: Model, encoding: Encoding, source: str = "") -> None:
+        self.model = model
+        self.encoding = encoding
+        self.source = source
+
+    def evaluate(self, root, leaf, player: int) -> float:
+        return self.model.value(self.encoding.active(leaf, player))
+
+    def __repr__(self) -> str:
+        return f"LearnedEvaluator({self.source!r})"
+
+
+def learned_evaluator(game: str, model: str | None = None) -> LearnedEvaluator:
+    """The evaluator of spec ``learned[:MODEL]`` for `game`.
+
+    Args:
+        game: the game the evaluator judges.
+        model: a shipped model's name, or a model file; None: the game's default model.
+    """
+    path = model_path(game, model)
+    m = load_model(path, game)
+    return LearnedEvaluator(m, check_model(m, game, path), source=str(path))

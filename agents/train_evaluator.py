@@ -1,0 +1,381 @@
+"""Training a learned evaluator: self-play positions in, a versioned model file out.
+
+`playstyles train-evaluator CONFIG` reads a YAML config (`load_train_config`), plays the
+self-play games (`agents.selfplay`), splits them by level into training and held-out games
+(every game of a level lands on one side, so no position of a held-out game, nor of its
+level, is seen in training), fits a fully connected network with scikit-learn's
+`MLPClassifier` (Adam, log loss, the viewer's win as the positive class) and writes the model
+file of `agents.learned` with the held-out accuracy overall, by game phase (round buckets)
+and by whether the viewer is to move, next to the accuracy of a baseline that predicts the
+current score leader wins.
+
+Config keys: those of a tournament config for the games (`game`, `agents`, `pairings`,
+`levels`, `repetitions`, `options`, `budget`, `seed`; pairings default to every agent against
+itself) and `encoding`, `views`, `hidden`, `activation`, `epochs`, `learning_rate`,
+`batch_size`, `l2`, `held_out`, `output` (see `TrainConfig`).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.encodings import get_encoding
+from agents.ladder import wilson_interval
+from agents.learned import ACTIVATIONS, Model
+from agents.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
+from agents.tournament import (
+    TournamentConfig,
+    config_from_dict,
+    level_seeds,
+    parse_agent,
+    plan,
+)
+from games.levels import split
+
+PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
+"""Round buckets of the accuracy by game phase (both ends included; None: no end)."""
+
+_TRAIN_KEYS = {"encoding", "views", "hidden", "activation", "epochs", "learning_rate",
+               "batch_size", "l2", "held_out", "output"}
+_GAME_KEYS = {"game", "agents", "pairings", "levels", "repetitions", "options", "budget", "seed"}
+
+
+@dataclass
+class TrainConfig:
+    """What to play and how to train.
+
+    Args:
+        games: the self-play games, as a tournament (agents, pairings, levels, repetitions
+            with alternating seats, options, budget, seed).
+        encoding: the game's encoding (None: its default).
+        views: "all" (every player's view of each turn start) or "mover" (the player to move
+            only, as Prismata).
+        hidden: hidden layer sizes (Prismata: 512, 512).
+        activation: of the hidden layers: relu, tanh, logistic or identity.
+        epochs: at most this many passes over the training positions (Adam stops earlier when
+            the training loss stops improving for 10 passes).
+        learning_rate: Adam's initial step size.
+        batch_size: positions per Adam step.
+        l2: the L2 penalty on the weights.
+        held_out: the share (a float in (0, 1)) or the number (an int) of levels whose games
+            are held out for the accuracy.
+        output: the model file to write.
+        data: the config as given (kept in the model file).
+    """
+
+    games: TournamentConfig
+    encoding: str | None = None
+    views: str = "all"
+    hidden: tuple[int, ...] = (512, 512)
+    activation: str = "relu"
+    epochs: int = 200
+    learning_rate: float = 1e-3
+    batch_size: int = 256
+    l2: float = 1e-4
+    held_out: float | int = 0.2
+    output: str = "learned.npz"
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seed(self) -> int:
+        return self.games.seed
+
+
+def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
+    """Validate a train-evaluator config mapping; every error names the offending key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: a mapping of keys expected")
+    unknown = set(data) - _TRAIN_KEYS - _GAME_KEYS
+    if unknown:
+        raise ValueError(f"{source}: unknown key {sorted(unknown)[0]!r} (known: "
+                         f"{sorted(_TRAIN_KEYS | _GAME_KEYS)})")
+    games = {k: v for k, v in data.items() if k in _GAME_KEYS}
+    if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
+        labels = [parse_agent(a, f"{source}: agents[{i}]", games["game"]).display()
+                  for i, a in enumerate(games["agents"])]
+        games["pairings"] = [[a, a] for a in labels]  # self-play
+    if not games.get("agents"):
+        raise ValueError(f"{source}: key 'agents' must list at least one agent (self-play)")
+    tournament = config_from_dict(games, source=source)
+    cfg = TrainConfig(games=tournament, data=dict(data))
+    if data.get("encoding") is not None:
+        try:
+            cfg.encoding = get_encoding(tournament.game, str(data["encoding"])).name
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from None
+    else:
+        cfg.encoding = get_encoding(tournament.game).name
+    if "views" in data:
+        if data["views"] not in VIEWS:
+            raise ValueError(f"{source}: views: {data['views']!r} is not one of {VIEWS}")
+        cfg.views = data["views"]
+    if "hidden" in data:
+        hidden = data["hidden"]
+        hidden = [hidden] if isinstance(hidden, int) and not isinstance(hidden, bool) else hidden
+        if not (isinstance(hidden, list) and hidden
+                and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden)):
+            raise ValueError(f"{source}: hidden: a list of layer sizes >= 1 expected, got "
+                             f"{data['hidden']!r}")
+        cfg.hidden = tuple(hidden)
+    if "activation" in data:
+        if data["activation"] not in ACTIVATIONS:
+            raise ValueError(f"{source}: activation: {data['activation']!r} is not one of "
+                             f"{ACTIVATIONS}")
+        cfg.activation = data["activation"]
+    for key in ("epochs", "batch_size"):
+        if key in data:
+            v = data[key]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {v!r}")
+            setattr(cfg, key, v)
+    for key, positive in (("learning_rate", True), ("l2", False)):
+        if key in data:
+            v = data[key]
+            if not isinstance(v, (int, float)) or isinstance(v, bool) \
+                    or not (v > 0 if positive else v >= 0) or not np.isfinite(v):
+                raise ValueError(f"{source}: {key}: a number {'> 0' if positive else '>= 0'} "
+                                 f"expected, got {v!r}")
+            setattr(cfg, key, float(v))
+    if "held_out" in data:
+        v = data["held_out"]
+        ok = (isinstance(v, float) and 0 < v < 1) or \
+            (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+        if not ok:
+            raise ValueError(f"{source}: held_out: a share in (0, 1) or a number of levels "
+                             f">= 1 expected, got {v!r}")
+        cfg.held_out = v
+    if "output" in data:
+        if not isinstance(data["output"], str) or not data["output"].strip():
+            raise ValueError(f"{source}: output: a file name expected, got {data['output']!r}")
+        cfg.output = data["output"]
+    levels = level_seeds(tournament.game, tournament.levels)
+    try:
+        train, held = split(levels, cfg.held_out, cfg.seed)
+    except ValueError as e:
+        raise ValueError(f"{source}: held_out: {e}") from None
+    if not train or not held:
+        raise ValueError(f"{source}: held_out: {cfg.held_out!r} of {len(levels)} levels leaves "
+                         f"{len(train)} for training and {len(held)} held out; both need one")
+    return cfg
+
+
+def load_train_config(path: str | Path) -> TrainConfig:
+    """Read and validate a train-evaluator YAML file (errors name the file)."""
+    import yaml
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = yaml.safe_load(stream)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    return train_config_from_dict(data, source=str(path))
+
+
+@dataclass
+class TrainResult:
+    """A trained model, where it was written, and what was measured."""
+
+    model: Model
+    path: Path
+    summary: dict[str, Any]
+
+
+def accuracy(correct: np.ndarray) -> dict[str, Any]:
+    """Share of correct predictions with its Wilson 95% interval and the sample size."""
+    n = int(len(correct))
+    k = float(np.sum(correct))
+    lo, hi = wilson_interval(k, n)
+    return {"n": n, "accuracy": round(k / n, 4) if n else None,
+            "ci95": [round(lo, 4), round(hi, 4)]}
+
+
+def evaluate_model(model: Model, samples: Samples) -> dict[str, Any]:
+    """Accuracy of the sign of the model's value against the result (draws left out):
+    overall, by phase (`PHASES`), by whether the viewer moves, and that of the baseline
+    "the current score leader wins" (a tie predicts a loss); plus the Brier score."""
+    decided = samples.label != 0
+    s = samples.rows(decided)
+    if not len(s):
+        return {"overall": accuracy(np.zeros(0))}
+    v = model.values(s.matrix())
+    correct = np.sign(v) == s.label
+    baseline = np.where(s.score_lead > 0, 1, -1) == s.label
+    out: dict[str, Any] = {"overall": accuracy(correct), "score_leader": accuracy(baseline),
+                           "brier": round(float(np.mean(((v - s.label) / 2) ** 2)), 4)}
+    phases = {}
+    for lo, hi in PHASES:
+        m = (s.round >= lo) & (s.round <= hi if hi is not None else True)
+        if m.any():
+            phases[f"{lo}-{hi}" if hi is not None else f"{lo}+"] = {
+                **accuracy(correct[m]), "score_leader": accuracy(baseline[m])["accuracy"]}
+    out["by_phase"] = phases
+    out["by_view"] = {"to_move": accuracy(correct[s.to_move]),
+                      "waiting": accuracy(correct[~s.to_move])}
+    return out
+
+
+def data_summary(samples: Samples, games: list[int]) -> dict[str, Any]:
+    """Games, positions, the first seat's win share and the rounds of a set of games."""
+    chosen = [samples.games[g] for g in games]
+    rounds = [g["rounds"] for g in chosen]
+    rows = np.isin(samples.game, games)
+    return {"games": len(chosen), "samples": int(rows.sum()),
+            "first_seat_wins": round(float(np.mean([g["winner"] == 0 for g in chosen])), 4),
+            "draws": int(sum(g["winner"] < 0 for g in chosen)),
+            "rounds": {"mean": round(float(np.mean(rounds)), 2), "min": int(min(rounds)),
+                       "max": int(max(rounds))}}
+
+
+def fit(config: TrainConfig, samples: Samples) -> Model:
+    """Fit the network on `samples` (a draw counts once as a win and once as a loss, i.e.
+    a target of one half) and return it as a `Model` (metadata still to be filled)."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+    x = samples.matrix()
+    y = samples.label.astype(np.int64)
+    draws = np.flatnonzero(y == 0)
+    if len(draws):
+        from scipy.sparse import vstack
+        x = vstack([x[y != 0], x[draws], x[draws]]).tocsr()
+        y = np.concatenate([y[y != 0], np.ones(len(draws), np.int64),
+                            -np.ones(len(draws), np.int64)])
+    if len(set(y.tolist())) < 2:
+        raise ValueError("games: every training position has the same result; play more games")
+    clf = MLPClassifier(hidden_layer_sizes=config.hidden, activation=config.activation,
+                        solver="adam", alpha=config.l2, batch_size=min(config.batch_size, len(y)),
+                        learning_rate_init=config.learning_rate, max_iter=config.epochs,
+                        shuffle=True, random_state=config.seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(x, y)
+    if list(clf.classes_) != [-1, 1]:
+        raise ValueError(f"classes: expected [-1, 1], got {list(clf.classes_)}")
+    model = Model(clf.coefs_, clf.intercepts_, {"activation": config.activation})
+    model.metadata["fit"] = {"iterations": int(clf.n_iter_), "final_loss": round(float(clf.loss_), 5)}
+    return model
+
+
+def self_play(config: TrainConfig, samples: str | Path | None = None,
+              address: str | None = None, workers: int | None = None,
+              show_progress: bool = True) -> Samples:
+    """The config's self-play positions: played now, or read from `samples` when that file
+    holds exactly these games' positions (when it does not exist yet, they are played and
+    written there).
+
+    Args:
+        config: the validated config.
+        samples: a samples file to reuse or write (None: play, keep nothing).
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        workers: local worker processes (0: play in this process).
+        show_progress: a progress bar on stderr while the games are played.
+    """
+    enc = get_encoding(config.games.game, config.encoding)
+    specs = plan(config.games)
+    fingerprint = plan_fingerprint(specs, enc.name, enc.version, config.views)
+    if samples is not None and Path(samples).exists():
+        return Samples.load(samples, fingerprint)
+    out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
+                           workers=workers, show_progress=show_progress)
+    if samples is not None:
+        out.save(samples, fingerprint)
+    return out
+
+
+def train_evaluator(config: TrainConfig, output: str | Path | None = None,
+                    address: str | None = None, workers: int | None = None,
+                    show_progress: bool = True, samples: str | Path | None = None
+                    ) -> TrainResult:
+    """Play the self-play games (or reuse their saved positions), train the network and
+    write the model file.
+
+    Args:
+        config: the validated config.
+        output: the model file (default: the config's `output`).
+        address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
+        workers: local worker processes (0: play in this process).
+        show_progress: a progress bar on stderr while the games are played.
+        samples: a samples file: reused when it holds these games' positions, else written
+            after playing them (None: play, keep nothing).
+    """
+    games = config.games
+    enc = get_encoding(games.game, config.encoding)
+    t0 = time.perf_counter()
+    saved = samples
+    reused = saved is not None and Path(saved).exists()
+    samples = self_play(config, samples=saved, address=address, workers=workers,
+                        show_progress=show_progress)
+    play_s = time.perf_counter() - t0
+    train_levels, held_levels = split(level_seeds(games.game, games.levels), config.held_out,
+                                      config.seed)
+    held_set = set(held_levels)
+    held_games = [i for i, g in enumerate(samples.games) if g["level"] in held_set]
+    train_games = [i for i, g in enumerate(samples.games) if g["level"] not in held_set]
+    in_held = np.isin(samples.game, held_games)
+    train_rows, held_rows = samples.rows(~in_held), samples.rows(in_held)
+    t1 = time.perf_counter()
+    model = fit(config, train_rows)
+    fit_s = time.perf_counter() - t1
+    model.metadata.update({
+        "game": games.game,
+        "encoding": {"name": enc.name, "version": enc.version, "length": enc.length},
+        "value": "2p - 1, p the probability that the viewer wins",
+        "seed": config.seed,
+        "config": config.data,
+        "data": {"views": config.views, "agents": [a.display() for a in games.agents],
+                 "train": data_summary(samples, train_games),
+                 "held_out": data_summary(samples, held_games),
+                 "held_out_levels": [str(x) for x in held_levels]},
+        "train_accuracy": evaluate_model(model, train_rows)["overall"],
+        "held_out": evaluate_model(model, held_rows),
+        "seconds": {"self_play": round(play_s, 1), "fit": round(fit_s, 1),
+                    "samples_reused": reused},
+    })
+    try:
+        from playstyles import __version__
+        model.metadata["playstyles"] = __version__
+    except ImportError:  # pragma: no cover - the package is always there
+        pass
+    path = model.save(output or config.output)
+    return TrainResult(model=model, path=path, summary=model.metadata)
+
+
+def to_markdown(meta: dict[str, Any]) -> str:
+    """The held-out accuracy of a model's metadata as Markdown tables."""
+    h = meta["held_out"]
+    tr, ho = meta["data"]["train"], meta["data"]["held_out"]
+
+    def row(name: str, a: dict[str, Any], base: Any = "") -> str:
+        lo, hi = a["ci95"]
+        acc = "-" if a["accuracy"] is None else f"{a['accuracy']:.3f}"
+        b = f"{base:.3f}" if isinstance(base, float) else str(base)
+        return f"| {name} | {a['n']} | {acc} | {lo:.3f}-{hi:.3f} | {b} |"
+
+    lines = [
+        f"Model: game {meta['game']}, encoding {meta['encoding']['name']} "
+        f"v{meta['encoding']['version']} ({meta['encoding']['length']} inputs), layers "
+        f"{meta['layers']}, {meta['activation']}; {meta['fit']['iterations']} epochs, seed "
+        f"{meta['seed']}.",
+        f"Data ({meta['data']['views']} views; agents: {', '.join(meta['data']['agents'])}): "
+        f"training {tr['games']} games / {tr['samples']} positions, held out {ho['games']} games "
+        f"/ {ho['samples']} positions (levels {', '.join(meta['data']['held_out_levels'])}); "
+        f"rounds per game {tr['rounds']['mean']} on average (training), first seat won "
+        f"{tr['first_seat_wins']:.3f} of training games.",
+        f"Training accuracy {meta['train_accuracy']['accuracy']:.3f}; held-out Brier score "
+        f"{h['brier']}.",
+        "",
+        "| held-out positions | n | accuracy | Wilson 95% | score leader |",
+        "|---|---|---|---|---|",
+        row("all", h["overall"], h["score_leader"]["accuracy"]),
+    ]
+    for name, a in h["by_phase"].items():
+        lines.append(row(f"rounds {name}", a, a["score_leader"]))
+    for name, a in h["by_view"].items():
+        lines.append(row(f"viewer {name.replace('_', ' ')}", a))
+    return "\n".join(lines) + "\n"
