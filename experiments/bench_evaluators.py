@@ -151,7 +151,7 @@ def main() -> None:
         ("playout random 2 turns + diff", rate(random_playout(2, 7), few, args.repeats)),
     ]
     print(f"{len(states)} positions (turn starts of rule-based games on levels 1-{args.levels}, "
-          f"at most {args.rounds + 1} rounds, every {args.every}-th); playouts on the first "
+          f"at most {args.rounds + 1} rounds, one in {args.every}); playouts on the first "
           f"{len(few)}; median of {args.repeats} repeats (rule-based playout: 1). Model "
           f"{path.name}: layers {model.layers}. Largest gap numpy vs scikit-learn: {gap:.1e}. "
           f"Python {platform.python_version()}, {platform.machine()}, one process.")
