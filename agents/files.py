@@ -1,9 +1,11 @@
-"""Writing result files so that a crash never leaves a half-written one behind."""
+"""Reading config files with errors that name them, and writing result files so that a crash
+never leaves a half-written one behind."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:
@@ -18,3 +20,21 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     return path
+
+
+def read_yaml(path: str | Path, error: type[ValueError] = ValueError) -> Any:
+    """A YAML file's content; a file that cannot be read or parsed raises `error` naming the
+    file (a syntax error also names the line and the column).
+
+    Args:
+        path: the YAML file.
+        error: the exception class to raise (a `ValueError` subclass, e.g. a config error).
+    """
+    import yaml
+    try:
+        with open(path, encoding="utf-8") as stream:  # a stream: YAML's marks then name the file
+            return yaml.safe_load(stream)
+    except OSError as e:
+        raise error(f"{path}: cannot read: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise error(f"{path}: not valid YAML: {e}") from None

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write
+from agents.files import atomic_write, read_yaml
 from agents.ladder import wilson_interval
 from agents.parallel import progress, run_games
 from agents.registry import validate_agent
@@ -459,12 +459,5 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
 
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament YAML file (a syntax error names the file and line)."""
-    import yaml
-    try:
-        with open(path, encoding="utf-8") as stream:  # a stream: YAML's marks then name the file
-            data = yaml.safe_load(stream)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path)
     return config_from_dict(data, source=str(path))

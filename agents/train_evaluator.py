@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.encodings import get_encoding
+from agents.files import read_yaml
 from agents.ladder import wilson_interval
 from agents.learned import ACTIVATIONS, Model
 from agents.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
@@ -167,14 +168,7 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
 
 def load_train_config(path: str | Path) -> TrainConfig:
     """Read and validate a train-evaluator YAML file (errors name the file)."""
-    import yaml
-    try:
-        with open(path, encoding="utf-8") as stream:
-            data = yaml.safe_load(stream)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path)
     return train_config_from_dict(data, source=str(path))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agents import files
 from agents.registry import accepts
 from agents.runner import AgentSpec
 from qd.emitters import emitter_class, emitter_params
@@ -469,14 +470,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a syntax error names the file, the line and the column."""
-    import yaml
-    try:
-        with open(path, encoding="utf-8") as stream:  # a stream: YAML's marks then name the file
-            return yaml.safe_load(stream)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    return files.read_yaml(path, ConfigError)
 
 
 def load_config(path: str | Path, seed: int | None = None) -> RunConfig:

@@ -165,6 +165,16 @@ def test_other_tribes_sizes_and_modes_keep_invariants():
         assert s.tick <= 16
 
 
+def _enrich(s) -> None:
+    """Every tribe gets every technology and at least 40 stars (so every unit type and
+    building can occur)."""
+    for t in range(len(s.tribes)):
+        tw = s.tribe_w(t)
+        tw.techs = K.ALL_TECHS_MASK
+        tw.stars = max(tw.stars, 40)
+    s.invalidate()
+
+
 def _listing(s) -> tuple:
     """The legal actions of `s` and their grouping by actor and kind, in order."""
     return s.legal_actions(), [(actor, list(kinds.items()))
@@ -196,11 +206,7 @@ def test_cached_listing_equals_listing_from_scratch(seed, tribes, rich):
         if s.is_terminal():
             break
         if rich and step % 50 == 0:
-            for t in range(len(s.tribes)):
-                tw = s.tribe_w(t)
-                tw.techs = K.ALL_TECHS_MASK
-                tw.stars = max(tw.stars, 40)
-            s.invalidate()
+            _enrich(s)
         acts = s.legal_actions()
         assert _listing(s) == _fresh_actions(s), f"step {step}: cached listing differs"
         if step % 23 == 0:
@@ -233,11 +239,7 @@ def test_one_actor_listing_equals_listing_from_scratch(seed, tribes, rich):
         if s.is_terminal():
             break
         if rich and step % 50 == 0:
-            for t in range(len(s.tribes)):
-                tw = s.tribe_w(t)
-                tw.techs = K.ALL_TECHS_MASK
-                tw.stars = max(tw.stars, 40)
-            s.invalidate()
+            _enrich(s)
         c = s.copy()
         c.invalidate()
         legal = c.legal_actions()
