@@ -78,17 +78,17 @@ class Model:
 
     def value(self, indices: np.ndarray | Sequence[int]) -> float:
         """2p - 1 for one state given by the positions of the ones of its encoding."""
-        h = self.weights[0][indices].sum(axis=0) + self.biases[0]
-        for w, b in zip(self.weights[1:], self.biases[1:]):
-            h = _activate(h, self.activation) @ w + b
-        return float(np.tanh(0.5 * h[0]))  # 2 * logistic(z) - 1
+        return float(self._head(self.weights[0][indices].sum(axis=0) + self.biases[0]))
 
     def values(self, x) -> np.ndarray:
         """2p - 1 for every row of a (states, length) 0/1 matrix (dense or scipy sparse)."""
-        h = np.asarray(x @ self.weights[0], dtype=np.float32) + self.biases[0]
+        return self._head(np.asarray(x @ self.weights[0], dtype=np.float32) + self.biases[0])
+
+    def _head(self, h: np.ndarray):
+        """The layers after the first, from the first layer's sums (one state or a batch)."""
         for w, b in zip(self.weights[1:], self.biases[1:]):
             h = _activate(h, self.activation) @ w + b
-        return np.tanh(0.5 * h[:, 0])
+        return np.tanh(0.5 * h[..., 0])  # 2 * logistic(z) - 1
 
     def save(self, path: str | Path) -> Path:
         """Write the model file (atomically: a reader never sees half a file)."""
