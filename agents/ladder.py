@@ -504,10 +504,49 @@ def _json_default(x: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {x!r}")
 
 
+def separated_chain(ratings: Ratings, labels: Sequence[str], count: int) -> list[str]:
+    """`count` of `labels` whose rating intervals are separated, weakest first: of all such
+    chains, the one whose smallest step between neighbouring ratings is largest (then the
+    widest span; then the earliest labels). When no chain is that long, the longest one,
+    spread the same way.
+
+    Args:
+        ratings: the fitted ratings (they may hold other agents too).
+        labels: the candidates.
+        count: presets wanted.
+    """
+    pos = {lab: k for k, lab in enumerate(ratings.labels)}
+    idx = sorted((pos[lab] for lab in labels), key=lambda k: (ratings.rating[k], k))
+    low, high, rating = ratings.low, ratings.high, ratings.rating
+
+    def chains(start: list[int], rest: list[int], size: int):
+        if len(start) == size:
+            yield start
+            return
+        for n, k in enumerate(rest):
+            if not start or low[k] > high[start[-1]]:
+                yield from chains(start + [k], rest[n + 1:], size)
+
+    for size in range(min(count, len(idx)), 0, -1):
+        best = max(chains([], idx, size), default=None,
+                   key=lambda c: (min(np.diff(rating[c]), default=0.0),
+                                  rating[c[-1]] - rating[c[0]], [-k for k in c]))
+        if best is not None:
+            return [ratings.labels[k] for k in best]
+    return []
+
+
+def _subset_verdict(result: LadderResult, order: Sequence[str]) -> Verdict:
+    """The order verdict of some of a ladder's agents (easiest first), from its games."""
+    score, games, _ = matrices(result.pairs, result.labels)
+    idx = [result.labels.index(lab) for lab in order]
+    return order_verdict(list(order), score[np.ix_(idx, idx)], games[np.ix_(idx, idx)])
+
+
 def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | None = None,
               levels: str | Sequence[int] | None = None, seed: int = 0,
               workers: int | None = None, address: str | None = None,
-              show_progress: bool = True) -> tuple[Any, LadderResult]:
+              show_progress: bool = True, keep: int | None = None) -> tuple[Any, LadderResult]:
     """Give a preset file's presets calibrated strength: play the ladder of the presets and
     the baselines, then write into each preset's evidence its Bradley-Terry rating with its
     95% interval and its win rates against the baselines, and into the file's source the
@@ -523,6 +562,9 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         workers: local Ray workers (0: in this process).
         address: a Ray cluster.
         show_progress: a progress bar.
+        keep: treat the file's presets as candidates and keep this many whose rating
+            intervals are separated (`separated_chain`), weakest first; fewer, with a
+            warning, when no such chain is that long.
 
     Returns:
         The rewritten `PresetFile` and the ladder's result.
@@ -537,6 +579,12 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     r = result.ratings
     pos = {lab: k for k, lab in enumerate(r.labels)}
     names = [p.name for p in pf.presets]
+    candidates = len(names)
+    if keep is not None and keep < len(names):
+        chosen = separated_chain(r, names, keep)
+        by_name = {p.name: p for p in pf.presets}
+        pf.presets = [by_name[n] for n in chosen]
+        names = chosen
     base_labels = result.labels[len(names):]
     rates = {(row.agent, row.opponent): row.win_rate for row in result.pairs.itertuples()}
     for p in pf.presets:
@@ -550,11 +598,18 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     pf.source = {**(pf.source or {}), "calibration": {
         "ladder": result.out.name, "baselines": base_labels,
         "games_per_pair": int(result.pairs["games"].iloc[0]), "separated": separated,
-        "order": result.verdict.status}}
+        "order": _subset_verdict(result, names).status}}
+    if keep is not None and keep < candidates:
+        pf.source["calibration"]["candidates"] = candidates
+    warnings = list(pf.source.get("warnings") or [])
+    if keep is not None and len(names) < keep:
+        warnings.append(f"only {len(names)} of the {keep} presets asked have separated rating "
+                        f"intervals among the {candidates} candidates: play more games per "
+                        f"pair (--games), or give candidates that differ more (--budgets)")
     if not separated:
-        warnings = list(pf.source.get("warnings") or [])
         warnings.append("the presets' rating intervals overlap or are out of order: play more "
                         "games per pair (--games) or export fewer presets")
+    if warnings:
         pf.source["warnings"] = warnings
     dump_presets(pf, presets_path)
     return load_presets(presets_path), result

@@ -41,7 +41,7 @@ PRESET_KEYS = ("name", "agent", "params", "description", "evidence")
 EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
                  "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
-                 "features_ci95", "rating")
+                 "features_ci95", "rating", "candidate", "budget", "budget_evolved")
 
 
 class PresetError(ValueError):
@@ -170,8 +170,10 @@ def _check_evidence(ev: Any, where: str, key: str) -> None:
                 raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {v!r}")
     for k in ("win_rate_evolved", "win_rate_validated"):
         _rate(ev.get(k), where, f"{key}.{k}")
-    for k in ("games_evolved", "games_validated"):
+    for k in ("games_evolved", "games_validated", "budget", "budget_evolved"):
         _count(ev.get(k), where, f"{key}.{k}")
+    if ev.get("candidate") is not None and not isinstance(ev["candidate"], str):
+        raise _fail(where, f"{key}.candidate", f"text expected, got {ev['candidate']!r}")
     ci = ev.get("win_rate_validated_ci")
     if ci is not None:
         if not (isinstance(ci, list) and len(ci) == 2):

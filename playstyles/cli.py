@@ -207,12 +207,9 @@ def _export(args: argparse.Namespace) -> int:
                               names=args.names,
                               min_games=args.min_games if args.min_games else MIN_GAMES,
                               play_missing=args.play_missing, workers=args.workers,
-                              address=args.address)
-    if args.calibrate:
-        from agents.ladder import calibrate
-        pf, ladder = calibrate(path, baselines=args.calibrate, games=args.games,
-                               workers=args.workers, address=args.address,
-                               show_progress=not args.quiet)
+                              address=args.address, candidates=args.candidates,
+                              budgets=args.budgets, calibrate=args.calibrate, games=args.games,
+                              show_progress=not args.quiet)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -407,6 +404,13 @@ def build_parser() -> argparse.ArgumentParser:
                           "win rates against them (ladder files beside the preset file)")
     exp.add_argument("--games", type=AT_LEAST_ONE,
                      help="with --calibrate: games per pair (default: two per level)")
+    exp.add_argument("--candidates", type=AT_LEAST_ONE, metavar="N",
+                     help="difficulty, with --calibrate: consider N elites spread over win "
+                          "rate and keep the --count whose rating intervals are separated")
+    exp.add_argument("--budgets", type=AT_LEAST_ONE, nargs="+", metavar="CALLS",
+                     help="difficulty, with --calibrate: every candidate elite also plays at "
+                          "each of these budgets (calls per decision), as a candidate of its "
+                          "own; the budget spreads strength where elites differ in style")
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
     exp.add_argument("--address", help="Ray cluster address for --play-missing and --calibrate")
     exp.add_argument("--workers", type=WORKERS,

@@ -147,8 +147,10 @@ interval 40 points wide); fewer are reported in the preset file's `warnings`."""
 def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
                    out: str | Path | None = None, names: Sequence[str] | None = None,
                    min_games: int = MIN_GAMES, play_missing: bool = False,
-                   workers: int | None = None, address: str | None = None
-                   ) -> tuple[PresetFile, Path]:
+                   workers: int | None = None, address: str | None = None,
+                   candidates: int | None = None, budgets: Sequence[int] | None = None,
+                   calibrate: Sequence[str] | None = None, games: int | None = None,
+                   show_progress: bool = True) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
     Args:
@@ -163,13 +165,38 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         play_missing: when a chosen preset has fewer than `min_games` games and the run has
             no validation yet, first validate the chosen elites on the held-out levels with
             `min_games` games each, then choose again from the validated estimates.
-        workers: local Ray workers for `play_missing` (0: in this process).
-        address: a Ray cluster for `play_missing`.
+        workers: local Ray workers for `play_missing` and `calibrate` (0: in this process).
+        address: a Ray cluster for `play_missing` and `calibrate`.
+        candidates: difficulty: elites to consider, spread over win rate as the presets are
+            (default `count`). More candidates than `count` need `calibrate`, which keeps
+            the `count` whose rating intervals are separated.
+        budgets: difficulty: every candidate elite also plays at each of these budgets
+            (forward-model calls per decision), each a candidate of its own. An archive's
+            elites are the best of their cells against one opponent, so they differ in
+            style far more than in strength; the budget is the lever that spreads strength.
+            Needs `calibrate` and an agent that takes a budget.
+        calibrate: shared baselines (agent specs): play the round robin of the candidates and
+            the baselines (`agents.ladder.calibrate`) and give every preset its
+            Bradley-Terry rating, interval and win rates against the baselines.
+        games: games per pair of the calibration round robin (default: two per level).
+        show_progress: a progress bar while games are played.
     """
     from qd.config import load_config
 
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
+    n_cand = count if candidates is None else int(candidates)
+    budgets = [int(b) for b in budgets] if budgets else []
+    if kind != "difficulty" and (candidates is not None or budgets):
+        raise ValueError("candidates, budgets: only for --kind difficulty")
+    if n_cand < count:
+        raise ValueError(f"candidates: at least count ({count}), got {n_cand}")
+    if any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
+        raise ValueError(f"budgets: distinct positive numbers of calls, got {budgets}")
+    if (n_cand > count or budgets) and not calibrate:
+        raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
+                         + (f" x {len(budgets)} budgets" if budgets else "")
+                         + " needs their ratings; name the shared baselines (--calibrate)")
     run = RunFiles(run_dir)
     run_dir = run.dir
     config = load_config(run.path(CONFIG))
@@ -194,12 +221,10 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         pool = elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites
         pool = pool.reset_index(drop=True)
         col = WIN_RATE_VALIDATED if validated else "win_rate"
-        picked = pick_difficulty(pool[col].to_numpy(float), count)
+        picked = pick_difficulty(pool[col].to_numpy(float), n_cand)
         rows = pool.iloc[picked]
-        labels = [f"level {i + 1}" for i in range(count)]
-        if count > 1:
-            labels[0] += " (easiest)"
-            labels[-1] += " (hardest)"
+        labels = difficulty_labels(n_cand) if n_cand == count and not budgets else \
+            [f"cell {r['cell']}" for r in rows.to_dict("records")]
     else:
         # validated positions when validation covered enough elites (more games, unseen
         # levels: the better estimate of how the preset will play), else the evolved ones
@@ -223,16 +248,21 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             counts[lab] = counts.get(lab, 0) + 1
         labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
                   for lab, r in zip(labels, rows.to_dict("records"))]
-    if names is not None:
+    if names is not None and n_cand == count and not budgets:
         labels = [str(n) for n in names]
 
     plan = config.plan()
     opponent = _spec_text(config.opponent)
     presets = []
-    for label, r in zip(labels, rows.to_dict("records")):
+    for label, r, budget in _crossed(labels, rows.to_dict("records"), budgets):
         genome = np.array([float(r[n]) for n in weight_columns(config.genome_names)])
         spec = plan.agent_for(genome)
         params = full_params(spec.name, dict(spec.params), config.game)
+        if budget is not None:
+            if "budget" not in params:
+                raise ValueError(f"budgets: agent {spec.name!r} takes no budget")
+            run_budget, params["budget"] = params["budget"], budget
+            label = f"{label} at {budget} calls"
         has_val = _num(r.get(WIN_RATE_VALIDATED)) is not None
         ev: dict[str, Any] = {
             "run": config.name, "cell": str(r["cell"]),
@@ -255,8 +285,13 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             else ev["games_evolved"]
         where = "held-out" if ev["win_rate_source"] == "validated" else "training"
         shown = ev.get("features_validated") if where == "held-out" else ev["features"]
-        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where} levels; "
-                + ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
+        if budget is not None:
+            ev["budget"] = budget
+            ev["budget_evolved"] = run_budget
+        at = "" if budget is None else \
+            f" at the run's {run_budget} calls; plays at {budget} calls"
+        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where} levels"
+                f"{at}; " + ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
                 + f" (cell {r['cell']} of run {config.name})")
         presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
                               desc, ev))
@@ -267,10 +302,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               "train_levels": list(config.train_levels),
               "held_out_levels": list(config.held_out_levels),
               "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
-              "selection": ("difficulty: spread over the validated win rate" if validated
-                            else "difficulty: spread over the evolved win rate")
-              if kind == "difficulty" else "style: corners of the feature space ("
-              + ("validated" if validated else "evolved") + " features), then farthest-point"}
+              "selection": _selection_text(kind, validated, len(presets), n_cand, budgets,
+                                           count)}
     few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
                         "validated" else p.evidence["games_evolved"])) for p in presets]
     few = [(n, g) for n, g in few if g < min_games]
@@ -283,7 +316,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         from qd.validation import validate
         validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
                  workers=workers, address=address, show_progress=False)
-        return export_presets(run_dir, kind, count, out, names, min_games, False)
+        return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
+                              address, candidates, budgets, calibrate, games, show_progress)
     if few:
         source["warnings"] = [f"{n}: its win rate rests on {g} games (fewer than {min_games}); "
                               f"validate the run with more games, or export with --play-missing"
@@ -291,8 +325,70 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     target = Path(out) if out is not None else run.path(presets_file(kind))
     dump_presets(pf, target)
+    if calibrate:
+        from agents.ladder import calibrate as play_calibration
+        cand_names = [p.name for p in presets]
+        chosen = count if len(presets) > count else None
+        pf, _ = play_calibration(target, baselines=calibrate, games=games, keep=chosen,
+                                 workers=workers, address=address, show_progress=show_progress)
+        if chosen is not None:  # the kept candidates, weakest first, named as levels
+            kept = difficulty_labels(len(pf.presets)) if names is None else \
+                [str(n) for n in names][:len(pf.presets)]
+            renamed = {}
+            for p, label in zip(pf.presets, kept):
+                p.evidence["candidate"] = p.name
+                renamed[p.name] = p.name = label
+            warnings = _renamed_warnings(pf.source.get("warnings") or [], renamed, cand_names)
+            pf.source.pop("warnings", None)
+            if warnings:
+                pf.source["warnings"] = warnings
+            dump_presets(pf, target)
     pf.path = target
     return pf, target
+
+
+def _renamed_warnings(warnings: Sequence[str], renamed: dict[str, str],
+                      candidates: Sequence[str]) -> list[str]:
+    """Warnings that begin with a kept candidate's name, under its new name; those about
+    candidates not kept are dropped; the rest stay."""
+    out = []
+    for w in warnings:
+        about = next((c for c in candidates if w.startswith(c + ": ")), None)
+        if about is None:
+            out.append(w)
+        elif about in renamed:
+            out.append(renamed[about] + w[len(about):])
+    return out
+
+
+def _selection_text(kind: str, validated: bool, made: int, elites: int,
+                    budgets: Sequence[int], count: int) -> str:
+    """How the presets were chosen, for the file's source."""
+    source = "validated" if validated else "evolved"
+    if kind != "difficulty":
+        return f"style: corners of the feature space ({source} features), then farthest-point"
+    text = f"difficulty: spread over the {source} win rate"
+    if made > count:
+        text += (f"; {made} candidates ({elites} elites"
+                 + (f" x budgets {list(budgets)}" if budgets else "")
+                 + f"), the {count} kept whose calibrated rating intervals are separated")
+    return text
+
+
+def difficulty_labels(count: int) -> list[str]:
+    """"level 1 (easiest)" .. "level K (hardest)"."""
+    labels = [f"level {i + 1}" for i in range(count)]
+    if count > 1:
+        labels[0] += " (easiest)"
+        labels[-1] += " (hardest)"
+    return labels
+
+
+def _crossed(labels: Sequence[str], rows: list[dict[str, Any]], budgets: Sequence[int]):
+    """(label, row, budget) for every row, at each budget (None: the run's own)."""
+    for label, r in zip(labels, rows):
+        for b in budgets or [None]:
+            yield label, r, b
 
 
 def _interval(mean: Any, se: Any) -> list[float] | None:

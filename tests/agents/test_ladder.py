@@ -211,3 +211,27 @@ def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, cap
     assert ("warnings" in pf.source) == (not cal["separated"])
     with pytest.raises(ValueError, match="at least one shared baseline"):
         calibrate(path, baselines=[], workers=0)
+
+
+def _ratings(values, half_width):
+    from agents.ladder import Ratings
+    r = np.asarray(values, dtype=float)
+    w = np.broadcast_to(np.asarray(half_width, dtype=float), r.shape)
+    return Ratings([f"a{k}" for k in range(len(r))], r, r - w, r + w, np.full(len(r), 10))
+
+
+def test_separated_chain_spreads_evenly_and_falls_back_to_the_longest():
+    from agents.ladder import separated_chain
+    r = _ratings([-300, -120, -100, 0, 90, 300], 40)
+    # chains of 3 with gaps > 80: the most even one is -300, 0, 300 (steps 300, 300)
+    assert separated_chain(r, r.labels, 3) == ["a0", "a3", "a5"]
+    # four: every separated chain takes one of a1/a2; -300 -100 90 300 has the largest step
+    assert separated_chain(r, r.labels, 4) == ["a0", "a2", "a4", "a5"]
+    # six cannot be separated (a1, a2 overlap): the longest chain, five
+    five = separated_chain(r, r.labels, 6)
+    assert len(five) == 5 and r.separated(five)
+    # only the candidates named are considered, weakest first whatever the order given
+    assert separated_chain(r, ["a5", "a1", "a2"], 2) == ["a1", "a5"]
+    # all overlapping: one preset, the chain of one
+    wide = _ratings([0, 10, 20], 100)
+    assert len(separated_chain(wide, wide.labels, 3)) == 1

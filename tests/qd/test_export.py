@@ -202,3 +202,52 @@ def test_export_with_calibration(tmp_path_factory, tmp_path, capsys):
     assert all("rating" in p.evidence for p in pf.presets)
     assert pf.source["calibration"]["baselines"] == ["random"]
     assert (tmp_path / "p-ladder" / "ladder_ratings.csv").exists()
+
+
+def test_difficulty_candidates_at_several_budgets_keep_separated_presets(
+        tmp_path_factory, tmp_path, capsys):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    out = tmp_path / "p.json"
+    assert main(["export", str(d), "--count", "2", "--candidates", "2", "--budgets", "1", "20",
+                 "-o", str(out), "--calibrate", "random", "--games", "2", "--workers", "0",
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    pf = load_presets(out)
+    ladder = pd.read_csv(tmp_path / "p-ladder" / "ladder_ratings.csv")
+    candidates = [a for a in ladder["agent"] if a != "random"]
+    assert len(candidates) == 4 and all(" at 1 calls" in a or " at 20 calls" in a
+                                        for a in candidates)
+    assert pf.source["calibration"]["candidates"] == 4
+    assert 1 <= len(pf.presets) <= 2
+    assert pf.names[0] == ("level 1 (easiest)" if len(pf.presets) == 2 else "level 1")
+    rating = ladder.set_index("agent")
+    kept = [p.evidence["candidate"] for p in pf.presets]
+    assert set(kept) <= set(candidates)
+    lows = [rating.loc[c, "ci_low"] for c in kept]
+    highs = [rating.loc[c, "ci_high"] for c in kept]
+    assert all(lo > hi for lo, hi in zip(lows[1:], highs))  # separated, weakest first
+    for p in pf.presets:
+        assert p.params["budget"] == p.evidence["budget"] in (1, 20)
+        assert f"plays at {p.evidence['budget']} calls" in p.description
+        assert p.evidence["rating"]["elo"] == pytest.approx(
+            rating.loc[p.evidence["candidate"], "rating"], abs=0.06)
+    # warnings name kept presets only, by their new names
+    for w in pf.source.get("warnings", []):
+        assert not any(w.startswith(c + ":") for c in candidates)
+    if len(pf.presets) < 2:
+        assert any("only 1 of the 2 presets" in w for w in pf.source["warnings"])
+
+
+def test_difficulty_candidates_need_calibration_and_sane_values(run_dir, tmp_path):
+    x = tmp_path / "x.json"
+    with pytest.raises(ValueError, match="calibrate: choosing 2 presets among 3 candidate"):
+        export_presets(run_dir, "difficulty", 2, out=x, candidates=3)
+    with pytest.raises(ValueError, match="x 2 budgets needs their ratings"):
+        export_presets(run_dir, "difficulty", 2, out=x, budgets=[5, 10])
+    with pytest.raises(ValueError, match="candidates: at least count"):
+        export_presets(run_dir, "difficulty", 2, out=x, candidates=1, calibrate=["random"])
+    with pytest.raises(ValueError, match="budgets: distinct positive"):
+        export_presets(run_dir, "difficulty", 1, out=x, budgets=[5, 5], calibrate=["random"])
+    with pytest.raises(ValueError, match="only for --kind difficulty"):
+        export_presets(run_dir, "style", 1, out=x, budgets=[5], calibrate=["random"])
+    assert not x.exists()  # nothing written, nothing played
