@@ -580,7 +580,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     pos = {lab: k for k, lab in enumerate(r.labels)}
     names = [p.name for p in pf.presets]
     candidates = len(names)
-    if keep is not None and keep < len(names):
+    if keep is not None:
         chosen = separated_chain(r, names, keep)
         by_name = {p.name: p for p in pf.presets}
         pf.presets = [by_name[n] for n in chosen]
@@ -599,7 +599,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         "ladder": result.out.name, "baselines": base_labels,
         "games_per_pair": int(result.pairs["games"].iloc[0]), "separated": separated,
         "order": _subset_verdict(result, names).status}}
-    if keep is not None and keep < candidates:
+    if keep is not None:
         pf.source["calibration"]["candidates"] = candidates
     warnings = list(pf.source.get("warnings") or [])
     if keep is not None and len(names) < keep:

@@ -406,7 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --calibrate: games per pair (default: two per level)")
     exp.add_argument("--candidates", type=AT_LEAST_ONE, metavar="N",
                      help="difficulty, with --calibrate: consider N elites spread over win "
-                          "rate and keep the --count whose rating intervals are separated")
+                          "rate (default --count; with --budgets, 1: the strongest) and keep "
+                          "the --count whose rating intervals are separated")
     exp.add_argument("--budgets", type=AT_LEAST_ONE, nargs="+", metavar="CALLS",
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "

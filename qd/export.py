@@ -168,8 +168,9 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         workers: local Ray workers for `play_missing` and `calibrate` (0: in this process).
         address: a Ray cluster for `play_missing` and `calibrate`.
         candidates: difficulty: elites to consider, spread over win rate as the presets are
-            (default `count`). More candidates than `count` need `calibrate`, which keeps
-            the `count` whose rating intervals are separated.
+            (default `count`; with `budgets`, 1: the strongest elite). More candidates than
+            `count` need `calibrate`, which keeps the `count` whose rating intervals are
+            separated.
         budgets: difficulty: every candidate elite also plays at each of these budgets
             (forward-model calls per decision), each a candidate of its own. An archive's
             elites are the best of their cells against one opponent, so they differ in
@@ -185,15 +186,17 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
 
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
-    n_cand = count if candidates is None else int(candidates)
     budgets = [int(b) for b in budgets] if budgets else []
+    n_cand = int(candidates) if candidates is not None else 1 if budgets else count
     if kind != "difficulty" and (candidates is not None or budgets):
         raise ValueError("candidates, budgets: only for --kind difficulty")
-    if n_cand < count:
-        raise ValueError(f"candidates: at least count ({count}), got {n_cand}")
+    if n_cand * max(1, len(budgets)) < count:
+        raise ValueError(f"candidates: {n_cand} elites" + (
+            f" x {len(budgets)} budgets" if budgets else "") + f" give fewer than count "
+            f"({count}) presets")
     if any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
         raise ValueError(f"budgets: distinct positive numbers of calls, got {budgets}")
-    if (n_cand > count or budgets) and not calibrate:
+    if (n_cand * max(1, len(budgets)) > count or budgets) and not calibrate:
         raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
                          + (f" x {len(budgets)} budgets" if budgets else "")
                          + " needs their ratings; name the shared baselines (--calibrate)")
@@ -328,7 +331,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if calibrate:
         from agents.ladder import calibrate as play_calibration
         cand_names = [p.name for p in presets]
-        chosen = count if len(presets) > count else None
+        chosen = count if len(presets) > count or budgets else None
         pf, _ = play_calibration(target, baselines=calibrate, games=games, keep=chosen,
                                  workers=workers, address=address, show_progress=show_progress)
         if chosen is not None:  # the kept candidates, weakest first, named as levels

@@ -244,8 +244,10 @@ def test_difficulty_candidates_need_calibration_and_sane_values(run_dir, tmp_pat
         export_presets(run_dir, "difficulty", 2, out=x, candidates=3)
     with pytest.raises(ValueError, match="x 2 budgets needs their ratings"):
         export_presets(run_dir, "difficulty", 2, out=x, budgets=[5, 10])
-    with pytest.raises(ValueError, match="candidates: at least count"):
+    with pytest.raises(ValueError, match=r"candidates: 1 elites give fewer than count \(2\)"):
         export_presets(run_dir, "difficulty", 2, out=x, candidates=1, calibrate=["random"])
+    with pytest.raises(ValueError, match=r"1 elites x 2 budgets give fewer than count \(3\)"):
+        export_presets(run_dir, "difficulty", 3, out=x, budgets=[5, 10], calibrate=["random"])
     with pytest.raises(ValueError, match="budgets: distinct positive"):
         export_presets(run_dir, "difficulty", 1, out=x, budgets=[5, 5], calibrate=["random"])
     with pytest.raises(ValueError, match="only for --kind difficulty"):
