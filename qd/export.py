@@ -6,7 +6,9 @@ Two kinds of selection:
   (hardest)". The win rate is the validated one when validation covered at least K elites
   (the evolved rate is optimistic: the archive keeps lucky evaluations), else the evolved one;
   each preset's evidence says which. Targets are K evenly spaced win rates from the lowest to
-  the highest; each takes the nearest elite not taken yet.
+  the highest; each takes the nearest elite not taken yet. With calibration, more candidates
+  can be given (N elites, each also at several budgets); all play the calibration round
+  robin, and the K whose rating intervals are separated are kept, weakest first.
 * `style`: K elites from distinct regions of the feature space: first the corners of the
   inhabited region (each corner followed by the opposite one), then the elite farthest from
   those already taken. Each is named by its own cell: where the cell sits in each feature's
