@@ -33,6 +33,7 @@ from ribs.archives import GridArchive
 
 from agents.ladder import wilson_interval
 from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
+from qd.games import whole
 from qd.rundir import (
     CELL_COLUMNS,
     FOUND_COLUMNS,
@@ -128,7 +129,7 @@ def evaluate_rows(genome: np.ndarray, rows: np.ndarray, features: Sequence[Featu
     unit = share_unit(players)  # shares are multiples of 1/unit: sum them exactly
     wins = float(round(rows[:, 0].sum() * unit) / unit)
     ev = Evaluation(genome=np.asarray(genome, dtype=float),
-                    wins=int(wins) if wins.is_integer() else wins,
+                    wins=whole(wins),
                     games=len(rows), mean_score=float(np.mean(rows[:, 1])) if len(rows) else 0.0,
                     feature_mean=mean, feature_std=std, players=players)
     ev.measures = np.array([measure(f, mean[f.name]) for f in features], dtype=float)
@@ -278,7 +279,7 @@ def is_better(a: Evaluation, b: Evaluation) -> bool:
 
 
 def _whole(values: np.ndarray) -> np.ndarray:
-    """Float values that are all whole numbers as integers (wins without shared places)."""
+    """`qd.games.whole` for a column: float values that are all whole numbers as integers."""
     if values.dtype.kind == "f" and len(values) and np.all(np.mod(values, 1) == 0):
         return values.astype(np.int64)
     return values

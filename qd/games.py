@@ -280,8 +280,13 @@ def credit(rec: GameRecord, player: int) -> float:
         rec: the finished game.
         player: the seat.
     """
-    share = rec.result(player)
-    return int(share) if float(share).is_integer() else share
+    return whole(rec.result(player))
+
+
+def whole(x: float) -> int | float:
+    """`x` as an int when it is a whole number (a count of wins without shared places),
+    else as it is."""
+    return int(x) if float(x).is_integer() else x
 
 
 def worker_count(address: str | None, workers: int | None) -> int:
