@@ -580,12 +580,12 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     pos = {lab: k for k, lab in enumerate(r.labels)}
     names = [p.name for p in pf.presets]
     candidates = len(names)
+    base_labels = result.labels[candidates:]
     if keep is not None:
         chosen = separated_chain(r, names, keep)
         by_name = {p.name: p for p in pf.presets}
         pf.presets = [by_name[n] for n in chosen]
         names = chosen
-    base_labels = result.labels[len(names):]
     rates = {(row.agent, row.opponent): row.win_rate for row in result.pairs.itertuples()}
     for p in pf.presets:
         k = pos[p.name]

@@ -235,3 +235,17 @@ def test_separated_chain_spreads_evenly_and_falls_back_to_the_longest():
     # all overlapping: one preset, the chain of one
     wide = _ratings([0, 10, 20], 100)
     assert len(separated_chain(wide, wide.labels, 3)) == 1
+
+
+def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines_only(tmp_path):
+    from agents.ladder import calibrate
+    path = presets(tmp_path)
+    pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
+                           show_progress=False, keep=1)
+    assert len(result.labels) == 3 and len(pf.presets) == 1
+    kept = pf.presets[0]
+    assert kept.name in result.labels[:2]
+    assert kept.evidence["rating"]["win_rate_vs"].keys() == {"baseline"}
+    cal = pf.source["calibration"]
+    assert cal["candidates"] == 2 and cal["baselines"] == ["baseline"]
+    assert cal["separated"] is True  # one preset is trivially separated

@@ -229,6 +229,7 @@ def test_difficulty_candidates_at_several_budgets_keep_separated_presets(
     for p in pf.presets:
         assert p.params["budget"] == p.evidence["budget"] in (1, 20)
         assert f"plays at {p.evidence['budget']} calls" in p.description
+        assert set(p.evidence["rating"]["win_rate_vs"]) == {"random"}
         assert p.evidence["rating"]["elo"] == pytest.approx(
             rating.loc[p.evidence["candidate"], "rating"], abs=0.06)
     # warnings name kept presets only, by their new names
