@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"`python experiments/gap_floor.py {' '.join(args.tables)} --draws {args.draws} "
              f"--target {args.target:g} --seed {args.seed}`", "",
              "| validation table | elites | games per elite: evolved / validated | mean abs gap "
-             "(95% CI) | signed gap, evolved - held-out (95% CI) | noise floor (95% range) |",
+             "(95% CI) | signed gap, evolved - replayed (95% CI) | noise floor (95% range) |",
              "|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
