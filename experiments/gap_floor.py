@@ -74,8 +74,8 @@ def read_table(path: Path) -> pd.DataFrame:
     return v[v["games_validated"] > 0]
 
 
-def analyse(path: Path, draws: int, seed: int, replayed: Path | None = None) -> dict:
-    """Gaps of one validation table: evolved against validated, or (with `replayed`, a
+def table(path: Path, replayed: Path | None = None) -> pd.DataFrame:
+    """One validation table's elites: evolved against validated, or (with `replayed`, a
     second validation of the same elites) `replayed`'s validated rates in place of the
     evolved ones, i.e. an archive whose win rates were re-estimated on fresh games."""
     v = read_table(path)
@@ -84,13 +84,17 @@ def analyse(path: Path, draws: int, seed: int, replayed: Path | None = None) -> 
         v = v.drop(columns=["games_evolved", "win_rate_evolved"]).merge(
             r.rename(columns={"games_validated": "games_evolved",
                               "win_rate_validated": "win_rate_evolved"}), on="cell")
+    return v
+
+
+def analyse(name: str, v: pd.DataFrame, draws: int, seed: int) -> dict:
+    """The gaps of a table of elites (`table`), their intervals and the noise floor."""
     ne, nv = v["games_evolved"].to_numpy(int), v["games_validated"].to_numpy(int)
     we, wv = v["win_rate_evolved"].to_numpy(float), v["win_rate_validated"].to_numpy(float)
     rng = np.random.default_rng(seed)
     pooled = (we * ne + wv * nv) / (ne + nv)
     sims = floor(ne, nv, pooled, draws, rng)
     gap, signed = np.abs(we - wv), we - wv
-    name = str(path) if replayed is None else f"{path}, re-estimated by {replayed}"
     return {"table": name, "elites": len(v), "games_evolved": float(ne.mean()),
             "games_validated": float(nv.mean()),
             "mean_abs_gap": float(gap.mean()), "mean_abs_gap_ci": bootstrap(gap, draws, rng),
@@ -112,8 +116,13 @@ def main(argv: list[str] | None = None) -> int:
                          "for the evolved estimates")
     ap.add_argument("--out", help="folder for gap_floor.md and gap_floor.csv")
     args = ap.parse_args(argv)
-    rows = [analyse(Path(t), args.draws, args.seed) for t in args.tables]
-    rows += [analyse(Path(h), args.draws, args.seed, Path(r)) for h, r in args.reestimated]
+    rows = [analyse(t, table(Path(t)), args.draws, args.seed) for t in args.tables]
+    again = [table(Path(h), Path(r)) for h, r in args.reestimated]
+    rows += [analyse(f"{h}, re-estimated by {r}", v, args.draws, args.seed)
+             for (h, r), v in zip(args.reestimated, again)]
+    if len(again) > 1:
+        rows.append(analyse("all re-estimated elites above", pd.concat(again), args.draws,
+                            args.seed))
     need = games_for(args.target / 100, 0.45, args.draws, np.random.default_rng(args.seed))
 
     def pts(x: float) -> str:

@@ -1,0 +1,43 @@
+"""experiments/gap_floor.py: the noise floor of the evolved-vs-replayed gap."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "gap_floor.py"
+spec = importlib.util.spec_from_file_location("gap_floor", SCRIPT)
+gap_floor = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gap_floor)
+
+
+def test_noise_floor_matches_the_binomial_spread():
+    rng = np.random.default_rng(0)
+    # 6 and 22 games at 45%: sd of the difference 0.229, mean absolute about 0.8 sd
+    sims = gap_floor.floor(np.array([6]), np.array([22]), np.array([0.45]), 20_000, rng)
+    assert sims.mean() == pytest.approx(0.8 * np.sqrt(0.2475 / 6 + 0.2475 / 22), rel=0.1)
+    many = gap_floor.floor(np.array([5000]), np.array([5000]), np.array([0.45]), 2000, rng)
+    assert many.mean() < 0.01
+    n = gap_floor.games_for(0.05, 0.45, 20_000, rng)
+    assert 100 <= n <= 150  # 0.8 * sqrt(2 * 0.2475 / n) = 0.05 at n = 127
+
+
+def test_reestimated_table_replaces_the_evolved_side(tmp_path):
+    held = pd.DataFrame({"cell": ["0:0", "1:1"], "games_evolved": [6, 6],
+                         "win_rate_evolved": [1.0, 0.5], "games_validated": [20, 20],
+                         "win_rate_validated": [0.4, 0.6]})
+    again = held.assign(games_validated=[20, 20], win_rate_validated=[0.4, 0.6])
+    held.to_csv(tmp_path / "h.csv", index=False)
+    again.to_csv(tmp_path / "r.csv", index=False)
+    plain = gap_floor.analyse("h", gap_floor.table(tmp_path / "h.csv"), 1000, 0)
+    assert plain["signed_gap"] == pytest.approx(0.25) and plain["mean_abs_gap"] == pytest.approx(0.35)
+    same = gap_floor.analyse("r", gap_floor.table(tmp_path / "h.csv", tmp_path / "r.csv"), 1000, 0)
+    assert same["signed_gap"] == 0.0 and same["mean_abs_gap"] == 0.0
+    assert same["games_evolved"] == 20.0 and same["floor"] > 0.05
+    held.drop(columns=["win_rate_validated"]).to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match="missing \\['win_rate_validated'\\]"):
+        gap_floor.table(tmp_path / "bad.csv")
