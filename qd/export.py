@@ -284,18 +284,17 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
             ev["win_rate_validated_ci"] = [float(r[validated_column(c)]) for c in WIN_RATE_CI]
             ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
-        rate = ev["win_rate_validated"] if ev["win_rate_source"] == "validated" \
-            else ev["win_rate_evolved"]
-        games = ev["games_validated"] if ev["win_rate_source"] == "validated" \
-            else ev["games_evolved"]
-        where = "held-out" if ev["win_rate_source"] == "validated" else "training"
-        shown = ev.get("features_validated") if where == "held-out" else ev["features"]
+        replayed = ev["win_rate_source"] == "validated"
+        rate = ev["win_rate_validated"] if replayed else ev["win_rate_evolved"]
+        games = ev["games_validated"] if replayed else ev["games_evolved"]
+        where = _validation_words(vsummary) if replayed else "training levels"
+        shown = ev.get("features_validated") if replayed else ev["features"]
         if budget is not None:
             ev["budget"] = budget
             ev["budget_evolved"] = run_budget
         at = "" if budget is None else \
             f" at the run's {run_budget} calls; plays at {budget} calls"
-        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where} levels"
+        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where}"
                 f"{at}; " + ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
                 + f" (cell {r['cell']} of run {config.name})")
         presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
@@ -364,6 +363,18 @@ def _renamed_warnings(warnings: Sequence[str], renamed: dict[str, str],
         elif about in renamed:
             out.append(renamed[about] + w[len(about):])
     return out
+
+
+def _validation_words(summary: dict[str, Any]) -> str:
+    """Where the validation games were played: held-out levels, the training levels again
+    (`validate --levels train`, fresh games), or a mix."""
+    levels = set(summary.get("levels") or [])
+    overlap = set(summary.get("levels_overlap_training") or [])
+    if not overlap:
+        return "held-out levels"
+    if levels <= overlap:
+        return "training levels (fresh games)"
+    return f"validation levels ({len(overlap)} of the {len(levels)} are training levels)"
 
 
 def _selection_text(kind: str, validated: bool, made: int, elites: int,

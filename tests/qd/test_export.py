@@ -125,6 +125,11 @@ def test_validated_win_rates_take_precedence(run_dir, tmp_path):
         assert p.evidence["features_validated"]["tile_slope"] == pytest.approx(
             row["tile_slope_validated"])
         assert f"tile_slope {row['tile_slope_validated']:.3g}" in p.description
+    # replays on the training levels (a re-estimate) are not called held-out
+    validate(d, levels="train", games=2, workers=0, show_progress=False, chart=False)
+    again, _ = export_presets(d, "difficulty", 2)
+    assert all("training levels (fresh games)" in p.description and "held-out" not in
+               p.description for p in again.presets)
 
 
 def test_style_presets_from_a_run(run_dir, tmp_path):
