@@ -384,7 +384,7 @@ def _selection_text(kind: str, validated: bool, made: int, elites: int,
     if kind != "difficulty":
         return f"style: corners of the feature space ({source} features), then farthest-point"
     text = f"difficulty: spread over the {source} win rate"
-    if made > count:
+    if made > count or budgets:
         text += (f"; {made} candidates ({elites} elites"
                  + (f" x budgets {list(budgets)}" if budgets else "")
                  + f"), the {count} kept whose calibrated rating intervals are separated")
