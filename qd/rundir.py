@@ -404,6 +404,8 @@ class RunFiles:
             try:
                 with open(path, encoding="utf-8") as stream:  # YAML's error marks name the file
                     data = yaml.safe_load(stream)
+            except OSError as e:
+                raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
             except yaml.YAMLError as e:
                 raise ValueError(f"{path}: not valid YAML: {e}") from None
             if not isinstance(data, dict):

@@ -142,3 +142,15 @@ def test_the_public_surface():
     assert {"RunConfig", "load_config", "validate", "export_presets"} <= set(qd.__all__)
     with pytest.raises(AttributeError):
         qd.nothing_like_this
+
+
+def test_an_unreadable_or_broken_config_yaml_is_one_clear_error(tmp_path):
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "config.yaml").write_text("name: [unclosed\n")
+    with pytest.raises(ValueError, match=r"config\.yaml: not valid YAML"):
+        RunFiles(d).config
+    (d / "config.yaml").unlink()
+    (d / "config.yaml").mkdir()  # exists, but cannot be read as a file
+    with pytest.raises(ValueError, match=r"config\.yaml: cannot read"):
+        RunFiles(d).config
