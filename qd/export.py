@@ -385,9 +385,10 @@ def _selection_text(kind: str, validated: bool, made: int, elites: int,
         return f"style: corners of the feature space ({source} features), then farthest-point"
     text = f"difficulty: spread over the {source} win rate"
     if made > count or budgets:
-        text += (f"; {made} candidates ({elites} elites"
+        text += (f"; {made} candidates ({elites} elite{'s' if elites != 1 else ''}"
                  + (f" x budgets {list(budgets)}" if budgets else "")
-                 + f"), the {count} kept whose calibrated rating intervals are separated")
+                 + f"), {count} asked, the ones kept being those whose calibrated rating "
+                 "intervals are separated (source.calibration)")
     return text
 
 

@@ -223,8 +223,8 @@ def test_difficulty_candidates_at_several_budgets_keep_separated_presets(
     assert len(candidates) == 4 and all(" at 1 calls" in a or " at 20 calls" in a
                                         for a in candidates)
     assert pf.source["calibration"]["candidates"] == 4
-    assert "4 candidates (2 elites x budgets [1, 20]), the 2 kept whose calibrated rating " \
-        "intervals are separated" in pf.source["selection"]
+    assert "4 candidates (2 elites x budgets [1, 20]), 2 asked, the ones kept being those " \
+        "whose calibrated rating intervals are separated" in pf.source["selection"]
     assert 1 <= len(pf.presets) <= 2
     assert pf.names[0] == ("level 1 (easiest)" if len(pf.presets) == 2 else "level 1")
     rating = ladder.set_index("agent")
