@@ -366,7 +366,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                levels: str | Sequence[int] | None = None, out: str | Path | None = None,
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
                address: str | None = None, show_progress: bool = True,
-               resume: bool = False, field: str | None = None) -> LadderResult:
+               resume: bool = False, field: str | None = None,
+               finish: bool = True) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
@@ -381,7 +382,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
 
     Every finished game is kept in `out`/games.journal; Ctrl-C raises
     `agents.journal.Interrupted`, and the same call with `resume=True` plays only the games
-    still missing."""
+    still missing. With `finish=False` the journal stays after the files are written (for a
+    caller with more to write, which removes it when done: `calibrate`)."""
     from agents.journal import GameJournal, play_missing
     from agents.parallel import ray_session
     from agents.presets import load_presets
@@ -433,7 +435,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                                    show_progress=show_progress)
         result = _write_ladder(out, presets_path, pf, agents, records, options, level_list,
                                n_games, seed, filler)
-    journal.finish()
+    if finish:
+        journal.finish()
     return result
 
 
@@ -546,7 +549,8 @@ def _subset_verdict(result: LadderResult, order: Sequence[str]) -> Verdict:
 def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | None = None,
               levels: str | Sequence[int] | None = None, seed: int = 0,
               workers: int | None = None, address: str | None = None,
-              show_progress: bool = True, keep: int | None = None) -> tuple[Any, LadderResult]:
+              show_progress: bool = True, keep: int | None = None,
+              resume: bool = False) -> tuple[Any, LadderResult]:
     """Give a preset file's presets calibrated strength: play the ladder of the presets and
     the baselines, then write into each preset's evidence its Bradley-Terry rating with its
     95% interval and its win rates against the baselines, and into the file's source the
@@ -565,6 +569,9 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         keep: treat the file's presets as candidates and keep this many whose rating
             intervals are separated (`separated_chain`), weakest first; fewer, with a
             warning, when no such chain is that long.
+        resume: continue an interrupted calibration: play only the ladder's missing games.
+            The ladder's journal stays until the preset file is rewritten, so a calibration
+            that stops after its games (or is interrupted during them) loses none.
 
     Returns:
         The rewritten `PresetFile` and the ladder's result.
@@ -574,7 +581,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         raise ValueError("baselines: calibration needs at least one shared baseline")
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
                         seed=seed, workers=workers, address=address,
-                        show_progress=show_progress)
+                        show_progress=show_progress, resume=resume, finish=False)
     pf = load_presets(presets_path)
     r = result.ratings
     pos = {lab: k for k, lab in enumerate(r.labels)}
@@ -612,4 +619,6 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     if warnings:
         pf.source["warnings"] = warnings
     dump_presets(pf, presets_path)
+    from agents.tournament import JOURNAL
+    (result.out / JOURNAL).unlink(missing_ok=True)  # the presets are written: games not needed
     return load_presets(presets_path), result

@@ -209,7 +209,7 @@ def _export(args: argparse.Namespace) -> int:
                               play_missing=args.play_missing, workers=args.workers,
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
-                              show_progress=not args.quiet)
+                              show_progress=not args.quiet, resume=args.resume)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -412,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "
                           "own; the budget spreads strength where elites differ in style")
+    exp.add_argument("--resume", action="store_true",
+                     help="continue an interrupted --calibrate (give the same arguments): play "
+                          "only its missing games")
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
     exp.add_argument("--address", help="Ray cluster address for --play-missing and --calibrate")
     exp.add_argument("--workers", type=WORKERS,

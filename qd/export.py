@@ -152,7 +152,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                    workers: int | None = None, address: str | None = None,
                    candidates: int | None = None, budgets: Sequence[int] | None = None,
                    calibrate: Sequence[str] | None = None, games: int | None = None,
-                   show_progress: bool = True) -> tuple[PresetFile, Path]:
+                   show_progress: bool = True, resume: bool = False
+                   ) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
     Args:
@@ -183,6 +184,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             Bradley-Terry rating, interval and win rates against the baselines.
         games: games per pair of the calibration round robin (default: two per level).
         show_progress: a progress bar while games are played.
+        resume: continue an interrupted calibration (same arguments): only its missing games
+            are played.
     """
     from qd.config import load_config
 
@@ -321,7 +324,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
-                              address, candidates, budgets, calibrate, games, show_progress)
+                              address, candidates, budgets, calibrate, games, show_progress,
+                              resume)
     if few:
         source["warnings"] = [f"{n}: its win rate rests on {g} games (fewer than {min_games}); "
                               f"validate the run with more games, or export with --play-missing"
@@ -334,7 +338,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         cand_names = [p.name for p in presets]
         chosen = count if len(presets) > count or budgets else None
         pf, _ = play_calibration(target, baselines=calibrate, games=games, keep=chosen,
-                                 workers=workers, address=address, show_progress=show_progress)
+                                 workers=workers, address=address, show_progress=show_progress,
+                                 resume=resume)
         if chosen is not None:  # the kept candidates, weakest first, named as levels
             kept = difficulty_labels(len(pf.presets)) if names is None else \
                 [str(n) for n in names][:len(pf.presets)]

@@ -249,3 +249,36 @@ def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines
     cal = pf.source["calibration"]
     assert cal["candidates"] == 2 and cal["baselines"] == ["baseline"]
     assert cal["separated"] is True  # one preset is trivially separated
+
+
+def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, monkeypatch):
+    from agents import journal as jm
+    from agents import presets as pm
+    from agents.ladder import calibrate
+    path = presets(tmp_path)
+    kept = tmp_path / "ladder-ladder" / "games.journal"
+
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pm, "dump_presets", broken)  # fails after every game was played
+    with pytest.raises(OSError):
+        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
+                  show_progress=False)
+    assert kept.exists()
+    monkeypatch.undo()
+    missing = []
+    real = jm.play_missing
+
+    def spy(journal, **kwargs):
+        missing.append(len(journal.missing))
+        return real(journal, **kwargs)
+
+    monkeypatch.setattr(jm, "play_missing", spy)
+    with pytest.raises(ValueError, match="continue it with --resume"):
+        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
+                  show_progress=False)
+    pf, _ = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
+                      show_progress=False, resume=True)
+    assert missing == [0]  # nothing played again
+    assert all("rating" in p.evidence for p in pf.presets) and not kept.exists()

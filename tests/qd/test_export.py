@@ -261,3 +261,11 @@ def test_difficulty_candidates_need_calibration_and_sane_values(run_dir, tmp_pat
     with pytest.raises(ValueError, match="only for --kind difficulty"):
         export_presets(run_dir, "style", 1, out=x, budgets=[5], calibrate=["random"])
     assert not x.exists()  # nothing written, nothing played
+
+
+def test_export_resume_names_a_missing_calibration(run_dir, tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["export", str(run_dir), "--count", "1", "-o", str(out), "--calibrate", "random",
+                 "--games", "2", "--workers", "0", "--quiet", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and "holds no interrupted ladder" in err
