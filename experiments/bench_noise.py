@@ -62,7 +62,7 @@ def bootstrap_mean(x: np.ndarray, seed: int = 0, reps: int = 2000) -> tuple[floa
 def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: int | None,
             validation_games: int, reserve: int = 0) -> dict:
     from qd.run import evolve
-    from qd.validation import validate
+    from qd.validation import reestimated, validate
     reserve = reserve if method == "reestimate" else 0
     cfg = {**base, "name": f"{method}-seed{seed}", "seed": seed, "max_games": games - reserve,
            "evaluations": 10 ** 6, "noise": METHODS[method]}
@@ -81,8 +81,7 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
             validate(run_dir, levels="train", games=per_elite, workers=workers,
                      show_progress=True, chart=False)
             (run_dir / REESTIMATED).write_bytes((run_dir / "validation.csv").read_bytes())
-        again = pd.read_csv(run_dir / REESTIMATED)[["cell", "games_validated",
-                                                    "win_rate_validated"]]
+        again = pd.read_csv(run_dir / REESTIMATED)
         played += int(again["games_validated"].sum())
     summary_file = run_dir / "validation_summary.json"
     summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}
@@ -93,9 +92,7 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
                            show_progress=True, chart=False).summary
     v = pd.read_csv(run_dir / "validation.csv")
     if again is not None:  # the re-estimates stand for the evolved estimates
-        v = v.drop(columns=["games_evolved", "win_rate_evolved"]).merge(
-            again.rename(columns={"games_validated": "games_evolved",
-                                  "win_rate_validated": "win_rate_evolved"}), on="cell")
+        v = reestimated(v, again)
     diff = (v["win_rate_evolved"] - v["win_rate_validated"]).to_numpy()
     gap = np.abs(diff)
     low, high = bootstrap_mean(gap, seed=seed)

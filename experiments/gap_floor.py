@@ -37,6 +37,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.files import atomic_write  # noqa: E402
+from qd.validation import reestimated  # noqa: E402
 
 
 def floor(n_evolved: np.ndarray, n_validated: np.ndarray, rate: np.ndarray, draws: int,
@@ -79,12 +80,7 @@ def table(path: Path, replayed: Path | None = None) -> pd.DataFrame:
     second validation of the same elites) `replayed`'s validated rates in place of the
     evolved ones, i.e. an archive whose win rates were re-estimated on fresh games."""
     v = read_table(path)
-    if replayed is not None:
-        r = read_table(replayed)[["cell", "games_validated", "win_rate_validated"]]
-        v = v.drop(columns=["games_evolved", "win_rate_evolved"]).merge(
-            r.rename(columns={"games_validated": "games_evolved",
-                              "win_rate_validated": "win_rate_evolved"}), on="cell")
-    return v
+    return v if replayed is None else reestimated(v, read_table(replayed))
 
 
 def analyse(name: str, v: pd.DataFrame, draws: int, seed: int) -> dict:

@@ -201,7 +201,9 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             f"({count}) presets")
     if any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
         raise ValueError(f"budgets: distinct positive numbers of calls, got {budgets}")
-    if (n_cand * max(1, len(budgets)) > count or budgets) and not calibrate:
+    # the presets are chosen by the calibration among more (or re-budgeted) candidates
+    by_rating = n_cand * max(1, len(budgets)) > count or bool(budgets)
+    if by_rating and not calibrate:
         raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
                          + (f" x {len(budgets)} budgets" if budgets else "")
                          + " needs their ratings; name the shared baselines (--calibrate)")
@@ -231,7 +233,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         col = WIN_RATE_VALIDATED if validated else "win_rate"
         picked = pick_difficulty(pool[col].to_numpy(float), n_cand)
         rows = pool.iloc[picked]
-        labels = difficulty_labels(n_cand) if n_cand == count and not budgets else \
+        labels = difficulty_labels(n_cand) if not by_rating else \
             [f"cell {r['cell']}" for r in rows.to_dict("records")]
     else:
         # validated positions when validation covered enough elites (more games, unseen
@@ -256,7 +258,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             counts[lab] = counts.get(lab, 0) + 1
         labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
                   for lab, r in zip(labels, rows.to_dict("records"))]
-    if names is not None and n_cand == count and not budgets:
+    if names is not None and not by_rating:
         labels = [str(n) for n in names]
 
     plan = config.plan()
@@ -309,8 +311,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               "train_levels": list(config.train_levels),
               "held_out_levels": list(config.held_out_levels),
               "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
-              "selection": _selection_text(kind, validated, len(presets), n_cand, budgets,
-                                           count)}
+              "selection": _selection_text(kind, validated, by_rating, len(presets), n_cand,
+                                           budgets, count)}
     few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
                         "validated" else p.evidence["games_evolved"])) for p in presets]
     few = [(n, g) for n, g in few if g < min_games]
@@ -335,19 +337,18 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     dump_presets(pf, target)
     if calibrate:
         from agents.ladder import calibrate as play_calibration
-        cand_names = [p.name for p in presets]
-        chosen = count if len(presets) > count or budgets else None
-        pf, _ = play_calibration(target, baselines=calibrate, games=games, keep=chosen,
-                                 workers=workers, address=address, show_progress=show_progress,
-                                 resume=resume)
-        if chosen is not None:  # the kept candidates, weakest first, named as levels
+        pf, _ = play_calibration(target, baselines=calibrate, games=games,
+                                 keep=count if by_rating else None, workers=workers,
+                                 address=address, show_progress=show_progress, resume=resume)
+        if by_rating:  # the kept candidates, weakest first, named as levels
             kept = difficulty_labels(len(pf.presets)) if names is None else \
                 [str(n) for n in names][:len(pf.presets)]
             renamed = {}
             for p, label in zip(pf.presets, kept):
                 p.evidence["candidate"] = p.name
                 renamed[p.name] = p.name = label
-            warnings = _renamed_warnings(pf.source.get("warnings") or [], renamed, cand_names)
+            warnings = _renamed_warnings(pf.source.get("warnings") or [], renamed,
+                                         [p.name for p in presets])
             pf.source.pop("warnings", None)
             if warnings:
                 pf.source["warnings"] = warnings
@@ -382,14 +383,14 @@ def _validation_words(summary: dict[str, Any]) -> str:
     return f"validation levels ({len(overlap)} of the {len(levels)} are training levels)"
 
 
-def _selection_text(kind: str, validated: bool, made: int, elites: int,
+def _selection_text(kind: str, validated: bool, by_rating: bool, made: int, elites: int,
                     budgets: Sequence[int], count: int) -> str:
     """How the presets were chosen, for the file's source."""
     source = "validated" if validated else "evolved"
     if kind != "difficulty":
         return f"style: corners of the feature space ({source} features), then farthest-point"
     text = f"difficulty: spread over the {source} win rate"
-    if made > count or budgets:
+    if by_rating:
         text += (f"; {made} candidates ({elites} elite{'s' if elites != 1 else ''}"
                  + (f" x budgets {list(budgets)}" if budgets else "")
                  + f"), {count} asked, the ones kept being those whose calibrated rating "

@@ -300,6 +300,21 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     return ValidationResult(run_dir, table, summary, files)
 
 
+def reestimated(table: pd.DataFrame, replays: pd.DataFrame) -> pd.DataFrame:
+    """A validation table whose evolved win rates and games are replaced by those of a second
+    validation of the same elites (e.g. `validate --levels train` on fresh seeds): the
+    archive as it looks once its elites were re-estimated. Elites are matched by cell; one
+    missing from `replays` is left out.
+
+    Args:
+        table: validation.csv of the validation to compare against (e.g. held-out levels).
+        replays: validation.csv of the re-estimating validation.
+    """
+    again = replays[["cell", "games_validated", "win_rate_validated"]].rename(
+        columns={"games_validated": "games_evolved", "win_rate_validated": "win_rate_evolved"})
+    return table.drop(columns=["games_evolved", "win_rate_evolved"]).merge(again, on="cell")
+
+
 def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[str],
                       games: pd.DataFrame, train_levels: Sequence[int]) -> dict[str, Any]:
     """What the archive is worth once every validated elite is replayed on fresh seeds:
