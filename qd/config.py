@@ -67,8 +67,8 @@ class RunConfig:
         seed: the run seed.
         pipeline: `lag`, the batches in flight: batch k + lag is asked from the archive as
             it stands after batch k (1: every batch sees the one before it).
-        noise: `method` (`none`, `reevaluate`, `adaptive`) and its parameters: how the run
-            deals with noisy estimates (`qd.noise`).
+        noise: `method` (`reestimate`, the default; `none`, `reevaluate`, `adaptive`) and
+            its parameters: how the run deals with noisy estimates (`qd.noise`).
         source: where the config came from (named in errors).
     """
 
@@ -87,7 +87,7 @@ class RunConfig:
     evaluations: int
     seed: int
     pipeline: dict[str, Any] = field(default_factory=lambda: {"lag": 1})
-    noise: dict[str, Any] = field(default_factory=lambda: {"method": "none"})
+    noise: dict[str, Any] = field(default_factory=lambda: noise_params(None))
     max_games: int | None = None
     source: str = "config"
 

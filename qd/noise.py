@@ -18,6 +18,12 @@ run deals with it (`noise: {method: ...}`):
   their win rates is clear (its Agresti-Caffo 95% interval excludes zero) or the challenger has
   had `max_rounds` evaluations; then the point estimates decide. A challenger on an empty cell
   takes it at once.
+* `reestimate` (after the corrected archives of Flageat and Cully): plain MAP-Elites while the
+  run evolves; when evolution has finished, one closing batch replays every elite `replays`
+  times on fresh seeds, and each elite's quality and features become those of the fresh games
+  alone, so elites.csv no longer carries the winner's curse of selection. Elites whose fresh
+  features leave their cell move; where two meet, the higher fresh win rate keeps the cell.
+  With `max_games`, evolution stops early enough to leave the closing games inside it.
 
 Replays run in the same batches as new genomes (their games follow the batch's new genomes
 in the batch's game list), with seeds from (run seed, the genome's first evaluation, game,
@@ -40,6 +46,9 @@ NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
 loop and has no class."""
 
 PLAIN = "none"
+DEFAULT = "reestimate"
+"""The method of a config that names none: the one with the smallest gap between evolved and
+held-out win rates at equal games (docs/qd.md, "Noisy estimates")."""
 
 
 def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
@@ -51,14 +60,14 @@ def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
 
 
 def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
-    """`method` (default `none`) and every parameter of that method, checked; a bad value
-    raises ValueError naming the key."""
+    """`method` (default `reestimate`) and every parameter of that method, checked; a bad
+    value raises ValueError naming the key."""
     if given is None:
         given = {}
     if not isinstance(given, Mapping):
         raise ValueError(f"{where}: a mapping expected (e.g. {{method: reevaluate}})")
     d = dict(given)
-    method = d.pop("method", PLAIN)
+    method = d.pop("method", DEFAULT)
     if method == PLAIN:
         if d:
             raise ValueError(f"{where}: method none takes no parameter, got {sorted(d)[0]!r}")
@@ -164,11 +173,34 @@ class NoiseMethod:
         c's cell (None when empty). Default: all of them."""
         return contenders
 
+    def pool(self, c: Candidate, rows: np.ndarray) -> np.ndarray:
+        """A candidate's game rows once a replay's `rows` are in: by default all its games."""
+        return np.concatenate([c.rows, rows])
+
+    def reserve(self, elites: int, games_per_replay: int) -> int:
+        """Games the run keeps back from evolution for the method's closing replays, with
+        `elites` elites in the archive now (counted against `max_games`)."""
+        return 0
+
+    def closing(self, elites: list[int]) -> list[tuple[int, int, np.ndarray]]:
+        """The replays of the batch that closes the run, once evolution has finished (asked
+        once; empty when the method has none): (candidate id, replay number, genome)."""
+        return []
+
+    @property
+    def pending(self) -> bool:
+        """Whether the method still has closing replays to ask."""
+        return False
+
     # ---------------------------------------------------------------- the shared machinery
     def ask(self, elites: list[int]) -> list[tuple[int, int, np.ndarray]]:
         """(candidate id, replay number, genome) of every replay of the next batch."""
+        return self._replay(self.replays(elites))
+
+    def _replay(self, ids: list[int]) -> list[tuple[int, int, np.ndarray]]:
+        """Count a replay of each id (an id may come more than once)."""
         out = []
-        for cid in self.replays(elites):
+        for cid in ids:
             c = self.candidates[cid]
             c.replays += 1
             c.in_flight += 1
@@ -198,7 +230,7 @@ class NoiseMethod:
         for cid, r in replayed:
             c = self.candidates.get(cid)
             if c is not None:
-                c.rows = np.concatenate([c.rows, r])
+                c.rows = self.pool(c, r)
                 c.in_flight -= 1
         new = [Candidate(first + k, batch, np.asarray(g, dtype=float), r)
                for k, (g, r) in enumerate(zip(genomes, rows))]
@@ -313,3 +345,41 @@ def difference(a: Candidate, b: Candidate, z: float = Z95) -> int:
     if pa - pb + half < 0:
         return -1
     return 0
+
+
+@register_noise
+class Reestimate(NoiseMethod):
+    """Plain MAP-Elites while the run evolves; then every elite is replayed `replays` times
+    on fresh seeds (each replay plays the genome's games again) and its quality and features
+    are those of the fresh games alone. The closing replays run as the run's last batch."""
+
+    name = "reestimate"
+    params = {"replays": 2}
+
+    def __init__(self, replays: int = 2) -> None:
+        super().__init__()
+        self.replays_each = int(replays)
+        self.closed = False  # the closing batch was asked
+        self.fresh: set[int] = set()  # candidates whose evolved games were dropped
+
+    def replays(self, elites: list[int]) -> list[int]:
+        return []
+
+    def reserve(self, elites: int, games_per_replay: int) -> int:
+        return 0 if self.closed else elites * self.replays_each * games_per_replay
+
+    @property
+    def pending(self) -> bool:
+        return not self.closed
+
+    def closing(self, elites: list[int]) -> list[tuple[int, int, np.ndarray]]:
+        if self.closed:
+            return []
+        self.closed = True
+        return self._replay([i for i in sorted(elites) for _ in range(self.replays_each)])
+
+    def pool(self, c: Candidate, rows: np.ndarray) -> np.ndarray:
+        if c.id in self.fresh:
+            return np.concatenate([c.rows, rows])
+        self.fresh.add(c.id)  # the first fresh games replace the (selected) evolved ones
+        return rows

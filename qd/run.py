@@ -48,7 +48,7 @@ from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
 from qd.games import BatchGames, credit, game_seconds, genome_side, worker_count
-from qd.noise import make_noise
+from qd.noise import PLAIN, make_noise, noise_params
 from qd.rundir import (
     BATCH_TABLES,
     CHECKPOINT,
@@ -310,9 +310,24 @@ class _Partial(RecordLog):
 # ------------------------------------------------------------------------------ rows
 
 def _finished(state: RunState, config: RunConfig) -> bool:
-    """Every evaluation told, or the games of `max_games` played."""
-    return state.evaluations >= config.evaluations or (
-        config.max_games is not None and state.games >= config.max_games)
+    """Evolution is over (every evaluation asked, or the games of `max_games`) and the noise
+    method's closing batch, if it has one, was asked (with nothing in flight: played)."""
+    noise = getattr(state, "noise", None)
+    return _evolution_over(state, config) and not (noise is not None and noise.pending)
+
+
+def _evolution_over(state: RunState, config: RunConfig) -> bool:
+    """No more genomes are asked: every evaluation was asked, the games asked reach
+    `max_games` (less what the noise method keeps back for its closing replays), or the
+    closing batch was asked."""
+    noise = getattr(state, "noise", None)
+    if state.asked >= config.evaluations or getattr(noise, "closed", False):
+        return True
+    if config.max_games is None:
+        return False
+    gpi = len(config.train_levels) * config.repetitions
+    reserve = noise.reserve(len(state.archive.ids()), gpi) if noise is not None else 0
+    return _games_asked(state, config) + reserve >= config.max_games
 
 
 def _games_asked(state: RunState, config: RunConfig) -> int:
@@ -414,6 +429,10 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
         read_yaml(cfg_file) if resume else None)
     seed = previous.get("seed") if isinstance(previous, dict) else None
     config = load_config(config_path, seed=seed)
+    if isinstance(previous, dict) and isinstance(raw, dict) and "noise" not in raw:
+        # a config that names no noise method resumes with the one its run started with
+        # (the default of that day: runs from before `reestimate` was the default are plain)
+        config.noise = noise_params(previous.get("noise", {"method": PLAIN}))
     if previous is not None:
         now = config.to_dict()
         if isinstance(previous, dict) and "genome" in previous and "layout" not in previous:
@@ -488,11 +507,10 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
     past the evaluations. Depends only on the state, so a resumed run asks the same."""
     new = []
     emitter = state.emitter
+    noise = getattr(state, "noise", None)
     while len(state.in_flight) < lag:
         asked = state.asked
-        if asked >= config.evaluations:
-            break
-        if config.max_games is not None and _games_asked(state, config) >= config.max_games:
+        if _evolution_over(state, config):
             break
         initial = getattr(emitter, "initial_left", 0) > 0
         if not initial and any(b.initial for b in state.in_flight):
@@ -501,11 +519,18 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
         genomes = _ask(state)
         if len(genomes) == 0:
             break
-        noise = getattr(state, "noise", None)
         replays = noise.ask(state.archive.ids()) if noise is not None else []
         b = InFlight(state.batch + len(state.in_flight), asked, genomes, initial, replays)
         state.in_flight.append(b)
         new.append(b)
+    if noise is not None and noise.pending and not state.in_flight \
+            and _evolution_over(state, config):
+        replays = noise.closing(state.archive.ids())  # the run's closing batch
+        if replays:
+            b = InFlight(state.batch, state.asked,
+                         np.empty((0, len(config.genome_names))), False, replays)
+            state.in_flight.append(b)
+            new.append(b)
     return new
 
 
@@ -583,7 +608,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             first = front.first
             fields = state.archive.fields(evals, front.index, first)
             objective = np.array([e.objective for e in evals])
-            measures = np.stack([e.measures for e in evals])
+            measures = np.array([e.measures for e in evals]).reshape(
+                len(evals), len(state.archive.features))
             noise = getattr(state, "noise", None)
             if noise is None:
                 status = _tell(state, front.genomes, objective, measures, fields)
@@ -592,9 +618,10 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 replayed = [(cid, r) for (cid, _, _), r in zip(_replays(front), rows[n:])]
                 status, value = noise.tell(state.archive, front.index, first, front.genomes,
                                            rows[:n], replayed, state.archive.features, names)
-                state.emitter.tell(front.genomes, objective, measures,
-                                   {"status": np.minimum(status, 2) * (status < 3),
-                                    "value": value}, **fields)
+                if n:  # (the closing batch has replays only)
+                    state.emitter.tell(front.genomes, objective, measures,
+                                       {"status": np.minimum(status, 2) * (status < 3),
+                                        "value": value}, **fields)
             state.in_flight.pop(0)
             state.batch = front.index + 1
             state.evaluations += len(evals)

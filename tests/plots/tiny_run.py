@@ -20,6 +20,7 @@ TINY_RUN = {
     "emitter": {"batch_size": 6, "initial_random": 1},
     "evaluations": 12,
     "seed": 7,
+    "noise": {"method": "none"},  # plain: the tests read its evolved estimates
 }
 
 _built: dict[str, Path] = {}

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from agents.ladder import wilson_interval
 from qd.archive import EliteArchive
 from qd.config import ConfigError, config_from_dict
 from qd.features import Feature
-from qd.noise import Adaptive, Candidate, Reevaluate, difference, noise_params
+from qd.noise import Adaptive, Candidate, Reestimate, Reevaluate, difference, noise_params
 from qd.run import evolve
 from tests.qd.test_run import TINY, assert_same_run, write
 
@@ -36,11 +37,16 @@ def genomes(n: int) -> np.ndarray:
 
 def test_config():
     assert config_from_dict(TINY).noise == {"method": "none"}
+    unnamed = {k: v for k, v in TINY.items() if k != "noise"}
+    assert config_from_dict(unnamed).noise == {"method": "reestimate", "replays": 2}
+    assert config_from_dict({**unnamed, "noise": {"replays": 3}}).noise == \
+        {"method": "reestimate", "replays": 3}
     c = config_from_dict({**TINY, "noise": {"method": "reevaluate"}})
     assert c.noise == {"method": "reevaluate", "per_batch": 4}
     assert config_from_dict(c.to_dict()).noise == c.noise
     assert noise_params({"method": "adaptive", "max_rounds": 2}) == \
         {"method": "adaptive", "max_rounds": 2}
+    assert noise_params({"method": "reestimate"}) == {"method": "reestimate", "replays": 2}
     with pytest.raises(ConfigError, match="noise.method: 'lucky' unknown"):
         config_from_dict({**TINY, "noise": {"method": "lucky"}})
     with pytest.raises(ConfigError, match="noise: unknown key 'max_rounds' for method reevaluate"):
@@ -149,6 +155,78 @@ def test_a_noise_aware_run_resumes_and_plays_the_same_with_batches_in_flight(tmp
     assert_same_run(a.run_dir, b.run_dir)
 
 
+def test_reestimate_replaces_evolved_games_by_fresh_ones_and_moves_cells():
+    a, m = archive(), Reestimate(replays=2)
+    assert m.pending and m.reserve(3, 4) == 3 * 2 * 4
+    # evolution: plain decisions on point estimates, no replays asked
+    status, _ = m.tell(a, 0, 0, genomes(2), [rows(4, 4, 0.2), rows(1, 4, 0.7)], [],
+                       FEATURES, ["x"])
+    assert status.tolist() == [2, 2] and a.ids() == [0, 1] and m.ask(a.ids()) == []
+    status, _ = m.tell(a, 1, 2, genomes(1), [rows(2, 4, 0.3)], [], FEATURES, ["x"])
+    assert status.tolist() == [0]  # 2 of 4 loses to 4 of 4 in cell 0
+    # closing: every elite twice, replay numbers 1 and 2; asked once only
+    asked = m.closing(a.ids())
+    assert [(cid, r) for cid, r, _ in asked] == [(0, 1), (0, 2), (1, 1), (1, 2)]
+    assert m.closing(a.ids()) == [] and not m.pending and m.reserve(3, 4) == 0
+    # elite 0's fresh games lose and play at x = 0.9: it leaves cell 0 for cell 1, where it
+    # meets elite 1 (fresh 3 of 8) and keeps the cell on 4 of 8
+    m.tell(a, 2, 3, genomes(0), [], [(0, rows(2, 4, 0.9)), (0, rows(2, 4, 0.9)),
+                                     (1, rows(1, 4, 0.7)), (1, rows(2, 4, 0.7))],
+           FEATURES, ["x"])
+    frame = a.frame()
+    assert frame["evaluation"].tolist() == [0] and frame["cell"].tolist() == ["0.5"]
+    assert frame["games"].tolist() == [8] and frame["wins"].tolist() == [4]
+
+
+def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
+    cfg = write(tmp_path, noise={"method": "reestimate", "replays": 1})
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    assert whole.complete
+    d = whole.run_dir
+    games = pd.read_csv(d / "games.csv")
+    metrics = pd.read_csv(d / "metrics.csv")
+    individuals = pd.read_csv(d / "individuals.csv")
+    elites = pd.read_csv(d / "elites.csv")
+    # one closing batch of replays only, after the 14 evaluations
+    assert metrics["replays"].tolist()[:-1] == [0] * (len(metrics) - 1)
+    last = metrics.iloc[-1]
+    assert last["batch_size"] == 0 and last["replays"] == metrics["cells"].iloc[-2]
+    assert len(individuals) == 14 and whole.games == len(games) == 4 * (14 + last["replays"])
+    closing = games[games["batch"] == last["batch"]]
+    assert (closing["replay"] == 1).all()
+    assert not games.duplicated(["evaluation", "game", "game_seed"]).any()
+    # every elite's games are its fresh ones alone
+    assert len(elites) >= 1
+    for r in elites.itertuples():
+        fresh = closing[closing.evaluation == r.evaluation]
+        assert r.games == len(fresh) == 4
+        assert r.wins == fresh["genome_won"].sum()
+    # stopped after 2 batches, and again before the closing batch: the same run
+    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, max_batches=2)
+    r = evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True,
+               max_batches=len(metrics) - 3)
+    assert not r.complete
+    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True)
+    assert_same_run(d, tmp_path / "parts")
+    lagged = write(tmp_path, name="lag.yaml", noise={"method": "reestimate", "replays": 1},
+                   pipeline={"lag": 2})
+    a = evolve(lagged, out=tmp_path / "lag_a", workers=0, show_progress=False)
+    b = evolve(lagged, out=tmp_path / "lag_b", workers=0, show_progress=False)
+    assert a.complete and pd.read_csv(a.run_dir / "metrics.csv")["batch_size"].iloc[-1] == 0
+    assert_same_run(a.run_dir, b.run_dir)
+
+
+def test_max_games_keeps_back_the_closing_games_of_reestimate(tmp_path):
+    run = evolve(write(tmp_path, max_games=40, noise={"method": "reestimate", "replays": 1}),
+                 out=tmp_path / "r", workers=0, show_progress=False)
+    metrics = pd.read_csv(run.run_dir / "metrics.csv")
+    evolved = metrics["games"].iloc[-2]
+    # evolution stopped once its games plus 4 per elite reached 40
+    assert evolved + 4 * metrics["cells"].iloc[-2] >= 40
+    assert evolved - 12 + 4 * metrics["cells"].iloc[-3] < 40
+    assert run.complete and run.games == evolved + 4 * metrics["cells"].iloc[-2]
+
+
 @pytest.mark.slow
 def test_a_noise_aware_run_on_ray_equals_in_process(tmp_path):
     cfg = write(tmp_path, noise={"method": "reevaluate", "per_batch": 2})
@@ -171,3 +249,30 @@ def test_max_games_stops_a_run_at_equal_games(tmp_path):
     assert replays > 0 and noisy.games == 4 * (noisy.evaluations + replays)
     with pytest.raises(ConfigError, match="max_games: must be >= 1"):
         config_from_dict({**TINY, "max_games": 0})
+
+
+def test_a_config_naming_no_method_resumes_with_the_method_its_run_started_with(tmp_path):
+    """Runs started while plain MAP-Elites was the default recorded `noise: none` (or, before
+    noise methods, nothing): their config, which names no method, resumes them plainly."""
+    import pickle
+
+    whole = evolve(write(tmp_path), out=tmp_path / "whole", workers=0, show_progress=False)
+    unnamed = {k: v for k, v in TINY.items() if k != "noise"}
+    cfg = tmp_path / "unnamed.yaml"
+    cfg.write_text(yaml.safe_dump(unnamed))
+    for name, strip in (("recorded", False), ("older", True)):
+        evolve(write(tmp_path), out=tmp_path / name, workers=0, show_progress=False,
+               max_batches=2)
+        if strip:  # a run from before noise methods: neither the checkpoint nor config.yaml
+            ckpt = tmp_path / name / "checkpoint.pkl"  # names noise or max_games
+            state = pickle.loads(ckpt.read_bytes())
+            for key in ("noise", "max_games"):
+                state.config.pop(key)
+            del state.noise
+            ckpt.write_bytes(pickle.dumps(state))
+            recorded = yaml.safe_load((tmp_path / name / "config.yaml").read_text())
+            recorded.pop("noise"), recorded.pop("max_games")
+            (tmp_path / name / "config.yaml").write_text(yaml.safe_dump(recorded))
+        done = evolve(cfg, out=tmp_path / name, workers=0, show_progress=False, resume=True)
+        assert done.complete
+        assert_same_run(whole.run_dir, tmp_path / name)

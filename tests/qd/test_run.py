@@ -33,6 +33,7 @@ TINY = {
     "emitter": {"batch_size": 3, "initial_random": 2},
     "evaluations": 14,
     "seed": 5,
+    "noise": {"method": "none"},  # the plain loop (the default adds a closing batch)
 }
 
 

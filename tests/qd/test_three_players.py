@@ -25,6 +25,7 @@ CONFIG = {
     "emitter": {"kind": "paper", "batch_size": 3, "initial_random": 2},
     "evaluations": 6,
     "seed": 3,
+    "noise": {"method": "none"},
 }
 
 
