@@ -22,7 +22,8 @@ run deals with it (`noise: {method: ...}`):
   run evolves; when evolution has finished, one closing batch replays every elite `replays`
   times on fresh seeds, and each elite's quality and features become those of the fresh games
   alone, so elites.csv no longer carries the winner's curse of selection. Elites whose fresh
-  features leave their cell move; where two meet, the higher fresh win rate keeps the cell.
+  features leave their cell move; where two meet, the one evolution rated higher keeps the
+  cell (a decision on the fresh win rates would select lucky estimates again).
   With `max_games`, evolution stops early enough to leave the closing games inside it.
 
 Replays run in the same batches as new genomes (their games follow the batch's new genomes
@@ -350,8 +351,13 @@ def difference(a: Candidate, b: Candidate, z: float = Z95) -> int:
 @register_noise
 class Reestimate(NoiseMethod):
     """Plain MAP-Elites while the run evolves; then every elite is replayed `replays` times
-    on fresh seeds (each replay plays the genome's games again) and its quality and features
-    are those of the fresh games alone. The closing replays run as the run's last batch."""
+    on fresh seeds (each replay plays the genome's games again), and its quality and features
+    are those of the fresh games alone. The closing replays run as the run's last batch.
+
+    After the closing batch an elite sits in the cell of its fresh features. Where elites
+    meet, the one evolution rated higher keeps the cell: deciding on the fresh win rates
+    would select the lucky ones again, and the fresh estimates would be optimistic as the
+    evolved ones were. `objective` in elites.csv is that evolved rating."""
 
     name = "reestimate"
     params = {"replays": 2}
@@ -360,7 +366,7 @@ class Reestimate(NoiseMethod):
         super().__init__()
         self.replays_each = int(replays)
         self.closed = False  # the closing batch was asked
-        self.fresh: set[int] = set()  # candidates whose evolved games were dropped
+        self.evolved: dict[int, float] = {}  # re-estimated candidates: their evolved objective
 
     def replays(self, elites: list[int]) -> list[int]:
         return []
@@ -379,7 +385,13 @@ class Reestimate(NoiseMethod):
         return self._replay([i for i in sorted(elites) for _ in range(self.replays_each)])
 
     def pool(self, c: Candidate, rows: np.ndarray) -> np.ndarray:
-        if c.id in self.fresh:
+        if c.id in self.evolved:
             return np.concatenate([c.rows, rows])
-        self.fresh.add(c.id)  # the first fresh games replace the (selected) evolved ones
+        # the first fresh games replace the (selected) evolved ones, whose rating is kept
+        self.evolved[c.id] = super().objective(c, float(np.mean(c.rows[:, 1])))
         return rows
+
+    def objective(self, c: Candidate, mean_score: float) -> float:
+        if c.id in self.evolved:
+            return self.evolved[c.id]
+        return super().objective(c, mean_score)

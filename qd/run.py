@@ -574,6 +574,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         if games is not None:
             partial.rewrite(carried)  # a clean file (no torn entry, nothing already told)
             _fill(state, config, lag)
+            _grow(bar, state, config)
         while state.in_flight:
             if max_batches is not None and batches >= max_batches:
                 break
@@ -628,6 +629,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             state.games += len(records)
             batches += 1
             asked = _fill(state, config, lag)
+            _grow(bar, state, config)
             if max_batches is None or batches < max_batches:
                 start(asked)  # the next batch's games start before the tables are written
             stats = state.archive.stats()
@@ -724,6 +726,15 @@ def _done(saved: int) -> str:
 def _retries() -> int:
     from agents.parallel import TASK_RETRIES
     return TASK_RETRIES
+
+
+def _grow(bar, state: RunState, config: RunConfig) -> None:
+    """Count a closing batch's games in the progress bar's total once it is asked."""
+    if bar is not None and bar.total is not None:
+        asked = _games_asked(state, config)
+        if asked > bar.total:
+            bar.total = asked
+            bar.refresh()
 
 
 def _postfix(bar, state: RunState) -> None:

@@ -168,14 +168,17 @@ def test_reestimate_replaces_evolved_games_by_fresh_ones_and_moves_cells():
     asked = m.closing(a.ids())
     assert [(cid, r) for cid, r, _ in asked] == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert m.closing(a.ids()) == [] and not m.pending and m.reserve(3, 4) == 0
-    # elite 0's fresh games lose and play at x = 0.9: it leaves cell 0 for cell 1, where it
-    # meets elite 1 (fresh 3 of 8) and keeps the cell on 4 of 8
-    m.tell(a, 2, 3, genomes(0), [], [(0, rows(2, 4, 0.9)), (0, rows(2, 4, 0.9)),
-                                     (1, rows(1, 4, 0.7)), (1, rows(2, 4, 0.7))],
+    # elite 0's fresh games play at x = 0.9: it leaves cell 0 for cell 1, where it meets
+    # elite 1. Elite 1 wins more fresh games (5 of 8 against 1 of 8), but evolution rated
+    # elite 0 higher (4 of 4 against 1 of 4), and that rating decides: a decision on the
+    # fresh games would select lucky estimates again
+    m.tell(a, 2, 3, genomes(0), [], [(0, rows(1, 4, 0.9)), (0, rows(0, 4, 0.9)),
+                                     (1, rows(3, 4, 0.7)), (1, rows(2, 4, 0.7))],
            FEATURES, ["x"])
     frame = a.frame()
     assert frame["evaluation"].tolist() == [0] and frame["cell"].tolist() == ["0.5"]
-    assert frame["games"].tolist() == [8] and frame["wins"].tolist() == [4]
+    assert frame["games"].tolist() == [8] and frame["wins"].tolist() == [1]
+    assert frame["objective"].iloc[0] > 0.99  # the evolved rating, 4 of 4
 
 
 def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
