@@ -127,7 +127,9 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         wanted += [f for f in fields if f not in wanted]
         for f in wanted:
             hm = heatmap_data(run, f, merged)
-            titled = {"win_rate": "win rate of each cell's elite in evolution (training levels)",
+            evolved = ("re-estimated on fresh games after evolution" if reestimated(run)
+                       else "in evolution")
+            titled = {"win_rate": f"win rate of each cell's elite {evolved} (training levels)",
                       WIN_RATE_VALIDATED: "win rate of each elite on held-out levels "
                                           "(at its evolved cell; blank = not validated)"}
             path = draw_heatmap(hm, run.path(heatmap_file(f)), title=titled.get(f))
@@ -138,7 +140,9 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
     if run.metrics is not None and not run.metrics.empty:
         path = draw_progress(progress_data(run), run.path(PROGRESS_CHART), title=run.name)
         report.files.append(path)
-        images.append(("Progress", path, "Per batch, against genomes evaluated."))
+        images.append(("Progress", path, "Per batch, against genomes evaluated."
+                       + (" The last step is the closing batch, where every elite was "
+                          "re-estimated on fresh games." if reestimated(run) else "")))
     has_validation = run.validation is not None and not run.validation.empty
     if has_validation:
         from plots.validation import draw_validation
@@ -263,6 +267,15 @@ def trust(elites: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def reestimated(run: RunFiles) -> bool:
+    """Whether the run's elites carry fresh estimates: a `reestimate` run whose closing batch
+    (replays only, `batch_size` 0) is written."""
+    noise = run.config.get("noise") or {}
+    m = run.metrics
+    return (noise.get("method") == "reestimate" and m is not None and not m.empty
+            and "batch_size" in m and int(m["batch_size"].iloc[-1]) == 0)
+
+
 def _trust_html(run: RunFiles, has_validation: bool) -> str:
     t = trust(run.elites)
     if not t["elites"]:
@@ -275,8 +288,13 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
                  f"{100 * t['median_width']:.0f} points. {t['robust']} of {t['elites']} elites "
                  f"are robust (an interval no wider than {100 * WIDE_INTERVAL:.0f} points); the "
                  f"heatmaps hatch the others")
-    text += (". The archive keeps the best of many noisy estimates, so evolved win rates are "
-             "optimistic.</p>")
+    if reestimated(run):
+        text += (". They are fresh games, played on the training levels after evolution "
+                 "ended (<code>noise: reestimate</code>): no elite was chosen on them, so "
+                 "they are not optimistic as evolved win rates are.</p>")
+    else:
+        text += (". The archive keeps the best of many noisy estimates, so evolved win rates "
+                 "are optimistic.</p>")
     steps = [] if has_validation else [
         f"<li><code>playstyles validate {where}</code> replays the elites on held-out levels "
         f"and shows how much of each win rate and style holds.</li>"]
