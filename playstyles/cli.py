@@ -177,9 +177,12 @@ def _evolve(args: argparse.Namespace) -> int:
     except RunError as e:
         raise ValueError(str(e)) from None
     s = result.stats
+    from qd.rundir import RunFiles
+    fresh = " (re-estimated on fresh games)" if RunFiles(result.run_dir).reestimated else ""
     print(f"{'finished' if result.complete else 'paused'}: {result.evaluations} evaluations, "
-          f"{result.games} games, {s.get('cells', 0)} elites, QD score {s.get('qd_score', 0):.2f}, "
-          f"best win rate {s.get('best_win_rate', 0):.2f}; results in {result.run_dir}/")
+          f"{result.games} games, {s.get('cells', 0)} elites{fresh}, QD score "
+          f"{s.get('qd_score', 0):.2f}, best win rate {s.get('best_win_rate', 0):.2f}; "
+          f"results in {result.run_dir}/")
     return 0
 
 

@@ -127,7 +127,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         wanted += [f for f in fields if f not in wanted]
         for f in wanted:
             hm = heatmap_data(run, f, merged)
-            evolved = ("re-estimated on fresh games after evolution" if reestimated(run)
+            evolved = ("re-estimated on fresh games after evolution" if run.reestimated
                        else "in evolution")
             titled = {"win_rate": f"win rate of each cell's elite {evolved} (training levels)",
                       WIN_RATE_VALIDATED: "win rate of each elite on held-out levels "
@@ -142,7 +142,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         report.files.append(path)
         images.append(("Progress", path, "Per batch, against genomes evaluated."
                        + (" The last step is the closing batch, where every elite was "
-                          "re-estimated on fresh games." if reestimated(run) else "")))
+                          "re-estimated on fresh games." if run.reestimated else "")))
     has_validation = run.validation is not None and not run.validation.empty
     if has_validation:
         from plots.validation import draw_validation
@@ -267,15 +267,6 @@ def trust(elites: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def reestimated(run: RunFiles) -> bool:
-    """Whether the run's elites carry fresh estimates: a `reestimate` run whose closing batch
-    (replays only, `batch_size` 0) is written."""
-    noise = run.config.get("noise") or {}
-    m = run.metrics
-    return (noise.get("method") == "reestimate" and m is not None and not m.empty
-            and "batch_size" in m and int(m["batch_size"].iloc[-1]) == 0)
-
-
 def _trust_html(run: RunFiles, has_validation: bool) -> str:
     t = trust(run.elites)
     if not t["elites"]:
@@ -288,7 +279,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
                  f"{100 * t['median_width']:.0f} points. {t['robust']} of {t['elites']} elites "
                  f"are robust (an interval no wider than {100 * WIDE_INTERVAL:.0f} points); the "
                  f"heatmaps hatch the others")
-    if reestimated(run):
+    if run.reestimated:
         text += (". They are fresh games, played on the training levels after evolution "
                  "ended (<code>noise: reestimate</code>): no elite was chosen on them, so "
                  "they are not optimistic as evolved win rates are.</p>")

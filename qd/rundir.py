@@ -480,6 +480,15 @@ class RunFiles:
         return self.table(VALIDATION)
 
     @property
+    def reestimated(self) -> bool:
+        """Whether the elites carry fresh estimates: a `noise: reestimate` run whose closing
+        batch (replays only, `batch_size` 0 in metrics.csv) is written."""
+        noise = self.config.get("noise") or {}
+        m = self.metrics
+        return (noise.get("method") == "reestimate" and m is not None and not m.empty
+                and "batch_size" in m and int(m["batch_size"].iloc[-1]) == 0)
+
+    @property
     def validation_games(self) -> pd.DataFrame | None:
         return self.table(VALIDATION_GAMES)
 

@@ -257,7 +257,6 @@ def test_heatmap_and_report_show_games_and_uncertainty(tmp_path, tmp_path_factor
 
 
 def test_report_of_a_reestimated_run_says_its_win_rates_are_fresh(tmp_path):
-    from plots.report import reestimated
     d = fake_run(tmp_path / "r")
     write_report(d)
     assert "evolved win rates are optimistic" in (d / "report.html").read_text()
@@ -266,10 +265,10 @@ def test_report_of_a_reestimated_run_says_its_win_rates_are_fresh(tmp_path):
     (d / "config.yaml").write_text(yaml.safe_dump(cfg))
     metrics = pd.read_csv(d / "metrics.csv").assign(batch_size=[8, 8])
     metrics.to_csv(d / "metrics.csv", index=False)
-    assert not reestimated(RunFiles(d))  # the closing batch is not written yet
+    assert not RunFiles(d).reestimated  # the closing batch is not written yet
     closing = metrics.iloc[[-1]].assign(batch=2, batch_size=0, games=96)
     pd.concat([metrics, closing]).to_csv(d / "metrics.csv", index=False)
-    assert reestimated(RunFiles(d))
+    assert RunFiles(d).reestimated
     write_report(d)
     page = (d / "report.html").read_text()
     assert "not optimistic" in page and "evolved win rates are optimistic" not in page

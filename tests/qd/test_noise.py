@@ -198,6 +198,8 @@ def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
     closing = games[games["batch"] == last["batch"]]
     assert (closing["replay"] == 1).all()
     assert not games.duplicated(["evaluation", "game", "game_seed"]).any()
+    from qd.rundir import RunFiles
+    assert RunFiles(d).reestimated
     # every elite's games are its fresh ones alone
     assert len(elites) >= 1
     for r in elites.itertuples():
@@ -208,7 +210,7 @@ def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
     evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, max_batches=2)
     r = evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True,
                max_batches=len(metrics) - 3)
-    assert not r.complete
+    assert not r.complete and not RunFiles(tmp_path / "parts").reestimated
     evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True)
     assert_same_run(d, tmp_path / "parts")
     lagged = write(tmp_path, name="lag.yaml", noise={"method": "reestimate", "replays": 1},
