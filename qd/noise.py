@@ -21,9 +21,8 @@ run deals with it (`noise: {method: ...}`):
 * `reestimate` (after the corrected archives of Flageat and Cully): plain MAP-Elites while the
   run evolves; when evolution has finished, one closing batch replays every elite `replays`
   times on fresh seeds, and each elite's quality and features become those of the fresh games
-  alone, so elites.csv no longer carries the winner's curse of selection. Elites whose fresh
-  features leave their cell move; where two meet, the one evolution rated higher keeps the
-  cell (a decision on the fresh win rates would select lucky estimates again).
+  alone, so elites.csv no longer carries the winner's curse of selection. Every elite keeps
+  the cell evolution found for it: nothing is chosen on the fresh games.
   With `max_games`, evolution stops early enough to leave the closing games inside it.
 
 Replays run in the same batches as new genomes (their games follow the batch's new genomes
@@ -351,13 +350,16 @@ def difference(a: Candidate, b: Candidate, z: float = Z95) -> int:
 @register_noise
 class Reestimate(NoiseMethod):
     """Plain MAP-Elites while the run evolves; then every elite is replayed `replays` times
-    on fresh seeds (each replay plays the genome's games again), and its quality and features
-    are those of the fresh games alone. The closing replays run as the run's last batch.
+    on fresh seeds (each replay plays the genome's games again), and its quality and feature
+    estimates become those of the fresh games alone. The closing replays run as the run's
+    last batch.
 
-    After the closing batch an elite sits in the cell of its fresh features. Where elites
-    meet, the one evolution rated higher keeps the cell: deciding on the fresh win rates
-    would select the lucky ones again, and the fresh estimates would be optimistic as the
-    evolved ones were. `objective` in elites.csv is that evolved rating."""
+    Every elite keeps its cell: its position stays where evolution found it (elites.csv's
+    `measure_*` columns), while its win rate and feature means (`*_mean`, `*_se`) are the
+    fresh estimates. Nothing is chosen on the fresh games, so they stay unbiased; moving
+    elites by their fresh features and dropping those that meet would choose on them (the
+    features and the wins of a game go together) and make the survivors' win rates
+    optimistic again. `objective` in elites.csv is the evolved one that won the cell."""
 
     name = "reestimate"
     params = {"replays": 2}
@@ -366,7 +368,6 @@ class Reestimate(NoiseMethod):
         super().__init__()
         self.replays_each = int(replays)
         self.closed = False  # the closing batch was asked
-        self.evolved: dict[int, float] = {}  # re-estimated candidates: their evolved objective
 
     def replays(self, elites: list[int]) -> list[int]:
         return []
@@ -384,14 +385,23 @@ class Reestimate(NoiseMethod):
         self.closed = True
         return self._replay([i for i in sorted(elites) for _ in range(self.replays_each)])
 
-    def pool(self, c: Candidate, rows: np.ndarray) -> np.ndarray:
-        if c.id in self.evolved:
-            return np.concatenate([c.rows, rows])
-        # the first fresh games replace the (selected) evolved ones, whose rating is kept
-        self.evolved[c.id] = super().objective(c, float(np.mean(c.rows[:, 1])))
-        return rows
-
-    def objective(self, c: Candidate, mean_score: float) -> float:
-        if c.id in self.evolved:
-            return self.evolved[c.id]
-        return super().objective(c, mean_score)
+    def tell(self, archive, batch: int, first: int, genomes: np.ndarray,
+             rows: list[np.ndarray], replayed: list[tuple[int, np.ndarray]],
+             features, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        if not replayed:
+            return super().tell(archive, batch, first, genomes, rows, replayed, features, names)
+        from qd.archive import evaluate_rows
+        fresh: dict[int, list[np.ndarray]] = {}
+        for cid, r in replayed:
+            fresh.setdefault(cid, []).append(r)
+        entries = []
+        for i in archive.ids():
+            c = self.candidates[i]
+            evolved = evaluate_rows(c.genome, c.rows, features, names, self.players)
+            c.rows = np.concatenate(fresh[i])
+            c.in_flight = 0
+            ev = evaluate_rows(c.genome, c.rows, features, names, self.players)
+            ev.measures = evolved.measures  # the cell evolution found
+            entries.append((ev, evolved.objective, c.batch, c.id))
+        archive.rebuild(entries)
+        return np.zeros(len(genomes), int), np.zeros(len(genomes))

@@ -155,7 +155,7 @@ def test_a_noise_aware_run_resumes_and_plays_the_same_with_batches_in_flight(tmp
     assert_same_run(a.run_dir, b.run_dir)
 
 
-def test_reestimate_replaces_evolved_games_by_fresh_ones_and_moves_cells():
+def test_reestimate_replaces_evolved_games_by_fresh_ones_in_the_same_cells():
     a, m = archive(), Reestimate(replays=2)
     assert m.pending and m.reserve(3, 4) == 3 * 2 * 4
     # evolution: plain decisions on point estimates, no replays asked
@@ -168,17 +168,17 @@ def test_reestimate_replaces_evolved_games_by_fresh_ones_and_moves_cells():
     asked = m.closing(a.ids())
     assert [(cid, r) for cid, r, _ in asked] == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert m.closing(a.ids()) == [] and not m.pending and m.reserve(3, 4) == 0
-    # elite 0's fresh games play at x = 0.9: it leaves cell 0 for cell 1, where it meets
-    # elite 1. Elite 1 wins more fresh games (5 of 8 against 1 of 8), but evolution rated
-    # elite 0 higher (4 of 4 against 1 of 4), and that rating decides: a decision on the
-    # fresh games would select lucky estimates again
+    # elite 0's fresh games lose and play at x = 0.9, in cell 1 where elite 1 is: both keep
+    # their cells (nothing is chosen on the fresh games), with the fresh estimates
     m.tell(a, 2, 3, genomes(0), [], [(0, rows(1, 4, 0.9)), (0, rows(0, 4, 0.9)),
                                      (1, rows(3, 4, 0.7)), (1, rows(2, 4, 0.7))],
            FEATURES, ["x"])
-    frame = a.frame()
-    assert frame["evaluation"].tolist() == [0] and frame["cell"].tolist() == ["0.5"]
-    assert frame["games"].tolist() == [8] and frame["wins"].tolist() == [1]
-    assert frame["objective"].iloc[0] > 0.99  # the evolved rating, 4 of 4
+    frame = a.frame().set_index("evaluation")
+    assert frame["cell"].to_dict() == {0: "0", 1: "0.5"}
+    assert frame["games"].tolist() == [8, 8] and frame["wins"].tolist() == [1, 5]
+    assert frame["x_mean"].tolist() == pytest.approx([0.9, 0.7])
+    assert frame["measure_x"].tolist() == pytest.approx([0.2, 0.7])  # where evolution found it
+    assert frame["objective"].loc[0] > 0.99  # the evolved rating, 4 of 4
 
 
 def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
@@ -194,6 +194,7 @@ def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
     assert metrics["replays"].tolist()[:-1] == [0] * (len(metrics) - 1)
     last = metrics.iloc[-1]
     assert last["batch_size"] == 0 and last["replays"] == metrics["cells"].iloc[-2]
+    assert last["cells"] == metrics["cells"].iloc[-2]  # every elite keeps its cell
     assert len(individuals) == 14 and whole.games == len(games) == 4 * (14 + last["replays"])
     closing = games[games["batch"] == last["batch"]]
     assert (closing["replay"] == 1).all()
