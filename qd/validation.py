@@ -315,43 +315,6 @@ def reestimated(table: pd.DataFrame, replays: pd.DataFrame) -> pd.DataFrame:
     return table.drop(columns=["games_evolved", "win_rate_evolved"]).merge(again, on="cell")
 
 
-def gap_beyond_noise(evolved: Sequence[float], evolved_games: Sequence[int],
-                     replayed: Sequence[float], replayed_games: Sequence[int], *,
-                     seed: int = 0, reps: int = 4000) -> tuple[float, float, float]:
-    """The gap between evolved and replayed win rates that more games would not remove: the
-    root mean square over elites of the difference of their true win rates, with a 95%
-    percentile bootstrap interval over elites.
-
-    A difference d of two independent win rates from n and m games has E[d^2] = D^2 + the
-    two sampling variances, each estimated without bias by p(1 - p) / (n - 1); so
-    sqrt(max(0, mean(d^2 - variances))) estimates the RMS of the true gaps D, and bounds
-    their mean absolute value from above. Elites with fewer than 2 games a side are left out.
-
-    Args:
-        evolved: each elite's evolved (or re-estimated) win rate.
-        evolved_games: its games behind that estimate.
-        replayed: its replayed win rate (e.g. on held-out levels).
-        replayed_games: its replayed games.
-        seed: seed of the bootstrap.
-        reps: bootstrap resamples.
-
-    Returns:
-        (estimate, low, high), as fractions.
-    """
-    e, v = np.asarray(evolved, float), np.asarray(replayed, float)
-    n, m = np.asarray(evolved_games, float), np.asarray(replayed_games, float)
-    ok = (n >= 2) & (m >= 2) & np.isfinite(e) & np.isfinite(v)
-    if ok.sum() < 2:
-        return float("nan"), float("nan"), float("nan")
-    e, v, n, m = e[ok], v[ok], n[ok], m[ok]
-    excess = (e - v) ** 2 - e * (1 - e) / (n - 1) - v * (1 - v) / (m - 1)
-    rng = np.random.default_rng(seed)
-    means = rng.choice(excess, size=(reps, len(excess)), replace=True).mean(axis=1)
-    root = np.sqrt(np.maximum(0.0, means))
-    return (float(np.sqrt(max(0.0, excess.mean()))), float(np.quantile(root, 0.025)),
-            float(np.quantile(root, 0.975)))
-
-
 def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[str],
                       games: pd.DataFrame, train_levels: Sequence[int]) -> dict[str, Any]:
     """What the archive is worth once every validated elite is replayed on fresh seeds:
