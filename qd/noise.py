@@ -173,10 +173,6 @@ class NoiseMethod:
         c's cell (None when empty). Default: all of them."""
         return contenders
 
-    def pool(self, c: Candidate, rows: np.ndarray) -> np.ndarray:
-        """A candidate's game rows once a replay's `rows` are in: by default all its games."""
-        return np.concatenate([c.rows, rows])
-
     def reserve(self, elites: int, games_per_replay: int) -> int:
         """Games the run keeps back from evolution for the method's closing replays, with
         `elites` elites in the archive now (counted against `max_games`)."""
@@ -230,7 +226,7 @@ class NoiseMethod:
         for cid, r in replayed:
             c = self.candidates.get(cid)
             if c is not None:
-                c.rows = self.pool(c, r)
+                c.rows = np.concatenate([c.rows, r])
                 c.in_flight -= 1
         new = [Candidate(first + k, batch, np.asarray(g, dtype=float), r)
                for k, (g, r) in enumerate(zip(genomes, rows))]
