@@ -173,6 +173,7 @@ CONFIG = {
     "emitter": {"kind": "paper", "batch_size": 4, "initial_random": 2},
     "evaluations": 8,
     "seed": 1,
+    "noise": {"method": "none"},  # plain: the elites are the evolved estimates
 }
 
 
