@@ -152,6 +152,7 @@ class NoiseMethod:
     name: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
     players: int = 2  # players of the game (set by `make_noise`)
+    closed: bool = False  # the closing batch was asked (no genome is asked after it)
 
     def __init__(self) -> None:
         self.candidates: dict[int, Candidate] = {}  # elites and waiting challengers, by id
@@ -363,7 +364,6 @@ class Reestimate(NoiseMethod):
     def __init__(self, replays: int = 2) -> None:
         super().__init__()
         self.replays_each = int(replays)
-        self.closed = False  # the closing batch was asked
 
     def replays(self, elites: list[int]) -> list[int]:
         return []

@@ -321,18 +321,23 @@ def _evolution_over(state: RunState, config: RunConfig) -> bool:
     `max_games` (less what the noise method keeps back for its closing replays), or the
     closing batch was asked."""
     noise = getattr(state, "noise", None)
-    if state.asked >= config.evaluations or getattr(noise, "closed", False):
+    if state.asked >= config.evaluations or (noise is not None and noise.closed):
         return True
     if config.max_games is None:
         return False
-    gpi = len(config.train_levels) * config.repetitions
-    reserve = noise.reserve(len(state.archive.ids()), gpi) if noise is not None else 0
+    reserve = noise.reserve(len(state.archive.ids()), _games_per_genome(config)) \
+        if noise is not None else 0
     return _games_asked(state, config) + reserve >= config.max_games
+
+
+def _games_per_genome(config: RunConfig) -> int:
+    """The games of one evaluation or replay: training levels x repetitions."""
+    return len(config.train_levels) * config.repetitions
 
 
 def _games_asked(state: RunState, config: RunConfig) -> int:
     """Games played and in flight, replays included."""
-    gpi = len(config.train_levels) * config.repetitions
+    gpi = _games_per_genome(config)
     return state.games + sum((len(b.genomes) + len(_replays(b))) * gpi for b in state.in_flight)
 
 
