@@ -18,7 +18,8 @@ An evaluator registered with `argument=True` receives the text after ``name:`` i
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, runtime_checkable
+from contextlib import contextmanager
+from typing import Callable, Iterator, Protocol, runtime_checkable
 
 from games.api import GameState
 from games.registry import load_plugin, lookup_keys
@@ -30,6 +31,29 @@ class Evaluator(Protocol):
     mutated by search), `leaf` the state reached by search from it."""
 
     def evaluate(self, root: GameState, leaf: GameState, player: int) -> float: ...
+
+
+@contextmanager
+def deciding(evaluator: Evaluator) -> Iterator[None]:
+    """One decision of a search agent: an evaluator that has `start_decision()` and
+    `end_decision()` is told when a decision begins and ends (always, also when the search
+    raises), so that it may keep what it computed about a root for the decision's many
+    leaves. Between the two calls a root passed to `evaluate` is never mutated (the search's
+    contract); outside them an evaluator keeps nothing. Evaluators without the two methods
+    are used as they are.
+
+    Args:
+        evaluator: the evaluator the decision's search calls.
+    """
+    start = getattr(evaluator, "start_decision", None)
+    if start is None:
+        yield
+        return
+    start()
+    try:
+        yield
+    finally:
+        evaluator.end_decision()
 
 
 class TerminalAware:
@@ -52,6 +76,16 @@ class TerminalAware:
         v = self.inner.evaluate(root, leaf, player)
         half = self.bound / 2
         return half if v > half else -half if v < -half else v
+
+    def start_decision(self) -> None:
+        start = getattr(self.inner, "start_decision", None)
+        if start is not None:
+            start()
+
+    def end_decision(self) -> None:
+        end = getattr(self.inner, "end_decision", None)
+        if end is not None:
+            end()
 
     def __repr__(self) -> str:
         return f"TerminalAware({self.inner!r}, bound={self.bound:g})"

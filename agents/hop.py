@@ -44,8 +44,6 @@ from agents.search import (
     arguments,
     at_least,
     check_budget,
-    collector_paused,
-    resolve_budget,
 )
 from games.api import Action, GameState, determinise, new_belief, observation
 
@@ -111,12 +109,8 @@ class HOPAgent(SearchAgent):
             ev = make_evaluator(game, ev, terminal=False)
         self.monotone = bool(getattr(ev, "monotone", False))
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
-        self.prepare(state)
-        b = resolve_budget(self.budget if self.budget is not None else UNLIMITED, budget)
-        self.last_budget = b
-        with collector_paused():
-            return self.decide(state, b)
+    def default_budget(self) -> int:
+        return self.budget if self.budget is not None else UNLIMITED
 
     # -- one decision -------------------------------------------------------------------------
     def _update_belief(self, state: GameState, me: int):

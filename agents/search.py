@@ -25,7 +25,7 @@ from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-from agents.evaluators import make_evaluator
+from agents.evaluators import deciding, make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import get_game, load_plugin, lookup_keys
 
@@ -275,7 +275,8 @@ class SearchAgent:
     def bind(self, game: str) -> None:
         """Resolve everything that depends on the game (an unknown evaluator fails here)."""
         self.hooks = hooks_for(game)
-        self.evaluate = make_evaluator(game, self.evaluator).evaluate
+        self.evaluator_object = make_evaluator(game, self.evaluator)
+        self.evaluate = self.evaluator_object.evaluate
         self.game_horizon = getattr(get_game(game), "search_horizon", None)
         self._bound = game
 
@@ -286,17 +287,22 @@ class SearchAgent:
             self.bind(game)
 
     def act(self, state: GameState, budget: int | None = None) -> Action:
-        """The agent's action in `state`, searched with Python's garbage collector paused.
+        """The agent's action in `state`, searched with Python's garbage collector paused and
+        the evaluator told that a decision is under way (`agents.evaluators.deciding`).
 
         Args:
             state: the position to decide in (not modified).
             budget: forward-model calls for this decision; None: the agent's default.
         """
         self.prepare(state)
-        b = resolve_budget(self.budget, budget)
+        b = resolve_budget(self.default_budget(), budget)
         self.last_budget = b
-        with collector_paused():
+        with collector_paused(), deciding(self.evaluator_object):
             return self.decide(state, b)
+
+    def default_budget(self) -> int:
+        """The forward-model calls of a decision when `act` is given no budget."""
+        return self.budget
 
     def decide(self, state: GameState, b: Budget) -> Action:
         """The search itself (each agent's own), called by `act`.

@@ -123,7 +123,20 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     flip = node.opponent
     sqrt = math.sqrt
     best_u = -math.inf
+    above = below = -math.inf  # best_u + TIE, best_u - TIE
     best: list[TreeNode] = []
+    if spread and not bias:
+        # the common case written out (the same arithmetic as below, in the same order)
+        for ch in children:
+            n = ch.n
+            q = (ch.total / n - lo) / span
+            u = (1.0 - q if flip else q) + c * sqrt(log_n / n)
+            if u > above:
+                best_u, best = u, [ch]
+                above, below = u + TIE, u - TIE
+            elif u >= below:
+                best.append(ch)
+        return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
     for ch in children:
         n = ch.n
         q = (ch.total / n - lo) / span if spread else 0.5

@@ -34,12 +34,37 @@ class TribesDiffHeuristic:
 
     name = "diff"
 
+    def __init__(self) -> None:
+        self._deciding = False
+        self._root = None
+        self._root_features: list[tuple[float, ...]] = []
+
+    def start_decision(self) -> None:
+        """A decision begins: its roots are not mutated until `end_decision`, so the features
+        of the last root seen are kept for the next leaves (`agents.evaluators.deciding`)."""
+        self._deciding = True
+        self._root = None
+
+    def end_decision(self) -> None:
+        self._deciding = False
+        self._root = None
+        self._root_features = []
+
+    def _features_of_root(self, root) -> list[tuple[float, ...]]:
+        if root is self._root:
+            return self._root_features
+        feats = [tribe_features(root, tid) for tid in range(len(root.tribes))]
+        if self._deciding:
+            self._root, self._root_features = root, feats
+        return feats
+
     def evaluate(self, root, leaf, player: int) -> float:
         n = len(leaf.tribes)
         own = 0.0
         others = 0.0
+        root_features = self._features_of_root(root)
         for tid in range(n):
-            a = tribe_features(root, tid)
+            a = root_features[tid]
             b = tribe_features(leaf, tid)
             s = 0.0
             for w, x, y in zip(WEIGHTS, a, b):

@@ -51,6 +51,7 @@ class TribesState:
 
     game_name = "tribes"
     multi_action_turns = True  # a turn is many actions, ended by End Turn
+    _water = None  # positions made before the water cache existed (pickles) fill it lazily
 
     # rule helpers and action application live in rules.py and actions.py; the methods
     # here are the shared vocabulary those modules are written in.
@@ -122,6 +123,7 @@ class TribesState:
         self._zoc = {}
         self._reach = {}
         self._lists = {}
+        self._water = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -511,8 +513,10 @@ class TribesState:
         return False
 
     def _connected_cities(self, tid: int, start: int) -> set[int]:
+        """The cities of `tid` joined to the tile `start` through its network (`_is_net`,
+        written out here: this search runs after every port and network road)."""
         terrain, building, nbrs, tc = self.terrain, self.building, self._nbrs, self.tile_city
-        is_net = self._is_net
+        road, cities = self.road, self.cities
         seen = {start}
         stack = [start]
         found: set[int] = set()
@@ -521,9 +525,17 @@ class TribesState:
             if terrain[i] == _CITY:
                 found.add(tc[i])
             for j in nbrs[i]:
-                if j not in seen and is_net(j, tid):
-                    seen.add(j)
-                    stack.append(j)
+                if j in seen:
+                    continue
+                c = tc[j]
+                o = cities[c].tribe if c else -1
+                if terrain[j] == _CITY or building[j] == _PORT:
+                    if o != tid:
+                        continue
+                elif not road[j] or (o != -1 and o != tid):
+                    continue
+                seen.add(j)
+                stack.append(j)
             if building[i] == _PORT:
                 for j in self._ports_within(i, tid):
                     if j not in seen:
@@ -533,9 +545,24 @@ class TribesState:
 
     def _ports_within(self, start: int, tid: int, steps: int = 4) -> list[int]:
         """Own ports reachable from a port by a water path of at most `steps` steps over
-        neutral or own water."""
-        terrain, building, nbrs = self.terrain, self.building, self._nbrs
-        tc, cities = self.tile_city, self.cities
+        neutral or own water.
+
+        Water never becomes land nor land water, so the water tiles within `steps` water
+        steps of a tile are found once per game (`_water_within`, shared with copies); when
+        none of them belongs to another tribe, they are exactly the tiles the path search
+        reaches and the answer is their own ports. Otherwise the search is made."""
+        terrain, building, tc, cities = self.terrain, self.building, self.tile_city, self.cities
+        out = []
+        for j in self._water_within(start, steps):
+            c = tc[j]
+            if c:
+                if cities[c].tribe != tid:
+                    break
+                if building[j] == _PORT:
+                    out.append(j)
+        else:
+            return out
+        nbrs = self._nbrs
         is_water = K.IS_WATER
         frontier = [start]
         seen = {start}
@@ -556,6 +583,31 @@ class TribesState:
                     nxt.append(j)
             frontier = nxt
         return out
+
+    def _water_within(self, start: int, steps: int) -> tuple[int, ...]:
+        """The water tiles other than `start` within `steps` steps of it over water, whoever
+        owns them (kept per game in `_water`: terrain never changes between water and
+        land; `invalidate` forgets them after a position is edited by hand)."""
+        water = self._water
+        if water is None:
+            water = self._water = {}
+        key = (start, steps)
+        tiles = water.get(key)
+        if tiles is None:
+            terrain, nbrs, is_water = self.terrain, self._nbrs, K.IS_WATER
+            frontier = [start]
+            seen = {start}
+            for _ in range(steps):
+                nxt = []
+                for i in frontier:
+                    for j in nbrs[i]:
+                        if j not in seen and is_water[terrain[j]]:
+                            seen.add(j)
+                            nxt.append(j)
+                frontier = nxt
+            seen.discard(start)
+            tiles = water[key] = tuple(sorted(seen))
+        return tiles
 
     # ---------------------------------------------------------------- turns
     def start_turn(self) -> None:
@@ -744,6 +796,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
     s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
     s._actors = None  # the actors of the listing, in order: actions.list_actions
+    s._water = {}  # (tile, steps) -> water tiles within: TribesState._water_within
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)

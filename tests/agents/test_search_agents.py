@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from agents.evaluators import TerminalAware, make_evaluator
+from agents.evaluators import TerminalAware, deciding, make_evaluator
 from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
 from agents.runner import play_game
@@ -269,6 +269,47 @@ def test_diff_heuristic_matches_the_formula():
     assert h.evaluate(before, after, 0) == pytest.approx(36 - 16 + 1)
     assert h.evaluate(before, after, 1) == pytest.approx(16 - 36)
     assert h.evaluate(before, before.copy(), 0) == 0
+
+
+def test_diff_heuristic_keeps_a_root_only_during_a_decision():
+    """Within `deciding` the root's features are computed once and reused for the same root
+    object; outside it (and after it) a root changed in place is read again."""
+    before, after = _before_after()
+    ev = make_evaluator("tribes", "diff")
+    plain = TribesDiffHeuristic()
+    with deciding(ev):
+        assert ev.evaluate(before, after, 0) == pytest.approx(plain.evaluate(before, after, 0))
+        assert ev.inner._root is before
+        other = after.copy()
+        other.tribe_w(1).kills += 1
+        assert ev.evaluate(other, after, 1) == pytest.approx(plain.evaluate(other, after, 1))
+        assert ev.inner._root is other
+    assert ev.inner._root is None
+    value = ev.evaluate(before, after, 0)
+    before.tribe_w(0).score += 50  # the live root changes between decisions
+    assert ev.evaluate(before, after, 0) == pytest.approx(value - 0.1 * 50)
+    with pytest.raises(RuntimeError), deciding(ev):
+        ev.evaluate(before, after, 0)
+        raise RuntimeError("search failed")
+    assert ev.inner._root is None and not ev.inner._deciding
+
+
+def test_search_agents_tell_the_evaluator_a_decision_is_under_way():
+    """`act` opens and closes a decision around the search: MCTS reads the root's features
+    once per decision, not once per leaf."""
+    calls = []
+
+    class Counting(TribesDiffHeuristic):
+        def _features_of_root(self, root):
+            calls.append(root is self._root)
+            return super()._features_of_root(root)
+
+    ev = Counting()
+    s = GAME.new_state(PAPER_SEEDS[0], 0)
+    agent = MCTSAgent(seed=1, budget=60, rollouts=False, evaluator=ev)
+    agent.act(s)
+    assert len(calls) == 60 and calls.count(False) == 1
+    assert ev._root is None and not ev._deciding
 
 
 def test_diff_heuristic_of_three_tribes_uses_the_mean_of_the_others():

@@ -261,3 +261,75 @@ def test_one_actor_listing_equals_listing_from_scratch(seed, tribes, rich):
         a = legal[int(rng.integers(len(legal)))]
         seen.append(a)
         s.apply(a)
+
+
+def _ports_within_by_search(s, start: int, tid: int, steps: int = 4) -> set[int]:
+    """`TribesState._ports_within` written as the plain breadth-first search over neutral or
+    own water (the rule), without the per-game water tiles."""
+    frontier, seen, out = [start], {start}, set()
+    for _ in range(steps):
+        nxt = []
+        for i in frontier:
+            for j in s._nbrs[i]:
+                if j in seen or not K.IS_WATER[s.terrain[j]]:
+                    continue
+                o = s.tile_tribe(j)
+                if o not in (-1, tid):
+                    continue
+                seen.add(j)
+                if o == tid and s.building[j] == K.PORT:
+                    out.add(j)
+                nxt.append(j)
+        frontier = nxt
+    return out
+
+
+def _connected_by_search(s, tid: int, start: int) -> set[int]:
+    """`TribesState._connected_cities` written with `_is_net` and the plain port search."""
+    seen, stack, found = {start}, [start], set()
+    while stack:
+        i = stack.pop()
+        if s.terrain[i] == K.CITY:
+            found.add(s.tile_city[i])
+        nxt = [j for j in s._nbrs[i] if s._is_net(j, tid)]
+        if s.building[i] == K.PORT:
+            nxt += _ports_within_by_search(s, i, tid)
+        for j in nxt:
+            if j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return found
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
+def test_trade_network_search_equals_plain_search(seed, tribes):
+    """The water tiles kept per game for the port-to-port search (`_water_within`), shared by
+    copies, give the ports and connected cities the plain search gives, after every action of
+    random games where every tribe has every technology (so ports are built and destroyed,
+    and borders grow over water), also on copies."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(7_000 + seed % 1000, seed, max_rounds=25, **options)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for step in range(600):
+        if s.is_terminal():
+            break
+        if step % 40 == 0:
+            _enrich(s)
+        ports = [i for i, b in enumerate(s.building) if b == K.PORT]
+        for t in s.tribes:
+            for p in ports:
+                got = s._ports_within(p, t.id)
+                assert len(got) == len(set(got)) and set(got) == _ports_within_by_search(s, p, t.id)
+                checked += bool(got)
+            if s.owns_original_capital(t.id):
+                cap = s.cities[t.capital].pos
+                assert s._connected_cities(t.id, cap) == _connected_by_search(s, t.id, cap)
+        acts = s.legal_actions()
+        builds = [a for a in acts if a[0] == A.BUILD and a[3] == K.PORT]
+        pick = builds if builds and rng.random() < 0.5 else acts
+        s.apply(pick[int(rng.integers(len(pick)))])
+        if step % 17 == 0:
+            s = s.copy()
