@@ -199,6 +199,7 @@ def _capture_city(s, u, cid: int) -> None:
     s.add_score(me, c.worth)
     s.add_score(prev, -c.worth)
     c.tribe = me
+    s.owners_changed()  # its tiles too
     ptribe = s.tribe_w(prev)
     ptribe.cities.remove(cid)
     s.tribe_w(me).cities.append(cid)

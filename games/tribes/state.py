@@ -51,7 +51,6 @@ class TribesState:
 
     game_name = "tribes"
     multi_action_turns = True  # a turn is many actions, ended by End Turn
-    _water = None  # positions made before the water cache existed (pickles) fill it lazily
 
     # rule helpers and action application live in rules.py and actions.py; the methods
     # here are the shared vocabulary those modules are written in.
@@ -123,7 +122,7 @@ class TribesState:
         self._zoc = {}
         self._reach = {}
         self._lists = {}
-        self._water = {}
+        self._own_water = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -319,6 +318,7 @@ class TribesState:
                 tc[i] = cid
                 n += 1
         if n:
+            self.owners_changed()
             self.add_worth_points(cid, 20 * n)
 
     def new_id(self) -> int:
@@ -547,22 +547,20 @@ class TribesState:
         """Own ports reachable from a port by a water path of at most `steps` steps over
         neutral or own water.
 
-        Water never becomes land nor land water, so the water tiles within `steps` water
-        steps of a tile are found once per game (`_water_within`, shared with copies); when
-        none of them belongs to another tribe, they are exactly the tiles the path search
-        reaches and the answer is their own ports. Otherwise the search is made."""
-        terrain, building, tc, cities = self.terrain, self.building, self.tile_city, self.cities
-        out = []
-        for j in self._water_within(start, steps):
-            c = tc[j]
-            if c:
-                if cities[c].tribe != tid:
-                    break
-                if building[j] == _PORT:
-                    out.append(j)
-        else:
-            return out
-        nbrs = self._nbrs
+        Which water a path may cross depends on who owns the tiles, not on the ports, so the
+        own water tiles such paths reach are kept (`_own_water`, shared with copies) until
+        tiles or cities change owner (`owners_changed`); the ports among them are read now."""
+        key = (start, tid, steps)
+        own = self._own_water.get(key)
+        if own is None:
+            own = self._own_water[key] = self._own_water_within(start, tid, steps)
+        building = self.building
+        return [j for j in own if building[j] == _PORT]
+
+    def _own_water_within(self, start: int, tid: int, steps: int) -> tuple[int, ...]:
+        """The water tiles of `tid` other than `start` reached from it by a path of at most
+        `steps` steps over neutral or own water."""
+        terrain, tc, cities, nbrs = self.terrain, self.tile_city, self.cities, self._nbrs
         is_water = K.IS_WATER
         frontier = [start]
         seen = {start}
@@ -578,36 +576,16 @@ class TribesState:
                     if o != -1 and o != tid:
                         continue
                     seen.add(j)
-                    if o == tid and building[j] == _PORT:
+                    if o == tid:
                         out.append(j)
                     nxt.append(j)
             frontier = nxt
-        return out
+        return tuple(out)
 
-    def _water_within(self, start: int, steps: int) -> tuple[int, ...]:
-        """The water tiles other than `start` within `steps` steps of it over water, whoever
-        owns them (kept per game in `_water`: terrain never changes between water and
-        land; `invalidate` forgets them after a position is edited by hand)."""
-        water = self._water
-        if water is None:
-            water = self._water = {}
-        key = (start, steps)
-        tiles = water.get(key)
-        if tiles is None:
-            terrain, nbrs, is_water = self.terrain, self._nbrs, K.IS_WATER
-            frontier = [start]
-            seen = {start}
-            for _ in range(steps):
-                nxt = []
-                for i in frontier:
-                    for j in nbrs[i]:
-                        if j not in seen and is_water[terrain[j]]:
-                            seen.add(j)
-                            nxt.append(j)
-                frontier = nxt
-            seen.discard(start)
-            tiles = water[key] = tuple(sorted(seen))
-        return tiles
+    def owners_changed(self) -> None:
+        """Tiles or cities changed owner (a border grew, a village or city was captured):
+        forget the water paths between ports found so far (`_ports_within`)."""
+        self._own_water = {}
 
     # ---------------------------------------------------------------- turns
     def start_turn(self) -> None:
@@ -796,7 +774,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
     s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
     s._actors = None  # the actors of the listing, in order: actions.list_actions
-    s._water = {}  # (tile, steps) -> water tiles within: TribesState._water_within
+    s._own_water = {}  # (port, tribe, steps) -> own water reached: TribesState._ports_within
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)

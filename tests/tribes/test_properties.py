@@ -265,7 +265,7 @@ def test_one_actor_listing_equals_listing_from_scratch(seed, tribes, rich):
 
 def _ports_within_by_search(s, start: int, tid: int, steps: int = 4) -> set[int]:
     """`TribesState._ports_within` written as the plain breadth-first search over neutral or
-    own water (the rule), without the per-game water tiles."""
+    own water (the rule), without the water tiles kept between positions."""
     frontier, seen, out = [start], {start}, set()
     for _ in range(steps):
         nxt = []
@@ -305,10 +305,11 @@ def _connected_by_search(s, tid: int, start: int) -> set[int]:
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1),
        tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
 def test_trade_network_search_equals_plain_search(seed, tribes):
-    """The water tiles kept per game for the port-to-port search (`_water_within`), shared by
-    copies, give the ports and connected cities the plain search gives, after every action of
-    random games where every tribe has every technology (so ports are built and destroyed,
-    and borders grow over water), also on copies."""
+    """The own water tiles kept for the port-to-port search until owners change (shared by
+    copies, `_ports_within`) give the ports and connected cities the plain search gives,
+    after every action of random games where every tribe has every technology (so ports are
+    built and destroyed, borders grow over water and cities are captured), also on copies
+    that go on alone."""
     options = {"tribes": tribes} if tribes else {}
     s = GAME.new_state(7_000 + seed % 1000, seed, max_rounds=25, **options)
     rng = np.random.default_rng(seed)
@@ -333,3 +334,28 @@ def test_trade_network_search_equals_plain_search(seed, tribes):
         s.apply(pick[int(rng.integers(len(pick)))])
         if step % 17 == 0:
             s = s.copy()
+
+
+def test_port_paths_open_when_the_city_owning_the_water_between_is_captured():
+    """Tribe 0's ports at (2, 2) and (1, 6) are joined only through (2, 5), water of a
+    tribe-1 city: no path while tribe 1 owns it, a path once tribe 0 captures the city, on the
+    same position whose earlier answer was kept (a copy from before still says no path)."""
+    from tests.tribes.builders import act, board, clear, game, idx, place, set_building
+
+    water = {(2, 2): "s:", (2, 3): "s:", (2, 4): "s:", (2, 5): "s:", (1, 6): "s:"}
+    s = game(board(cells={**water, (0, 7): "v:", (3, 6): "v:"}), mode=K.SCORE)
+    act(s, "CAPTURE", place(s, "WARRIOR", 0, (0, 7)).id)
+    act(s, "END_TURN")
+    act(s, "CAPTURE", place(s, "WARRIOR", 1, (3, 6)).id)
+    act(s, "END_TURN")
+    set_building(s, (2, 2), "PORT")
+    set_building(s, (1, 6), "PORT")
+    clear(s, (3, 6))
+    w = place(s, "WARRIOR", 0, (3, 6))
+    assert s.tile_tribe(idx(s, (2, 5))) == 1 and s.tile_tribe(idx(s, (1, 6))) == 0
+    assert s._ports_within(idx(s, (2, 2)), 0) == []
+    before = s.copy()
+    act(s, "CAPTURE", w.id)
+    assert s.tile_tribe(idx(s, (2, 5))) == 0
+    assert s._ports_within(idx(s, (2, 2)), 0) == [idx(s, (1, 6))]
+    assert before._ports_within(idx(s, (2, 2)), 0) == []
