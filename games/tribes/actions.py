@@ -428,34 +428,82 @@ def _unit_kinds(ut: int, st: int, veteran: bool, hurt: bool = False, capture: bo
     return tuple(out)
 
 
-CARRY_LISTS = frozenset((MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY))
+CARRY_LISTS = frozenset((
+    MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY, BUILD, BUILD_ROAD, CLEAR_FOREST,
+    BURN_FOREST, GROW_FOREST, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
+    UPGRADE_SHIP))
 """Actions after which some actors' actions are carried over to the new position
 (`lists_kept`); after any other action everything is listed again."""
 
+UNIT_ON_TILE = frozenset((MOVE, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
+                          UPGRADE_SHIP))
+"""Actions whose `before` (`lists_kept`) is the acting unit's tile."""
+
 _UPGRADABLE = frozenset((K.BOAT, K.SHIP))
 _UNIT_LIST_TECHS = frozenset((K.CLIMBING, K.SAILING, K.NAVIGATION, K.FREE_SPIRIT))
+_RESHAPING = frozenset((BUILD_ROAD, CLEAR_FOREST, BURN_FOREST, GROW_FOREST))
+_KEEPS_CITIES = frozenset((RECOVER, HEAL_OTHERS, MAKE_VETERAN))
 
 
-def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
+def reshaped_tile(action: tuple) -> int:
+    """The tile whose terrain, road or resource `action` changes (a road, a forest cleared,
+    burnt or grown, a building other than a port: a Lumber Hut clears the forest, and
+    building takes the tile's resource, even ruins), or -1."""
+    kind = action[0]
+    if kind in _RESHAPING or kind == BUILD and action[3] != _PORT:
+        return action[2]
+    return -1
+
+
+def near_units(s, tile: int) -> set[int]:
+    """The units whose movement or tile may read `tile`: on it or next to it, or able to
+    reach one of those tiles (`s._reach`). A cost change on `tile` changes the moves only of
+    units that reach it or step off a neighbour of it onto it, and its resource is read only
+    by a unit on it.
+
+    Args:
+        s: the position before the tile changes.
+        tile: the tile.
+    """
+    near = (tile,) + s._nbrs[tile]
+    unit_at = s.unit_at
+    out = {unit_at[t] for t in near if unit_at[t]}
+    for v, e in s._reach.items():
+        reach = e[4]
+        for t in near:
+            if t in reach:
+                out.add(v)
+                break
+    if s.options.reference_bugs:  # units may share a tile
+        out.update(v for v, u in s.units.items() if u.pos in near)
+    return out
+
+
+def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> dict:
     """The actors' actions of the position before `action` (`lists`, see `list_actions`)
-    that are still valid now that it has been applied; `before` is where a moving unit stood
-    (MOVE) or the building destroyed (DESTROY).
+    that are still valid now that it has been applied.
 
     What a listing reads and these actions change:
-    * MOVE: which tiles are free, at the unit's start and destination (`touched_by`);
-    * SPAWN: the city's tile is taken (`touched_by`) and the stars spent;
-    * RESOURCE_GATHERING, RESEARCH_TECH: the stars, the city's population, the technologies;
-    * DESTROY: a city's tile and population (units read buildings only to embark at ports).
-    Stars and technologies are read by every city and the tribe, and by units only for
-    upgrading boats and ships; the technologies of movement and of disbanding are read by
-    every unit. Nothing else changes: the mover's units are no obstacle to their own tribe,
-    and the map stays as it was.
+    * a unit coming or going (MOVE, SPAWN, DISBAND, an upgrade's new unit): which tiles are
+      free (`touched_by`); a unit's health or status (RECOVER, HEAL_OTHERS, MAKE_VETERAN):
+      its own actions and healing by its neighbours;
+    * stars (SPAWN, DISBAND, upgrades, RESOURCE_GATHERING, RESEARCH_TECH, BUILD, BUILD_ROAD,
+      the forest actions) and technologies: read by every city and the tribe, and by units
+      only for upgrading boats and ships, except the technologies of movement and of
+      disbanding, read by every unit;
+    * a building (BUILD, DESTROY): read by the cities owning it or a tile next to it (a
+      producer needs its base next to it), and by units only to embark at a port;
+    * a terrain, road or resource change (`reshaped_tile`): read by the units of `near`, and
+      by the tribe's roads and the owning city (both re-listed since stars changed too).
+    Nothing else changes: the mover's units are no obstacle to their own tribe.
 
     Args:
         s: the position after `action`.
         action: the action just applied (one of `CARRY_LISTS`).
         lists: `s._lists` of the position before it.
-        before: the moving unit's tile (MOVE), the destroyed building (DESTROY), else -1.
+        before: the acting unit's tile (`UNIT_ON_TILE`), the destroyed building (DESTROY),
+            else -1.
+        near: `near_units` of the reshaped tile before the action (empty if none).
     """
     kind = action[0]
     if kind == MOVE:
@@ -465,21 +513,32 @@ def lists_kept(s, action: tuple, lists: dict, before: int) -> dict:
     if kind == DESTROY:
         if before == _PORT:
             return {}
-        cities = s.cities
-        return {k: v for k, v in lists.items() if k not in cities}
-    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
+        tile, tc = action[2], s.tile_city
+        owners = {tc[j] for j in s._nbrs[tile]}
+        owners.add(tc[tile])
+        return {k: v for k, v in lists.items() if k not in owners}
+    if kind in _KEEPS_CITIES:
+        tiles = (before,) + s._nbrs[before] if kind == HEAL_OTHERS else (before,)
+        changed = touched_by(s, tiles=tiles)
+        return {k: v for k, v in lists.items() if k not in changed}
+    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS or kind == BUILD and action[3] == _PORT:
         return {}
-    changed = touched_by(s, tiles=(s.cities[action[1]].pos,)) if kind == SPAWN else ()
+    if kind == SPAWN:
+        changed = touched_by(s, tiles=(s.cities[action[1]].pos,))
+    elif kind in UNIT_ON_TILE:
+        changed = touched_by(s, tiles=(before,))
+    else:
+        changed = near
     units, upgradable = s.units, _UPGRADABLE
     return {k: v for k, v in lists.items()
             if k in units and k not in changed and units[k].type not in upgradable}
 
 
 def touched_by(s, tiles: tuple) -> set[int]:
-    """The actors whose actions change when own units come or go on `tiles`: every unit that
-    can reach one of them (its destinations skip occupied tiles), every unit on or next to one
-    (healing others depends on the neighbours' health) and a city on one (it spawns only on a
-    free tile).
+    """The actors whose actions change when own units come or go on `tiles`, or change
+    their health: every unit that can reach one of them (its destinations skip occupied
+    tiles), every unit on or next to one (healing others depends on the neighbours' health)
+    and a city on one (it spawns only on a free tile).
 
     Args:
         s: the position, with own units already come or gone.

@@ -40,9 +40,11 @@ terrain, road, building, border or city owner and move, add or remove only the m
 units (which its units pass through). Destroying a building other than a port is one of them
 too (`apply` checks the building). A unit that moved, was replaced or whose tribe learnt a
 technology is recomputed anyway, since its cache entry records its tribe, position, type and
-the tribe's technologies."""
+the tribe's technologies. Buildings other than a port, roads and forests keep them too, except
+for the units that may step on or next to the tile changed (`actions.near_units`)."""
 
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
+_NOBODY: frozenset[int] = frozenset()
 _CITY, _PORT = K.CITY, K.PORT
 
 
@@ -159,29 +161,34 @@ class TribesState:
         kind = action[0]
         lists = self._lists
         self._lists = {}
-        # what the carried caches need to know of the position before the action: where a
-        # moving unit stood, which building is destroyed (only a port changes movement)
-        if kind == A.MOVE:
+        # what the carried caches need to know of the position before the action: where the
+        # acting unit stood, which building is destroyed (only a port changes movement), the
+        # units whose movement may read a tile whose terrain or road changes
+        if kind in A.UNIT_ON_TILE:
             before = self.units[action[1]].pos
         elif kind == A.DESTROY:
             before = self.building[action[2]]
         else:
             before = -1
-        if kind in KEEPS_OWN_MOVEMENT or kind == A.DESTROY and before != _PORT:
+        reshaped = A.reshaped_tile(action)
+        near = A.near_units(self, reshaped) if reshaped >= 0 else _NOBODY
+        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY and before != _PORT:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
-            # which these actions change; the other tribes' entries may depend on the mover's
-            # units, and the zone of control of the mover's units on the others' units
+            # which these actions change, except on a reshaped tile (`near` is recomputed);
+            # the other tribes' entries may depend on the mover's units, and the zone of
+            # control of the mover's units on the others' units
             tid = self.current
             zoc = self._zoc.get(tid)
             self._zoc = {tid: zoc} if zoc is not None else {}
-            self._reach = {uid: e for uid, e in self._reach.items() if e[0] == tid}
+            self._reach = {uid: e for uid, e in self._reach.items()
+                           if e[0] == tid and uid not in near}
         else:
             self._zoc = {}
             self._reach = {}
         APPLY[kind](self, action)
         if lists and kind in A.CARRY_LISTS and not self.game_over:
-            self._lists = A.lists_kept(self, action=action, lists=lists, before=before)
+            self._lists = A.lists_kept(self, action=action, lists=lists, before=before, near=near)
 
     def winner(self) -> int | None:
         if not self.game_over:

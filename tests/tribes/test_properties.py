@@ -359,3 +359,37 @@ def test_port_paths_open_when_the_city_owning_the_water_between_is_captured():
     assert s.tile_tribe(idx(s, (2, 5))) == 0
     assert s._ports_within(idx(s, (2, 2)), 0) == [idx(s, (1, 6))]
     assert before._ports_within(idx(s, (2, 2)), 0) == []
+
+
+def test_carried_listing_after_destroying_a_base_next_to_another_city():
+    """Destroying a Lumber Hut re-lists the neighbouring city whose Sawmill needed it, not
+    only the city that owned the hut."""
+    from tests.tribes.builders import act, game, idx, place, set_building, set_terrain
+
+    s = game(mode=K.SCORE)
+    set_terrain(s, (1, 4), "VILLAGE")
+    act(s, "CAPTURE", place(s, "WARRIOR", 0, (1, 4)).id)
+    _enrich(s)
+    set_building(s, (1, 2), "LUMBER_HUT")
+    second = s.tile_city[idx(s, (1, 3))]
+    assert second != s.tile_city[idx(s, (1, 2))]
+    sawmill = (A.BUILD, second, idx(s, (1, 3)), K.SAWMILL)
+    assert sawmill in s.legal_actions()
+    act(s, "DESTROY", s.tile_city[idx(s, (1, 2))], idx(s, (1, 2)))
+    assert _listing(s) == _fresh_actions(s)
+    assert sawmill not in s.legal_actions()
+
+
+def test_carried_listing_after_healing_reaches_a_mind_bender_two_tiles_away():
+    """A Mind Bender that heals its neighbours changes the actions of another Mind Bender
+    next to a healed unit (it has nobody left to heal)."""
+    from tests.tribes.builders import act, game, place
+
+    s = game(mode=K.SCORE)
+    healer = place(s, "MIND_BENDER", 0, (3, 2))
+    place(s, "WARRIOR", 0, (3, 3), hp=K.UNIT_HP[K.WARRIOR] - 2)
+    other = place(s, "MIND_BENDER", 0, (3, 4))
+    assert (A.HEAL_OTHERS, other.id, -1, -1) in s.legal_actions()
+    act(s, "HEAL_OTHERS", healer.id)
+    assert _listing(s) == _fresh_actions(s)
+    assert (A.HEAL_OTHERS, other.id, -1, -1) not in s.legal_actions()
