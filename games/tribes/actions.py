@@ -9,6 +9,7 @@ building for BUILD and -1 otherwise.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from heapq import heappop, heappush
 
 from games.tribes import constants as K
@@ -41,6 +42,7 @@ def end_turn() -> tuple:
 _MOUNTAIN, _SHALLOW, _DEEP, _CITY, _FOREST, _PORT = (K.MOUNTAIN, K.SHALLOW, K.DEEP, K.CITY, K.FOREST,
                                                   K.PORT)
 _IS_WATER = K.IS_WATER
+_MIND_BENDER = K.MIND_BENDER
 
 
 def reachable(s, uid: int) -> dict[int, float]:
@@ -445,21 +447,26 @@ _RESHAPING = frozenset((BUILD_ROAD, CLEAR_FOREST, BURN_FOREST, GROW_FOREST))
 _KEEPS_CITIES = frozenset((RECOVER, HEAL_OTHERS, MAKE_VETERAN))
 
 
-def reshaped_tile(action: tuple) -> int:
-    """The tile whose terrain, road or resource `action` changes (a road, a forest cleared,
-    burnt or grown, a building other than a port: a Lumber Hut clears the forest, and
-    building takes the tile's resource, even ruins), or -1."""
+def reshaped_tile(action: tuple, before: int) -> int:
+    """The tile whose terrain, road, resource or port `action` changes (a road, a forest
+    cleared, burnt or grown, a building: a Lumber Hut clears the forest, building takes the
+    tile's resource, even ruins, and a port lets land units embark; a port destroyed), or -1.
+
+    Args:
+        action: the action about to be applied.
+        before: the building it destroys (DESTROY), else anything.
+    """
     kind = action[0]
-    if kind in _RESHAPING or kind == BUILD and action[3] != _PORT:
+    if kind in _RESHAPING or kind == BUILD or kind == DESTROY and before == _PORT:
         return action[2]
     return -1
 
 
 def near_units(s, tile: int) -> set[int]:
     """The units whose movement or tile may read `tile`: on it or next to it, or able to
-    reach one of those tiles (`s._reach`). A cost change on `tile` changes the moves only of
-    units that reach it or step off a neighbour of it onto it, and its resource is read only
-    by a unit on it.
+    reach one of those tiles (`s._reach`). A cost change on `tile` (or a port that opens or
+    closes it to land units) changes the moves only of units that reach it or step off a
+    neighbour of it onto it, and its resource is read only by a unit on it.
 
     Args:
         s: the position before the tile changes.
@@ -479,7 +486,27 @@ def near_units(s, tile: int) -> set[int]:
     return out
 
 
-def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> dict:
+_PRICES = tuple(sorted(
+    {K.UNIT_COST[ut] for ut in (*K.SPAWNABLE, K.SHIP, K.BATTLESHIP)} | set(GATHER_COST.values())
+    | set(K.BUILDING_COST.values()) | {5}))
+"""Every price the actions of cities, boats and ships compare a tribe's stars with (units,
+upgrades, gathering, buildings, burning and growing forests)."""
+_TILE_OF_CITY = frozenset((RESOURCE_GATHERING, CLEAR_FOREST, BURN_FOREST, GROW_FOREST))
+
+
+def spending_key(tribe) -> tuple:
+    """What the actions of a tribe's cities and of its boats and ships read of the tribe:
+    its technologies, its monuments and which prices (`_PRICES`) its stars pay. Equal keys,
+    equal readings.
+
+    Args:
+        tribe: the tribe.
+    """
+    return (tribe.techs, tuple(tribe.monuments), bisect_right(_PRICES, tribe.stars))
+
+
+def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
+               spending: tuple) -> dict:
     """The actors' actions of the position before `action` (`lists`, see `list_actions`)
     that are still valid now that it has been applied.
 
@@ -488,11 +515,14 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> di
       free (`touched_by`); a unit's health or status (RECOVER, HEAL_OTHERS, MAKE_VETERAN):
       its own actions and healing by its neighbours;
     * stars (SPAWN, DISBAND, upgrades, RESOURCE_GATHERING, RESEARCH_TECH, BUILD, BUILD_ROAD,
-      the forest actions) and technologies: read by every city and the tribe, and by units
-      only for upgrading boats and ships, except the technologies of movement and of
-      disbanding, read by every unit;
+      the forest actions) and technologies: read by the tribe, and by every city and by
+      boats and ships only through `spending_key` (kept when it is unchanged, except after
+      DISBAND, which also changes a city's number of units); the technologies of movement
+      and of disbanding are read by every unit;
     * a building (BUILD, DESTROY): read by the cities owning it or a tile next to it (a
-      producer needs its base next to it), and by units only to embark at a port;
+      producer needs its base next to it), and by units only to embark at a port (a port
+      is a `reshaped_tile`); a port also changes the trade network, which the cities read
+      only through the monuments it makes available (`spending_key`);
     * a terrain, road or resource change (`reshaped_tile`): read by the units of `near`, and
       by the tribe's roads and the owning city (both re-listed since stars changed too).
     Nothing else changes: the mover's units are no obstacle to their own tribe.
@@ -504,6 +534,7 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> di
         before: the acting unit's tile (`UNIT_ON_TILE`), the destroyed building (DESTROY),
             else -1.
         near: `near_units` of the reshaped tile before the action (empty if none).
+        spending: `spending_key` of the acting tribe before the action.
     """
     kind = action[0]
     if kind == MOVE:
@@ -511,17 +542,19 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> di
         changed.add(action[1])
         return {k: v for k, v in lists.items() if k not in changed}
     if kind == DESTROY:
-        if before == _PORT:
-            return {}
         tile, tc = action[2], s.tile_city
-        owners = {tc[j] for j in s._nbrs[tile]}
-        owners.add(tc[tile])
-        return {k: v for k, v in lists.items() if k not in owners}
+        changed = {tc[j] for j in s._nbrs[tile]}
+        changed.add(tc[tile])
+        if before == _PORT:  # land units may embark there no more; the trade network changed
+            changed.update(near)
+            if spending_key(s.tribes[s.current]) != spending:
+                changed.update(s.cities)
+        return {k: v for k, v in lists.items() if k not in changed}
     if kind in _KEEPS_CITIES:
         tiles = (before,) + s._nbrs[before] if kind == HEAL_OTHERS else (before,)
         changed = touched_by(s, tiles=tiles)
         return {k: v for k, v in lists.items() if k not in changed}
-    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS or kind == BUILD and action[3] == _PORT:
+    if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
         return {}
     if kind == SPAWN:
         changed = touched_by(s, tiles=(s.cities[action[1]].pos,))
@@ -529,23 +562,37 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int]) -> di
         changed = touched_by(s, tiles=(before,))
     else:
         changed = near
-    units, upgradable = s.units, _UPGRADABLE
-    return {k: v for k, v in lists.items()
-            if k in units and k not in changed and units[k].type not in upgradable}
+    units = s.units
+    if kind == DISBAND or spending_key(s.tribes[s.current]) != spending:
+        upgradable = _UPGRADABLE
+        return {k: v for k, v in lists.items()
+                if k in units and k not in changed and units[k].type not in upgradable}
+    # the cities read the same: only those whose tiles changed are listed again
+    changed = set(changed)
+    changed.add(TRIBE_ACTOR)
+    if kind == BUILD:
+        tile, tc = action[2], s.tile_city
+        changed.update(tc[j] for j in s._nbrs[tile])
+        changed.add(tc[tile])
+    elif kind in _TILE_OF_CITY:
+        changed.add(action[1])
+    cities = s.cities
+    return {k: v for k, v in lists.items() if k not in changed and (k in units or k in cities)}
 
 
 def touched_by(s, tiles: tuple) -> set[int]:
     """The actors whose actions change when own units come or go on `tiles`, or change
     their health: every unit that can reach one of them (its destinations skip occupied
-    tiles), every unit on or next to one (healing others depends on the neighbours' health)
-    and a city on one (it spawns only on a free tile).
+    tiles), a unit on one, a Mind Bender next to one (healing others depends on the
+    neighbours' health; no other unit reads its neighbours) and a city on one (it spawns
+    only on a free tile).
 
     Args:
         s: the position, with own units already come or gone.
         tiles: the tiles concerned.
     """
     changed = set()
-    unit_at, nbrs, tile_city = s.unit_at, s._nbrs, s.tile_city
+    unit_at, nbrs, tile_city, units = s.unit_at, s._nbrs, s.tile_city, s.units
     for t in tiles:
         if unit_at[t]:
             changed.add(unit_at[t])
@@ -553,8 +600,9 @@ def touched_by(s, tiles: tuple) -> set[int]:
         if c and s.cities[c].pos == t:
             changed.add(c)
         for b in nbrs[t]:
-            if unit_at[b]:
-                changed.add(unit_at[b])
+            o = unit_at[b]
+            if o and units[o].type == _MIND_BENDER:
+                changed.add(o)
     for v, e in s._reach.items():
         reach = e[4]
         if any(t in reach for t in tiles):

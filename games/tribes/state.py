@@ -170,9 +170,9 @@ class TribesState:
             before = self.building[action[2]]
         else:
             before = -1
-        reshaped = A.reshaped_tile(action)
+        reshaped = A.reshaped_tile(action, before)
         near = A.near_units(self, reshaped) if reshaped >= 0 else _NOBODY
-        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY and before != _PORT:
+        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
             # which these actions change, except on a reshaped tile (`near` is recomputed);
@@ -186,9 +186,12 @@ class TribesState:
         else:
             self._zoc = {}
             self._reach = {}
+        carry = lists and kind in A.CARRY_LISTS
+        spending = A.spending_key(self.tribes[self.current]) if carry else None
         APPLY[kind](self, action)
-        if lists and kind in A.CARRY_LISTS and not self.game_over:
-            self._lists = A.lists_kept(self, action=action, lists=lists, before=before, near=near)
+        if carry and not self.game_over:
+            self._lists = A.lists_kept(self, action=action, lists=lists, before=before, near=near,
+                                       spending=spending)
 
     def winner(self) -> int | None:
         if not self.game_over:
