@@ -164,8 +164,8 @@ def list_actions(s) -> list[tuple]:
 
     Each actor's actions are kept in `s._lists` (actor id -> [its actions in listing order,
     the same grouped by kind or None until asked for]), which later positions inherit while
-    they stay valid (`TribesState.apply`); `s._actors` is set to the actors that have actions,
-    in listing order (None when the listing is not made of `s._lists`)."""
+    they stay valid (`TribesState.apply`, `lists_of`); `s._actors` is set to the actors that
+    have actions, in listing order (None when the listing is not made of `s._lists`)."""
     s._actors = None
     if s.game_over:
         return []
@@ -174,7 +174,7 @@ def list_actions(s) -> list[tuple]:
     blocking = level_up_city(s)
     if blocking:  # level-up blocks everything else
         return level_up_actions(s, blocking)
-    lists = s._lists
+    lists = lists_of(s)
     out: list[tuple] = []
     actors: list[int] = []
     candidates = None
@@ -205,6 +205,23 @@ def list_actions(s) -> list[tuple]:
     return out
 
 
+def lists_of(s) -> dict:
+    """`s._lists`, worked out first if the last action left it pending: `TribesState.apply`
+    keeps what `lists_kept` needs (`s._carry`) and calls nothing until the position is listed
+    or played on (neither changes the position before this runs).
+
+    Args:
+        s: the position.
+    """
+    lists = s._lists
+    if lists is None:
+        action, before_lists, before, near, spending = s._carry
+        lists = s._lists = lists_kept(s, action=action, lists=before_lists, before=before,
+                                      near=near, spending=spending)
+        s._carry = None
+    return lists
+
+
 def level_up_city(s) -> int:
     """The first city of the current tribe that must level up (its level-up blocks every
     other action), or 0."""
@@ -231,7 +248,7 @@ def actor_entry(s, actor: int, candidates: list[int] | None = None) -> list:
         actor: the actor's id (`TRIBE_ACTOR` for the tribe).
         candidates: the tribe's affordable building types (`tribe_buildings`), for a city.
     """
-    lists = s._lists
+    lists = lists_of(s)
     e = lists.get(actor)
     if e is None:
         acts: list = []
@@ -269,7 +286,7 @@ def group_by_actor(s) -> dict:
         for a in legal:
             grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
         return grouped
-    lists = s._lists
+    lists = lists_of(s)
     for actor in actors:
         grouped[actor] = _grouped(lists[actor])
     return grouped

@@ -37,11 +37,11 @@ KEEPS_OWN_MOVEMENT = frozenset((
     A.SPAWN, A.RESOURCE_GATHERING, A.RESEARCH_TECH))
 """Actions after which the mover's other units reach the same tiles as before: they change no
 terrain, road, building, border or city owner and move, add or remove only the mover's own
-units (which its units pass through). Destroying a building other than a port is one of them
-too (`apply` checks the building). A unit that moved, was replaced or whose tribe learnt a
-technology is recomputed anyway, since its cache entry records its tribe, position, type and
-the tribe's technologies. Buildings other than a port, roads and forests keep them too, except
-for the units that may step on or next to the tile changed (`actions.near_units`)."""
+units (which its units pass through). Buildings built or destroyed, roads and forests keep
+them too, except for the units that may step on or next to the tile changed
+(`actions.near_units`). A unit that moved, was replaced or whose tribe learnt a technology is
+recomputed anyway, since its cache entry records its tribe, position, type and the tribe's
+technologies."""
 
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
 _NOBODY: frozenset[int] = frozenset()
@@ -124,6 +124,7 @@ class TribesState:
         self._zoc = {}
         self._reach = {}
         self._lists = {}
+        self._carry = None
         self._own_water = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
@@ -160,6 +161,8 @@ class TribesState:
         self._by_actor = None
         kind = action[0]
         lists = self._lists
+        if lists is None:
+            lists = A.lists_of(self)
         self._lists = {}
         # what the carried caches need to know of the position before the action: where the
         # acting unit stood, which building is destroyed (only a port changes movement), the
@@ -190,8 +193,10 @@ class TribesState:
         spending = A.spending_key(self.tribes[self.current]) if carry else None
         APPLY[kind](self, action)
         if carry and not self.game_over:
-            self._lists = A.lists_kept(self, action=action, lists=lists, before=before, near=near,
-                                       spending=spending)
+            # worked out when this position is first listed (`actions.lists_of`): a search
+            # evaluates many positions it never lists
+            self._lists = None
+            self._carry = (action, lists, before, near, spending)
 
     def winner(self) -> int | None:
         if not self.game_over:
@@ -783,6 +788,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._zoc = {}
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
     s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
+    s._carry = None  # what `actions.lists_of` needs while `_lists` is None
     s._actors = None  # the actors of the listing, in order: actions.list_actions
     s._own_water = {}  # (port, tribe, steps) -> own water reached: TribesState._ports_within
     capitals = []
