@@ -450,18 +450,18 @@ def _unit_kinds(ut: int, st: int, veteran: bool, hurt: bool = False, capture: bo
 CARRY_LISTS = frozenset((
     MOVE, SPAWN, RESEARCH_TECH, RESOURCE_GATHERING, DESTROY, BUILD, BUILD_ROAD, CLEAR_FOREST,
     BURN_FOREST, GROW_FOREST, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
-    UPGRADE_SHIP))
+    UPGRADE_SHIP, ATTACK))
 """Actions after which some actors' actions are carried over to the new position
 (`lists_kept`); after any other action everything is listed again."""
 
 UNIT_ON_TILE = frozenset((MOVE, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
-                          UPGRADE_SHIP))
+                          UPGRADE_SHIP, ATTACK))
 """Actions whose `before` (`lists_kept`) is the acting unit's tile."""
 
 _UPGRADABLE = frozenset((K.BOAT, K.SHIP))
 _UNIT_LIST_TECHS = frozenset((K.CLIMBING, K.SAILING, K.NAVIGATION, K.FREE_SPIRIT))
 _RESHAPING = frozenset((BUILD_ROAD, CLEAR_FOREST, BURN_FOREST, GROW_FOREST))
-_KEEPS_CITIES = frozenset((RECOVER, HEAL_OTHERS, MAKE_VETERAN))
+_KEEPS_CITIES = frozenset((RECOVER, HEAL_OTHERS, MAKE_VETERAN, ATTACK))
 
 
 def reshaped_tile(action: tuple, before: int) -> int:
@@ -529,8 +529,9 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
 
     What a listing reads and these actions change:
     * a unit coming or going (MOVE, SPAWN, DISBAND, an upgrade's new unit): which tiles are
-      free (`touched_by`); a unit's health or status (RECOVER, HEAL_OTHERS, MAKE_VETERAN):
-      its own actions and healing by its neighbours;
+      free (`touched_by`); a unit's health or status (RECOVER, HEAL_OTHERS, MAKE_VETERAN, an
+      ATTACK that kills nobody): its own actions and healing by its neighbours (the enemy's
+      health is read by nobody; an ATTACK that kills changes everything);
     * stars (SPAWN, DISBAND, upgrades, RESOURCE_GATHERING, RESEARCH_TECH, BUILD, BUILD_ROAD,
       the forest actions) and technologies: read by the tribe, and by every city and by
       boats and ships only through `spending_key` (kept when it is unchanged, except after
@@ -568,8 +569,10 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
                 changed.update(s.cities)
         return {k: v for k, v in lists.items() if k not in changed}
     if kind in _KEEPS_CITIES:
+        if kind == ATTACK and not (action[1] in s.units and action[2] in s.units):
+            return {}
         tiles = (before,) + s._nbrs[before] if kind == HEAL_OTHERS else (before,)
-        changed = touched_by(s, tiles=tiles)
+        changed = touched_by(s, tiles=tiles, moved=False)
         return {k: v for k, v in lists.items() if k not in changed}
     if kind == RESEARCH_TECH and action[2] in _UNIT_LIST_TECHS:
         return {}
@@ -597,16 +600,17 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
     return {k: v for k, v in lists.items() if k not in changed and (k in units or k in cities)}
 
 
-def touched_by(s, tiles: tuple) -> set[int]:
+def touched_by(s, tiles: tuple, moved: bool = True) -> set[int]:
     """The actors whose actions change when own units come or go on `tiles`, or change
-    their health: every unit that can reach one of them (its destinations skip occupied
-    tiles), a unit on one, a Mind Bender next to one (healing others depends on the
-    neighbours' health; no other unit reads its neighbours) and a city on one (it spawns
-    only on a free tile).
+    their health: a unit on one, a Mind Bender next to one (healing others depends on the
+    neighbours' health; no other unit reads its neighbours), a city on one (it spawns only
+    on a free tile) and, when units came or went, every unit that can reach one of them
+    (its destinations skip occupied tiles).
 
     Args:
         s: the position, with own units already come or gone.
         tiles: the tiles concerned.
+        moved: whether units came or went (else only their health or status changed).
     """
     changed = set()
     unit_at, nbrs, tile_city, units = s.unit_at, s._nbrs, s.tile_city, s.units
@@ -620,6 +624,8 @@ def touched_by(s, tiles: tuple) -> set[int]:
             o = unit_at[b]
             if o and units[o].type == _MIND_BENDER:
                 changed.add(o)
+    if not moved:
+        return changed
     for v, e in s._reach.items():
         reach = e[4]
         if any(t in reach for t in tiles):

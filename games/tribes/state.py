@@ -175,12 +175,12 @@ class TribesState:
             before = -1
         reshaped = A.reshaped_tile(action, before)
         near = A.near_units(self, reshaped) if reshaped >= 0 else _NOBODY
-        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY:
+        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY or kind == A.ATTACK:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used), none of
-            # which these actions change, except on a reshaped tile (`near` is recomputed);
-            # the other tribes' entries may depend on the mover's units, and the zone of
-            # control of the mover's units on the others' units
+            # which these actions change, except on a reshaped tile (`near` is recomputed)
+            # and an attack that kills (below); the other tribes' entries may depend on the
+            # mover's units, and the zone of control of the mover's units on the others' units
             tid = self.current
             zoc = self._zoc.get(tid)
             self._zoc = {tid: zoc} if zoc is not None else {}
@@ -192,6 +192,10 @@ class TribesState:
         carry = lists and kind in A.CARRY_LISTS
         spending = A.spending_key(self.tribes[self.current]) if carry else None
         APPLY[kind](self, action)
+        if kind == A.ATTACK and not (action[1] in self.units and action[2] in self.units):
+            # a unit died: tiles freed, zones of control gone (kept above for the common case)
+            self._zoc = {}
+            self._reach = {}
         if carry and not self.game_over:
             # worked out when this position is first listed (`actions.lists_of`): a search
             # evaluates many positions it never lists
