@@ -288,7 +288,9 @@ def group_by_actor(s) -> dict:
         return grouped
     lists = lists_of(s)
     for actor in actors:
-        grouped[actor] = _grouped(lists[actor])
+        e = lists[actor]
+        g = e[1]
+        grouped[actor] = g if g is not None else _grouped(e)
     return grouped
 
 
