@@ -10,6 +10,7 @@ building for BUILD and -1 otherwise.
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 from heapq import heappop, heappush
 
 from games.tribes import constants as K
@@ -700,7 +701,8 @@ def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) ->
         candidates = tribe_buildings(tribe)
     if candidates:
         present = {building[i] for i in tiles}
-        candidates = [b for b in candidates if b not in present or b not in _UNIQUE]
+        candidates = {b for b in candidates if b not in present or b not in _UNIQUE}
+    fit = _FIT
     destroy = techs >> K.CONSTRUCTION & 1
     forestry = techs >> K.FORESTRY & 1
     burn = techs >> K.CHIVALRY & 1 and stars >= 5
@@ -722,11 +724,10 @@ def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) ->
             if destroy:
                 out.append((DESTROY, cid, i, -1))
             continue
-        for bt in candidates:
-            if ter not in _B_TERRAIN[bt]:
-                continue
-            need = _B_RESOURCE.get(bt)
-            if need is not None and res != need:
+        if not candidates:
+            continue
+        for bt in fit[ter][res]:
+            if bt not in candidates:
                 continue
             base = _BASE_NEEDED.get(bt)
             if base is not None and not any(building[j] == base for j in nbrs[i]):
@@ -740,15 +741,29 @@ _UNIQUE = K.UNIQUE_PER_CITY
 _B_TERRAIN, _B_RESOURCE = K.BUILDING_TERRAIN, K.BUILDING_RESOURCE
 _BASE_NEEDED = {p: base for p, (base, _) in K.PRODUCER.items()}
 _PLAIN = K.PLAIN
+_FIT = tuple(tuple(tuple(bt for bt in range(1, len(K.BUILDING_NAMES))
+                         if ter in _B_TERRAIN[bt] and _B_RESOURCE.get(bt, res) == res)
+                   for res in range(len(K.RESOURCE_NAMES)))
+             for ter in range(len(K.TERRAIN_NAMES)))
+"""_FIT[terrain][resource]: the building types that terrain and resource allow, in type
+order (affordability, technologies and one-per-city are checked per listing)."""
 
 
-def tribe_buildings(tribe) -> list[int]:
+def tribe_buildings(tribe) -> tuple[int, ...]:
     """Building types a tribe can afford, knows the tech for and (monuments) has available;
     terrain, tile and one-per-city rules are checked per city and tile."""
+    return _buildings_of(spending_key(tribe))
+
+
+@lru_cache(maxsize=4096)
+def _buildings_of(key: tuple) -> tuple[int, ...]:
+    """`tribe_buildings` of a tribe with this `spending_key`: its stars pay every price up to
+    `_PRICES[level - 1]` (the prices include 0, so level >= 1)."""
+    techs, monuments, level = key
+    top = _PRICES[level - 1]
     out = []
-    stars, techs, monuments = tribe.stars, tribe.techs, tribe.monuments
     for bt in range(1, len(K.BUILDING_NAMES)):
-        if stars < K.BUILDING_COST[bt]:
+        if K.BUILDING_COST[bt] > top:
             continue
         tech = K.BUILDING_TECH[bt]
         if tech >= 0 and not techs >> tech & 1:
@@ -756,7 +771,7 @@ def tribe_buildings(tribe) -> list[int]:
         if K.IS_MONUMENT[bt] and monuments[K.MONUMENTS.index(bt)] != K.AVAILABLE:
             continue
         out.append(bt)
-    return out
+    return tuple(out)
 
 
 def unit_actions(s, uid: int, out: list) -> None:
