@@ -55,13 +55,16 @@ def reachable(s, uid: int) -> dict[int, float]:
     listing, hence the local names."""
     u = s.units[uid]
     tid = u.tribe
-    techs = s.tribes[tid].techs
+    techs = s.tribes[tid].techs & _MOVE_TECHS  # the only technologies movement reads
     e = s._reach.get(uid)
     if e is not None and e[1] == u.pos and e[2] == u.type and e[3] == techs and e[0] == tid:
         return e[4]
     out = _reachable(s, u, tid, techs)
     s._reach[uid] = (tid, u.pos, u.type, techs, out)
     return out
+
+
+_MOVE_TECHS = 1 << K.CLIMBING | 1 << K.SAILING | 1 << K.NAVIGATION
 
 
 def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
