@@ -39,9 +39,9 @@ KEEPS_OWN_MOVEMENT = frozenset((
 terrain, road, building, border or city owner and move, add or remove only the mover's own
 units (which its units pass through). Buildings built or destroyed, roads and forests keep
 them too, except for the units that may step on or next to the tile changed
-(`actions.near_units`). A unit that moved, was replaced or whose tribe learnt a technology is
-recomputed anyway, since its cache entry records its tribe, position, type and the tribe's
-technologies."""
+(`actions.near_units`). A unit that moved, was replaced or whose tribe learnt a technology of
+movement is recomputed anyway, since its cache entry records its tribe, position, type and the
+tribe's technologies of movement."""
 
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
 _NOBODY: frozenset[int] = frozenset()
