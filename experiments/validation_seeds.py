@@ -1,0 +1,99 @@
+"""How much does a training-level validation of one archive move with its seeds?
+
+`playstyles validate RUN --levels train` replays every elite on the run's training levels with
+seeds from (run seed, cell index, game). This script plays the same games (same elites, same
+level and seat schedule, same agents) under other spawn keys: the cell indices shifted by
+each `--offsets` value (offset 0 is the validation itself), or other run seeds
+(`--run-seeds`), and prints, per replay, the elites' pooled win rate with its Wilson 95%
+interval and by seat. Comparing the replays with each other and with the run's closing
+re-estimation (`noise: reestimate`) says whether a difference between them is more than the
+spread of such replays.
+
+    python experiments/validation_seeds.py RUN --games 12 --offsets 0 1000 2000 \\
+        --run-seeds 11 21 --workers 2 --out experiments/results/validation_seeds
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.files import atomic_write  # noqa: E402
+from agents.ladder import wilson_interval  # noqa: E402
+from agents.parallel import ray_session  # noqa: E402
+from qd.config import load_config  # noqa: E402
+from qd.games import credit, genome_side, play  # noqa: E402
+from qd.rundir import CONFIG, RunFiles, weight_columns  # noqa: E402
+from qd.validation import plan_games  # noqa: E402
+
+
+def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int) -> dict:
+    """One replay of every elite on the training levels: `games` games each, with the run
+    seed `seed` and the cell indices shifted by `offset` in the games' spawn keys."""
+    config = load_config(run.path(CONFIG))
+    elites = run.elites.copy()
+    elites["index"] = elites["index"] + offset
+    specs = plan_games(elites, weight_columns(config.genome_names), config.plan(),
+                       config.train_levels, games, seed)
+    with ray_session():
+        records, _ = play(specs, workers=workers)
+    won = np.array([credit(rec, seat) for rec, seat in genome_side(records)], dtype=float)
+    seats = np.array([seat for _, seat in genome_side(records)])
+    low, high = wilson_interval(won.sum(), len(won))
+    out = {"run_seed": seed, "offset": offset, "games": len(won), "wins": float(won.sum()),
+           "win_rate": won.mean(), "ci_low": low, "ci_high": high}
+    for s in sorted(set(seats.tolist())):
+        out[f"seat{s}_win_rate"] = won[seats == s].mean()
+        out[f"seat{s}_games"] = int((seats == s).sum())
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", help="a run directory with elites.csv")
+    ap.add_argument("--games", type=int, default=12, help="games per elite and replay")
+    ap.add_argument("--offsets", type=int, nargs="*", default=[0],
+                    help="shifts of the cell index in the spawn keys (0: the validation's own)")
+    ap.add_argument("--run-seeds", type=int, nargs="*", default=[],
+                    help="other run seeds, each played with offset 0")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=None, help="directory for results.json")
+    args = ap.parse_args()
+    run = RunFiles(args.run)
+    seed = load_config(run.path(CONFIG)).seed
+    plan = [(seed, o) for o in args.offsets] + [(s, 0) for s in args.run_seeds]
+    rows = []
+    for s, o in plan:
+        r = replay(run, args.games, s, o, args.workers)
+        rows.append(r)
+        print(f"run seed {s:>4} offset {o:>5}: {r['wins']:.0f} of {r['games']} = "
+              f"{100 * r['win_rate']:.1f}% ({100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f})"
+              + "".join(f", seat {k[4]} {100 * v:.1f}%" for k, v in r.items()
+                        if k.endswith("_win_rate") and k.startswith("seat")), flush=True)
+    wins = np.array([r["wins"] for r in rows])
+    n = np.array([r["games"] for r in rows])
+    p = wins.sum() / n.sum()
+    # spread of the replays against what independent games allow (binomial, pooled rate)
+    chi2 = float(((wins - n * p) ** 2 / (n * p * (1 - p))).sum())
+    summary = {"replays": len(rows), "pooled_win_rate": p,
+               "replay_win_rate_sd_points": float(100 * np.std(wins / n, ddof=1))
+               if len(rows) > 1 else None,
+               "binomial_sd_points": float(100 * math.sqrt(p * (1 - p) / n.mean())),
+               "chi2": chi2, "chi2_df": len(rows) - 1}
+    print(json.dumps(summary, indent=2))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "results.json",
+                     json.dumps({"run": run.dir.name, "games_per_elite": args.games,
+                                 "replays": rows, "summary": summary}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
