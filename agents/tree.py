@@ -122,21 +122,8 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     log_n = math.log(node.n)
     flip = node.opponent
     sqrt = math.sqrt
-    best_u = -math.inf
-    above = below = -math.inf  # best_u + TIE, best_u - TIE
+    above = below = -math.inf  # the best score so far + TIE and - TIE
     best: list[TreeNode] = []
-    if spread and not bias:
-        # the common case written out (the same arithmetic as below, in the same order)
-        for ch in children:
-            n = ch.n
-            q = (ch.total / n - lo) / span
-            u = (1.0 - q if flip else q) + c * sqrt(log_n / n)
-            if u > above:
-                best_u, best = u, [ch]
-                above, below = u + TIE, u - TIE
-            elif u >= below:
-                best.append(ch)
-        return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
     for ch in children:
         n = ch.n
         q = (ch.total / n - lo) / span if spread else 0.5
@@ -145,9 +132,10 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
         u = q + c * sqrt(log_n / n)
         if bias:
             u += ch.h / (1 + n)
-        if u > best_u + TIE:
-            best_u, best = u, [ch]
-        elif u >= best_u - TIE:
+        if u > above:
+            best = [ch]
+            above, below = u + TIE, u - TIE
+        elif u >= below:
             best.append(ch)
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 

@@ -458,7 +458,11 @@ CARRY_LISTS = frozenset((
     BURN_FOREST, GROW_FOREST, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
     UPGRADE_SHIP, ATTACK))
 """Actions after which some actors' actions are carried over to the new position
-(`lists_kept`); after any other action everything is listed again."""
+(`lists_kept`), and the mover's units keep what they can reach (`TribesState.apply`), but
+for the units near a reshaped tile and after an attack that kills; after any other action
+everything is listed again. A unit that moved, was replaced or whose tribe learnt a technology
+of movement is recomputed anyway, since its reach entry records its tribe, position, type and
+the tribe's technologies of movement."""
 
 UNIT_ON_TILE = frozenset((MOVE, DISBAND, RECOVER, HEAL_OTHERS, MAKE_VETERAN, UPGRADE_BOAT,
                           UPGRADE_SHIP, ATTACK))
@@ -537,7 +541,7 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
     * a unit coming or going (MOVE, SPAWN, DISBAND, an upgrade's new unit): which tiles are
       free (`touched_by`); a unit's health or status (RECOVER, HEAL_OTHERS, MAKE_VETERAN, an
       ATTACK that kills nobody): its own actions and healing by its neighbours (the enemy's
-      health is read by nobody; an ATTACK that kills changes everything);
+      health is read by nobody; after an ATTACK that kills nothing is carried over);
     * stars (SPAWN, DISBAND, upgrades, RESOURCE_GATHERING, RESEARCH_TECH, BUILD, BUILD_ROAD,
       the forest actions) and technologies: read by the tribe, and by every city and by
       boats and ships only through `spending_key` (kept when it is unchanged, except after
@@ -566,17 +570,13 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
         changed.add(action[1])
         return {k: v for k, v in lists.items() if k not in changed}
     if kind == DESTROY:
-        tile, tc = action[2], s.tile_city
-        changed = {tc[j] for j in s._nbrs[tile]}
-        changed.add(tc[tile])
+        changed = _cities_near(s, action[2])
         if before == _PORT:  # land units may embark there no more; the trade network changed
             changed.update(near)
             if spending_key(s.tribes[s.current]) != spending:
                 changed.update(s.cities)
         return {k: v for k, v in lists.items() if k not in changed}
     if kind in _KEEPS_CITIES:
-        if kind == ATTACK and not (action[1] in s.units and action[2] in s.units):
-            return {}
         tiles = (before,) + s._nbrs[before] if kind == HEAL_OTHERS else (before,)
         changed = touched_by(s, tiles=tiles, moved=False)
         return {k: v for k, v in lists.items() if k not in changed}
@@ -597,13 +597,20 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
     changed = set(changed)
     changed.add(TRIBE_ACTOR)
     if kind == BUILD:
-        tile, tc = action[2], s.tile_city
-        changed.update(tc[j] for j in s._nbrs[tile])
-        changed.add(tc[tile])
+        changed |= _cities_near(s, action[2])
     elif kind in _TILE_OF_CITY:
         changed.add(action[1])
     cities = s.cities
     return {k: v for k, v in lists.items() if k not in changed and (k in units or k in cities)}
+
+
+def _cities_near(s, tile: int) -> set[int]:
+    """The cities owning `tile` or a tile next to it (0 for an unowned one): those whose
+    listing reads the tile's building (a producer needs its base next to it)."""
+    tc = s.tile_city
+    out = {tc[j] for j in s._nbrs[tile]}
+    out.add(tc[tile])
+    return out
 
 
 def touched_by(s, tiles: tuple, moved: bool = True) -> set[int]:

@@ -32,17 +32,6 @@ class TribesOptions:
         return self.max_rounds if self.max_rounds is not None else K.DEFAULT_ROUNDS[self.mode]
 
 
-KEEPS_OWN_MOVEMENT = frozenset((
-    A.MOVE, A.RECOVER, A.HEAL_OTHERS, A.DISBAND, A.MAKE_VETERAN, A.UPGRADE_BOAT, A.UPGRADE_SHIP,
-    A.SPAWN, A.RESOURCE_GATHERING, A.RESEARCH_TECH))
-"""Actions after which the mover's other units reach the same tiles as before: they change no
-terrain, road, building, border or city owner and move, add or remove only the mover's own
-units (which its units pass through). Buildings built or destroyed, roads and forests keep
-them too, except for the units that may step on or next to the tile changed
-(`actions.near_units`). A unit that moved, was replaced or whose tribe learnt a technology of
-movement is recomputed anyway, since its cache entry records its tribe, position, type and the
-tribe's technologies of movement."""
-
 INCOMPLETE, WIN, LOSS = K.INCOMPLETE, K.WIN, K.LOSS
 _NOBODY: frozenset[int] = frozenset()
 _CITY, _PORT = K.CITY, K.PORT
@@ -175,11 +164,13 @@ class TribesState:
             before = -1
         reshaped = A.reshaped_tile(action, before)
         near = A.near_units(self, reshaped) if reshaped >= 0 else _NOBODY
-        if kind in KEEPS_OWN_MOVEMENT or reshaped >= 0 or kind == A.DESTROY or kind == A.ATTACK:
+        carry = kind in A.CARRY_LISTS
+        if carry:
             # what the mover's own units can reach depends only on the map, on the other
-            # tribes' units and on the unit itself (checked when an entry is used), none of
-            # which these actions change, except on a reshaped tile (`near` is recomputed)
-            # and an attack that kills (below); the other tribes' entries may depend on the
+            # tribes' units and on the unit itself (checked when an entry is used): these
+            # actions move, add or remove only the mover's own units (which its units pass
+            # through) and change the map only on a reshaped tile (`near` is recomputed); an
+            # attack that kills is undone below. The other tribes' entries may depend on the
             # mover's units, and the zone of control of the mover's units on the others' units
             tid = self.current
             zoc = self._zoc.get(tid)
@@ -189,13 +180,14 @@ class TribesState:
         else:
             self._zoc = {}
             self._reach = {}
-        carry = lists and kind in A.CARRY_LISTS
+        carry = carry and bool(lists)
         spending = A.spending_key(self.tribes[self.current]) if carry else None
         APPLY[kind](self, action)
         if kind == A.ATTACK and not (action[1] in self.units and action[2] in self.units):
             # a unit died: tiles freed, zones of control gone (kept above for the common case)
             self._zoc = {}
             self._reach = {}
+            carry = False
         if carry and not self.game_over:
             # worked out when this position is first listed (`actions.lists_of`): a search
             # evaluates many positions it never lists
