@@ -10,7 +10,11 @@ validate`, fresh seeds) and reports what the archive is worth:
   bootstrap interval over elites (the target: at most 5 points);
 * the gap of the means (mean evolved minus mean held-out win rate over the elites, the
   archive's optimism as a user sees it), with the same kind of interval;
-* the mean held-out win rate and the share of elites whose held-out features stay in their cell.
+* the mean held-out win rate and the share of elites whose held-out features stay in their cell;
+* the noise floor: the mean absolute gap an archive without any bias would still show with the
+  same games per elite on both sides (`gap_floor.analyse`: each elite's games redrawn as
+  binomials at its pooled rate; 95% range over 2,000 simulated archives). A gap at the floor
+  is sampling noise; only more games per elite lower it.
 
 `reestimate` is plain MAP-Elites whose closing batch replays every elite on its training
 levels on fresh seeds (`noise: {method: reestimate}`); `max_games` keeps those games inside
@@ -34,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
+from gap_floor import analyse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -80,12 +85,14 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
     diff = (v["win_rate_evolved"] - v["win_rate_validated"]).to_numpy()
     gap = np.abs(diff)
     low, high = bootstrap_mean(gap, seed=seed)
+    noise = analyse(method, v[v["games_validated"] > 0], 2000, seed)
     c = summary["corrected"]
     return {"method": method, "seed": seed, "games": result.games,
             "evaluations": result.evaluations, "elites": int(c["cells_evolved"]),
             "qd_score_evolved": c["qd_score_evolved"], "cells_corrected": c["cells"],
             "qd_score_corrected": c["qd_score"],
             "mean_abs_gap": float(gap.mean()), "gap_ci": [low, high],
+            "noise_floor": noise["floor"], "noise_floor_range": list(noise["floor_range"]),
             "gap_of_means": float(diff.mean()), "gap_of_means_ci": list(bootstrap_mean(diff, seed)),
             "win_rate_evolved": float(v["win_rate_evolved"].mean()),
             "win_rate_held_out": float(v["win_rate_validated"].mean()),
@@ -97,7 +104,8 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
 def markdown(rows: list[dict]) -> str:
     head = ["method", "seed", "games", "genomes", "elites (games each, mean)",
             "QD score evolved / corrected", "cells corrected", "win rate evolved / held-out",
-            "mean abs gap (95% CI)", "gap of the means (95% CI)", "same cell"]
+            "mean abs gap (95% CI)", "noise floor (95% range)", "gap of the means (95% CI)",
+            "same cell"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         lo, hi = r["gap_ci"]
@@ -108,9 +116,17 @@ def markdown(rows: list[dict]) -> str:
             str(r["cells_corrected"]),
             f"{100 * r['win_rate_evolved']:.1f}% / {100 * r['win_rate_held_out']:.1f}%",
             f"{100 * r['mean_abs_gap']:.1f} ({100 * lo:.1f}-{100 * hi:.1f})",
+            _floor(r),
             _points(r.get("gap_of_means"), r.get("gap_of_means_ci")),
             f"{100 * r['same_cell_share']:.0f}%"]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _floor(r: dict) -> str:
+    if r.get("noise_floor") is None:  # rows written before the column existed
+        return "n/a"
+    lo, hi = r["noise_floor_range"]
+    return f"{100 * r['noise_floor']:.1f} ({100 * lo:.1f}-{100 * hi:.1f})"
 
 
 def _points(value: float | None, ci: list[float] | None) -> str:
