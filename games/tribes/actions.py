@@ -605,11 +605,12 @@ def lists_kept(s, action: tuple, lists: dict, before: int, near: set[int],
 
 
 def _cities_near(s, tile: int) -> set[int]:
-    """The cities owning `tile` or a tile next to it (0 for an unowned one): those whose
-    listing reads the tile's building (a producer needs its base next to it)."""
+    """The cities owning `tile` or a tile next to it: those whose listing reads the tile's
+    building (a producer needs its base next to it)."""
     tc = s.tile_city
     out = {tc[j] for j in s._nbrs[tile]}
     out.add(tc[tile])
+    out.discard(0)  # unowned; 0 is also the tribe's own actor, which reads no building
     return out
 
 
