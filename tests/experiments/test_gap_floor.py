@@ -41,3 +41,21 @@ def test_reestimated_table_replaces_the_evolved_side(tmp_path):
     held.drop(columns=["win_rate_validated"]).to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(ValueError, match="missing \\['win_rate_validated'\\]"):
         gap_floor.table(tmp_path / "bad.csv")
+
+
+def test_bench_noise_rows_carry_the_noise_floor(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # bench_noise imports gap_floor
+    spec = importlib.util.spec_from_file_location("bench_noise", SCRIPT.parent / "bench_noise.py")
+    bench_noise = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_noise)
+    row = {"method": "reestimate", "seed": 1, "games": 4000, "evaluations": 58, "elites": 9,
+           "games_per_elite_evolved": 288.0, "qd_score_evolved": 5.0, "qd_score_corrected": 1.0,
+           "cells_corrected": 2, "win_rate_evolved": 0.557, "win_rate_held_out": 0.502,
+           "mean_abs_gap": 0.055, "gap_ci": [0.039, 0.071], "noise_floor": 0.032,
+           "noise_floor_range": [0.018, 0.05], "gap_of_means": 0.055,
+           "gap_of_means_ci": [0.039, 0.071], "same_cell_share": 0.22}
+    old = {k: v for k, v in row.items() if not k.startswith("noise_floor")}
+    lines = bench_noise.markdown([row, old]).splitlines()
+    assert "noise floor (95% range)" in lines[0]
+    assert "| 5.5 (3.9-7.1) | 3.2 (1.8-5.0) | 5.5 (3.9 to 7.1) |" in lines[2]
+    assert "| 5.5 (3.9-7.1) | n/a | 5.5 (3.9 to 7.1) |" in lines[3]
