@@ -14,7 +14,10 @@ validate`, fresh seeds) and reports what the archive is worth:
 * the noise floor: the mean absolute gap an archive without any bias would still show with the
   same games per elite on both sides (`gap_floor.analyse`: each elite's games redrawn as
   binomials at its pooled rate; 95% range over 2,000 simulated archives). A gap at the floor
-  is sampling noise; only more games per elite lower it.
+  is sampling noise; only more games per elite lower it;
+* for a re-estimated run, whether its elites' fresh games show them to differ at all: a
+  chi-square test of homogeneity of the elites' wins within each (level, seat) of the closing
+  batch, summed over the (level, seat) pairs (a high p: the elites win alike).
 
 `reestimate` is plain MAP-Elites whose closing batch replays every elite on its training
 levels on fresh seeds (`noise: {method: reestimate}`); `max_games` keeps those games inside
@@ -39,6 +42,7 @@ import numpy as np
 import pandas as pd
 import yaml
 from gap_floor import analyse
+from scipy.stats import chi2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -58,6 +62,28 @@ def bootstrap_mean(x: np.ndarray, seed: int = 0, reps: int = 2000) -> tuple[floa
     rng = np.random.default_rng(seed)
     means = rng.choice(x, size=(reps, len(x)), replace=True).mean(axis=1)
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def fresh_homogeneity(games: pd.DataFrame) -> dict | None:
+    """Chi-square test of homogeneity of the elites' wins within each (level, seat) of a
+    run's closing batch (its last batch, when all of it is replays), summed over the pairs:
+    {"chi2", "df", "p"}, or None for a run without a closing batch.
+
+    Args:
+        games: the run's games.csv.
+    """
+    closing = games[games["batch"] == games["batch"].max()]
+    if closing.empty or not (closing["replay"] > 0).all():
+        return None
+    stat, df = 0.0, 0
+    for _, pair in closing.groupby(["level", "genome_seat"]):
+        per = pair.groupby("evaluation")["genome_won"].agg(["sum", "count"])
+        n, w = per["count"].to_numpy(float), per["sum"].to_numpy(float)
+        p = w.sum() / n.sum()
+        if len(per) > 1 and 0 < p < 1:
+            stat += float(((w - n * p) ** 2 / (n * p * (1 - p))).sum())
+            df += len(per) - 1
+    return {"chi2": stat, "df": df, "p": float(chi2.sf(stat, df)) if df else float("nan")}
 
 
 def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: int | None,
@@ -97,6 +123,7 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
             "win_rate_evolved": float(v["win_rate_evolved"].mean()),
             "win_rate_held_out": float(v["win_rate_validated"].mean()),
             "same_cell_share": summary["same_cell_share"],
+            "fresh_homogeneity": fresh_homogeneity(pd.read_csv(run_dir / "games.csv")),
             "validation_games_per_elite": validation_games,
             "games_per_elite_evolved": float(v["games_evolved"].mean())}
 
@@ -105,7 +132,7 @@ def markdown(rows: list[dict]) -> str:
     head = ["method", "seed", "games", "genomes", "elites (games each, mean)",
             "QD score evolved / corrected", "cells corrected", "win rate evolved / held-out",
             "mean abs gap (95% CI)", "noise floor (95% range)", "gap of the means (95% CI)",
-            "same cell"]
+            "same cell", "elites alike? (chi-square / df, p)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         lo, hi = r["gap_ci"]
@@ -118,8 +145,14 @@ def markdown(rows: list[dict]) -> str:
             f"{100 * r['mean_abs_gap']:.1f} ({100 * lo:.1f}-{100 * hi:.1f})",
             _floor(r),
             _points(r.get("gap_of_means"), r.get("gap_of_means_ci")),
-            f"{100 * r['same_cell_share']:.0f}%"]) + " |")
+            f"{100 * r['same_cell_share']:.0f}%", _alike(r.get("fresh_homogeneity"))]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _alike(h: dict | None) -> str:
+    if not h:  # no closing batch (or a row written before the column existed)
+        return "n/a"
+    return f"{h['chi2']:.1f} / {h['df']}, p {h['p']:.2f}"
 
 
 def _floor(r: dict) -> str:
