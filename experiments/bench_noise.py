@@ -17,7 +17,8 @@ validate`, fresh seeds) and reports what the archive is worth:
   is sampling noise; only more games per elite lower it;
 * for a re-estimated run, whether its elites' fresh games show them to differ at all: a
   chi-square test of homogeneity of the elites' wins within each (level, seat) of the closing
-  batch, summed over the (level, seat) pairs (a high p: the elites win alike).
+  batch, summed over the (level, seat) pairs (a high p: no difference between the elites
+  is detected).
 
 `reestimate` is plain MAP-Elites whose closing batch replays every elite on its training
 levels on fresh seeds (`noise: {method: reestimate}`); `max_games` keeps those games inside
