@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 import yaml
 from gap_floor import analyse
-from scipy.stats import chi2
+from scipy.stats import chi2, chi2_contingency
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -79,11 +79,10 @@ def fresh_homogeneity(games: pd.DataFrame) -> dict | None:
     stat, df = 0.0, 0
     for _, pair in closing.groupby(["level", "genome_seat"]):
         per = pair.groupby("evaluation")["genome_won"].agg(["sum", "count"])
-        n, w = per["count"].to_numpy(float), per["sum"].to_numpy(float)
-        p = w.sum() / n.sum()
-        if len(per) > 1 and 0 < p < 1:
-            stat += float(((w - n * p) ** 2 / (n * p * (1 - p))).sum())
-            df += len(per) - 1
+        w, n = per["sum"].to_numpy(float), per["count"].to_numpy(float)
+        if len(per) > 1 and 0 < w.sum() < n.sum():
+            s, _, d, _ = chi2_contingency(np.column_stack([w, n - w]), correction=False)
+            stat, df = stat + float(s), df + int(d)
     return {"chi2": stat, "df": df, "p": float(chi2.sf(stat, df)) if df else float("nan")}
 
 

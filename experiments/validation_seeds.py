@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import chi2_contingency
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -44,8 +45,9 @@ def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int) -> d
                        config.train_levels, games, seed)
     with ray_session():
         records, _ = play(specs, workers=workers)
-    won = np.array([credit(rec, seat) for rec, seat in genome_side(records)], dtype=float)
-    seats = np.array([seat for _, seat in genome_side(records)])
+    sides = list(genome_side(records))
+    won = np.array([credit(rec, seat) for rec, seat in sides], dtype=float)
+    seats = np.array([seat for _, seat in sides])
     low, high = wilson_interval(won.sum(), len(won))
     out = {"run_seed": seed, "offset": offset, "games": len(won), "wins": float(won.sum()),
            "win_rate": won.mean(), "ci_low": low, "ci_high": high}
@@ -81,7 +83,7 @@ def main() -> None:
     n = np.array([r["games"] for r in rows])
     p = wins.sum() / n.sum()
     # spread of the replays against what independent games allow (binomial, pooled rate)
-    chi2 = float(((wins - n * p) ** 2 / (n * p * (1 - p))).sum())
+    chi2 = float(chi2_contingency(np.column_stack([wins, n - wins]), correction=False)[0])
     summary = {"replays": len(rows), "pooled_win_rate": p,
                "replay_win_rate_sd_points": float(100 * np.std(wins / n, ddof=1))
                if len(rows) > 1 else None,
