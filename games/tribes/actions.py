@@ -168,19 +168,27 @@ def list_actions(s) -> list[tuple]:
 
     Each actor's actions are kept in `s._lists` (actor id -> [its actions in listing order,
     the same grouped by kind or None until asked for]), which later positions inherit while
-    they stay valid (`TribesState.apply`, `lists_of`); `s._actors` is set to the actors that
-    have actions, in listing order (None when the listing is not made of `s._lists`)."""
-    s._actors = None
+    they stay valid (`TribesState.apply`, `lists_of`)."""
     if s.game_over:
         return []
-    tid = s.current
-    tribe = s.tribes[tid]
     blocking = level_up_city(s)
     if blocking:  # level-up blocks everything else
         return level_up_actions(s, blocking)
-    lists = lists_of(s)
     out: list[tuple] = []
-    actors: list[int] = []
+    for e in _entries(s):
+        out += e[0]
+    return out
+
+
+def _entries(s, actors: list | None = None) -> list:
+    """The entries of `s._lists` of every actor with actions, in listing order (cities,
+    units on their tiles, the tribe), listing those the position does not have yet; their
+    actors are appended to `actors` if given. The game must not be over and no level-up may
+    be pending."""
+    tid = s.current
+    tribe = s.tribes[tid]
+    lists = lists_of(s)
+    out = []
     candidates = None
     for cid in tribe.cities:
         e = lists.get(cid)
@@ -189,8 +197,9 @@ def list_actions(s) -> list[tuple]:
                 candidates = tribe_buildings(tribe)
             e = actor_entry(s, cid, candidates)
         if e[0]:
-            out += e[0]
-            actors.append(cid)
+            out.append(e)
+            if actors is not None:
+                actors.append(cid)
     unit_at, units, every_unit = s.unit_at, s.units, s.options.reference_bugs
     for uid in s.tribe_units(tid):
         if every_unit or unit_at[units[uid].pos] == uid:
@@ -198,14 +207,15 @@ def list_actions(s) -> list[tuple]:
             if e is None:
                 e = actor_entry(s, uid)
             if e[0]:
-                out += e[0]
-                actors.append(uid)
+                out.append(e)
+                if actors is not None:
+                    actors.append(uid)
     e = lists.get(TRIBE_ACTOR)
     if e is None:
         e = actor_entry(s, TRIBE_ACTOR)
-    out += e[0]
-    actors.append(TRIBE_ACTOR)
-    s._actors = actors
+    out.append(e)
+    if actors is not None:
+        actors.append(TRIBE_ACTOR)
     return out
 
 
@@ -278,24 +288,21 @@ def _grouped(e: list) -> dict:
 
 def group_by_actor(s) -> dict:
     """The legal actions grouped actor -> kind -> actions, in listing order (shared between
-    positions with `s._lists`: do not modify).
+    positions with `s._lists`: do not modify). Lists no more than `list_actions` would, and
+    does not build the flat list.
 
     Args:
         s: the position.
     """
-    legal = s.legal_actions()
-    actors = s._actors
-    grouped: dict = {}
-    if actors is None:
-        for a in legal:
-            grouped.setdefault(a[1], {}).setdefault(a[0], []).append(a)
-        return grouped
-    lists = lists_of(s)
-    for actor in actors:
-        e = lists[actor]
-        g = e[1]
-        grouped[actor] = g if g is not None else _grouped(e)
-    return grouped
+    if s.game_over:
+        return {}
+    blocking = level_up_city(s)
+    if blocking:
+        return {blocking: {LEVEL_UP: level_up_actions(s, blocking)}}
+    actors: list = []
+    entries = _entries(s, actors)
+    return {actor: e[1] if e[1] is not None else _grouped(e)
+            for actor, e in zip(actors, entries)}
 
 
 # ------------------------------------------------------------------------------- one actor

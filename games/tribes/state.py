@@ -785,7 +785,6 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._reach = {}  # unit id -> (tribe, position, type, techs, reachable tiles): actions.reachable
     s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
     s._carry = None  # what `actions.lists_of` needs while `_lists` is None
-    s._actors = None  # the actors of the listing, in order: actions.list_actions
     s._own_water = {}  # (port, tribe, steps) -> own water reached: TribesState._ports_within
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):

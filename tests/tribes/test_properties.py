@@ -393,3 +393,49 @@ def test_carried_listing_after_healing_reaches_a_mind_bender_two_tiles_away():
     act(s, "HEAL_OTHERS", healer.id)
     assert _listing(s) == _fresh_actions(s)
     assert (A.HEAL_OTHERS, other.id, -1, -1) not in s.legal_actions()
+
+
+def _stale_reach(s) -> list:
+    """The entries of `s._reach` that a unit would use (its key matches) but that differ
+    from its reach worked out from scratch."""
+    fresh = s.copy()
+    fresh.invalidate()
+    bad = []
+    for uid, e in s._reach.items():
+        u = s.units.get(uid)
+        if u is None or e[0] != u.tribe or e[1] != u.pos or e[2] != u.type:
+            continue
+        techs = s.tribes[u.tribe].techs & A._MOVE_TECHS
+        if e[3] == techs and A._reachable(fresh, u, u.tribe, techs) != e[4]:
+            bad.append(uid)
+    return bad
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("XIN_XI", "IMPERIUS", "BARDUR"),
+                               ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]),
+       end_turn=st.sampled_from([0.1, 0.3]), rich=st.booleans())
+def test_carried_reach_equals_reach_from_scratch(seed, tribes, end_turn, rich):
+    """In games of short turns (End Turn drawn with probability `end_turn`, moves preferred
+    to the other actions), every reach entry a position carries that a unit would use equals
+    the unit's reach worked out from scratch, and the listing equals one made from scratch.
+    `rich`: as in `test_cached_listing_equals_listing_from_scratch`."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(7_000 + seed % 1000, seed, max_rounds=30, **options)
+    rng = np.random.default_rng(seed)
+    for step in range(600):
+        if s.is_terminal():
+            break
+        if rich and step % 100 == 0:
+            _enrich(s)
+        acts = s.legal_actions()
+        assert not _stale_reach(s), f"step {step}: a kept reach entry is stale"
+        assert _listing(s) == _fresh_actions(s), f"step {step}: cached listing differs"
+        if rng.random() < end_turn and acts[-1][0] == A.END_TURN:
+            a = acts[-1]
+        else:
+            moves = [a for a in acts if a[0] == A.MOVE]
+            pool = moves if moves and rng.random() < 0.7 else acts
+            a = pool[int(rng.integers(len(pool)))]
+        s.apply(a)
