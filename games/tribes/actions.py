@@ -59,15 +59,18 @@ def reachable(s, uid: int) -> dict[int, float]:
     e = s._reach.get(uid)
     if e is not None and e[1] == u.pos and e[2] == u.type and e[3] == techs and e[0] == tid:
         return e[4]
-    out = _reachable(s, u, tid, techs)
-    s._reach[uid] = (tid, u.pos, u.type, techs, out)
+    out, stepped = _reachable(s, u, tid, techs)
+    s._reach[uid] = (tid, u.pos, u.type, techs, out, stepped)
     return out
 
 
 _MOVE_TECHS = 1 << K.CLIMBING | 1 << K.SAILING | 1 << K.NAVIGATION
 
 
-def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
+def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] | None]:
+    """(`reachable`, the tiles the search stepped from: the only tiles whose neighbours'
+    terrain, road, port and zone of control it read; None when that is the unit's tile
+    alone)."""
     mov = float(K.UNIT_MOV[u.type])
     naval = K.UNIT_IS_NAVAL[u.type]
     climbing = techs >> K.CLIMBING & 1
@@ -100,13 +103,15 @@ def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
                 if cb and cities[cb].tribe != tid:
                     continue
             out[b] = 1.0
-        return out
+        return out, None
     best = {start: 0.0}
     heap = [(0.0, start)]
+    stepped = []
     while heap:
         spent, a = heappop(heap)
         if spent > best[a] or spent == mov:
             continue
+        stepped.append(a)
         a_road = road[a] or terrain[a] == _CITY
         if a_road:
             ca = tile_city[a]
@@ -154,7 +159,7 @@ def _reachable(s, u, tid: int, techs: int) -> dict[int, float]:
                 best[b] = ns
                 heappush(heap, (ns, b))
     del best[start]
-    return best
+    return best, stepped
 
 
 def move_destinations(s, uid: int) -> list[int]:
@@ -497,24 +502,29 @@ def reshaped_tile(action: tuple, before: int) -> int:
 
 
 def near_units(s, tile: int) -> set[int]:
-    """The units whose movement or tile may read `tile`: on it or next to it, or able to
-    reach one of those tiles (`s._reach`). A cost change on `tile` (or a port that opens or
-    closes it to land units) changes the moves only of units that reach it or step off a
-    neighbour of it onto it, and its resource is read only by a unit on it.
+    """The units whose movement or tile may read `tile`: on it, or whose reach search
+    stepped from it or from a tile next to it (`s._reach`; a search reads the terrain, road,
+    port and zone of control of a tile only when it steps onto it from a neighbour, and
+    the road of a tile it steps from). A unit that cannot move has no reach and reads only
+    its own tile (its resource, for one).
 
     Args:
         s: the position before the tile changes.
         tile: the tile.
     """
     near = (tile,) + s._nbrs[tile]
-    unit_at = s.unit_at
-    out = {unit_at[t] for t in near if unit_at[t]}
+    occ = s.unit_at[tile]
+    out = {occ} if occ else set()
     for v, e in s._reach.items():
-        reach = e[4]
-        for t in near:
-            if t in reach:
+        stepped = e[5]
+        if stepped is None:
+            if e[1] in near:
                 out.add(v)
-                break
+        else:
+            for t in stepped:
+                if t in near:
+                    out.add(v)
+                    break
     if s.options.reference_bugs:  # units may share a tile
         out.update(v for v, u in s.units.items() if u.pos in near)
     return out

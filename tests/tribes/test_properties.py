@@ -406,7 +406,7 @@ def _stale_reach(s) -> list:
         if u is None or e[0] != u.tribe or e[1] != u.pos or e[2] != u.type:
             continue
         techs = s.tribes[u.tribe].techs & A._MOVE_TECHS
-        if e[3] == techs and A._reachable(fresh, u, u.tribe, techs) != e[4]:
+        if e[3] == techs and A._reachable(fresh, u, u.tribe, techs)[0] != e[4]:
             bad.append(uid)
     return bad
 
