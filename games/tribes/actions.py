@@ -512,19 +512,13 @@ def near_units(s, tile: int) -> set[int]:
         s: the position before the tile changes.
         tile: the tile.
     """
-    near = (tile,) + s._nbrs[tile]
+    near = {tile, *s._nbrs[tile]}
     occ = s.unit_at[tile]
     out = {occ} if occ else set()
     for v, e in s._reach.items():
         stepped = e[5]
-        if stepped is None:
-            if e[1] in near:
-                out.add(v)
-        else:
-            for t in stepped:
-                if t in near:
-                    out.add(v)
-                    break
+        if e[1] in near if stepped is None else not near.isdisjoint(stepped):
+            out.add(v)
     if s.options.reference_bugs:  # units may share a tile
         out.update(v for v, u in s.units.items() if u.pos in near)
     return out
@@ -658,8 +652,7 @@ def touched_by(s, tiles: tuple, moved: bool = True) -> set[int]:
     if not moved:
         return changed
     for v, e in s._reach.items():
-        reach = e[4]
-        if any(t in reach for t in tiles):
+        if not e[4].keys().isdisjoint(tiles):
             changed.add(v)
     if s.options.reference_bugs:  # units may share a tile
         changed.update(v for v, u in s.units.items() if u.pos in tiles)
