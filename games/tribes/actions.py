@@ -205,16 +205,18 @@ def _entries(s, actors: list | None = None) -> list:
             out.append(e)
             if actors is not None:
                 actors.append(cid)
-    unit_at, units, every_unit = s.unit_at, s.units, s.options.reference_bugs
-    for uid in s.tribe_units(tid):
-        if every_unit or unit_at[units[uid].pos] == uid:
-            e = lists.get(uid)
-            if e is None:
-                e = actor_entry(s, uid)
-            if e[0]:
-                out.append(e)
-                if actors is not None:
-                    actors.append(uid)
+    unit_at, units, cities = s.unit_at, s.units, s.cities
+    every_unit = s.options.reference_bugs
+    for group in [cities[cid].units for cid in tribe.cities] + [tribe.extra_units]:
+        for uid in group:  # `TribesState.tribe_units`, in its order
+            if every_unit or unit_at[units[uid].pos] == uid:
+                e = lists.get(uid)
+                if e is None:
+                    e = actor_entry(s, uid)
+                if e[0]:
+                    out.append(e)
+                    if actors is not None:
+                        actors.append(uid)
     e = lists.get(TRIBE_ACTOR)
     if e is None:
         e = actor_entry(s, TRIBE_ACTOR)
@@ -698,10 +700,16 @@ def tribe_actions(s, out: list) -> None:
     out.append((END_TURN, TRIBE_ACTOR, -1, -1))
 
 
-def city_tiles(s, cid: int) -> list[int]:
+def city_tiles(s, cid: int) -> tuple[int, ...]:
+    """The tiles a city owns within its radius, in row-major order (kept per position in
+    `s._city_tiles` until tiles change owner, `TribesState.owners_changed`)."""
     c = s.cities[cid]
-    tc = s.tile_city
-    return [i for i in s.radius(c.pos, 2 if c.level >= 4 or c.bound >= 2 else 1) if tc[i] == cid]
+    key = (cid, 2 if c.level >= 4 or c.bound >= 2 else 1)
+    tiles = s._city_tiles.get(key)
+    if tiles is None:
+        tc = s.tile_city
+        tiles = s._city_tiles[key] = tuple([i for i in s.radius(c.pos, key[1]) if tc[i] == cid])
+    return tiles
 
 
 def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) -> None:

@@ -115,6 +115,7 @@ class TribesState:
         self._lists = {}
         self._carry = None
         self._own_water = {}
+        self._city_tiles = {}
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -595,8 +596,10 @@ class TribesState:
 
     def owners_changed(self) -> None:
         """Tiles or cities changed owner (a border grew, a village or city was captured):
-        forget the water paths between ports found so far (`_ports_within`)."""
+        forget the water paths between ports (`_ports_within`) and the cities' tiles
+        (`actions.city_tiles`) found so far."""
         self._own_water = {}
+        self._city_tiles = {}
 
     # ---------------------------------------------------------------- turns
     def start_turn(self) -> None:
@@ -786,6 +789,7 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
     s._lists = {}  # actor id -> [its legal actions, grouped by kind]: actions.list_actions
     s._carry = None  # what `actions.lists_of` needs while `_lists` is None
     s._own_water = {}  # (port, tribe, steps) -> own water reached: TribesState._ports_within
+    s._city_tiles = {}  # (city, radius) -> the tiles it owns: actions.city_tiles
     capitals = []
     for tid, (pos, key) in enumerate(level.capitals):
         t = Tribe.__new__(Tribe)
