@@ -722,10 +722,8 @@ def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) ->
     terrain, resource, building, nbrs = s.terrain, s.resource, s.building, s._nbrs
     tiles = city_tiles(s, cid)
     if len(c.units) < c.level + 1 and not s.unit_at[c.pos]:
-        for ut in K.SPAWNABLE:
-            tech = _UNIT_TECH[ut]
-            if (tech < 0 or techs >> tech & 1) and stars >= _UNIT_COST[ut]:
-                out.append((SPAWN, cid, ut, -1))
+        for ut in _spawnable(techs, stars if stars < _TOP_SPAWN else _TOP_SPAWN):
+            out.append((SPAWN, cid, ut, -1))
     if candidates is None:
         candidates = tribe_buildings(tribe)
     if candidates:
@@ -778,6 +776,17 @@ _FIT = tuple(tuple(tuple(bt for bt in range(1, len(K.BUILDING_NAMES))
 order (affordability, technologies and one-per-city are checked per listing)."""
 
 
+_TOP_SPAWN = max(_UNIT_COST[ut] for ut in K.SPAWNABLE)
+
+
+@lru_cache(maxsize=4096)
+def _spawnable(techs: int, stars: int) -> tuple[int, ...]:
+    """The unit types a tribe with these technologies and stars (capped at the dearest
+    unit's cost) can spawn, in `K.SPAWNABLE` order."""
+    return tuple(ut for ut in K.SPAWNABLE
+                 if (_UNIT_TECH[ut] < 0 or techs >> _UNIT_TECH[ut] & 1) and stars >= _UNIT_COST[ut])
+
+
 def tribe_buildings(tribe) -> tuple[int, ...]:
     """Building types a tribe can afford, knows the tech for and (monuments) has available;
     terrain, tile and one-per-city rules are checked per city and tile."""
@@ -810,44 +819,42 @@ def unit_actions(s, uid: int, out: list) -> None:
     st = u.status
     ut = u.type
     # upgrades are offered in any status
-    if ut == K.BOAT and tribe.has(K.SAILING) and tribe.stars >= K.UNIT_COST[K.SHIP]:
-        out.append((UPGRADE_BOAT, uid, -1, -1))
-    elif ut == K.SHIP and tribe.has(K.NAVIGATION) and tribe.stars >= K.UNIT_COST[K.BATTLESHIP]:
-        out.append((UPGRADE_SHIP, uid, -1, -1))
-    if st == K.FINISHED:
+    if ut == _BOAT:
+        if tribe.techs >> K.SAILING & 1 and tribe.stars >= _SHIP_COST:
+            out.append((UPGRADE_BOAT, uid, -1, -1))
+    elif ut == _SHIP:
+        if tribe.techs >> K.NAVIGATION & 1 and tribe.stars >= _BATTLESHIP_COST:
+            out.append((UPGRADE_SHIP, uid, -1, -1))
+    if st == _FINISHED:
         return
-    if u.kills >= 3 and not u.veteran and ut != K.SUPERUNIT:
+    if u.kills >= 3 and not u.veteran and ut != _SUPERUNIT:
         out.append((MAKE_VETERAN, uid, -1, -1))
-    if st == K.PUSHED:
+    if st == _PUSHED:
         return
     units, unit_at = s.units, s.unit_at
-    if K.AFTER_MOVE[ut][st] != K.NO:
-        for t in reachable(s, uid):
-            if not unit_at[t]:
-                out.append((MOVE, uid, t, -1))
-    can_attack = K.AFTER_ATTACK[ut][st] != K.NO
-    if can_attack and ut != K.MIND_BENDER:
-        rng = K.UNIT_RANGE[ut]
-        for t in s.radius(u.pos, rng):
+    if _AFTER_MOVE[ut][st] != _NO:
+        out += [(MOVE, uid, t, -1) for t in reachable(s, uid) if not unit_at[t]]
+    if _AFTER_ATTACK[ut][st] != _NO and ut != _MIND_BENDER:
+        for t in s._rad[_UNIT_RANGE[ut]][u.pos]:  # ranges 1-3: `TribesState.radius`'s tables
             occ = unit_at[t]
             if occ and units[occ].tribe != tid:
                 out.append((ATTACK, uid, occ, -1))
-    if st == K.FRESH:
+    if st == _FRESH:
         pos = u.pos
         ter = s.terrain[pos]
-        if ter == K.VILLAGE and not K.UNIT_IS_NAVAL[ut]:
+        if ter == _VILLAGE and not _IS_NAVAL[ut]:
             out.append((CAPTURE, uid, pos, -1))
-        elif ter == K.CITY:
+        elif ter == _CITY:
             cid = s.tile_city[pos]
-            if cid and s.cities[cid].tribe != tid and not K.UNIT_IS_NAVAL[ut]:
+            if cid and s.cities[cid].tribe != tid and not _IS_NAVAL[ut]:
                 out.append((CAPTURE, uid, pos, -1))
-        if s.resource[pos] == K.RUINS and tribe.cities:
+        if s.resource[pos] == _RUINS and tribe.cities:
             out.append((EXAMINE, uid, pos, -1))
         if 0 < u.hp < u.max_hp:
             out.append((RECOVER, uid, -1, -1))
-        if tribe.has(K.FREE_SPIRIT):
+        if tribe.techs >> K.FREE_SPIRIT & 1:
             out.append((DISBAND, uid, -1, -1))
-        if ut == K.MIND_BENDER:
+        if ut == _MIND_BENDER:
             heal = False
             for t in s._nbrs[pos]:
                 occ = unit_at[t]
@@ -859,6 +866,13 @@ def unit_actions(s, uid: int, out: list) -> None:
                         heal = True
             if heal:
                 out.append((HEAL_OTHERS, uid, -1, -1))
+
+
+_BOAT, _SHIP, _SUPERUNIT, _VILLAGE, _RUINS = K.BOAT, K.SHIP, K.SUPERUNIT, K.VILLAGE, K.RUINS
+_SHIP_COST, _BATTLESHIP_COST = K.UNIT_COST[K.SHIP], K.UNIT_COST[K.BATTLESHIP]
+_FINISHED, _PUSHED, _FRESH, _NO = K.FINISHED, K.PUSHED, K.FRESH, K.NO
+_AFTER_MOVE, _AFTER_ATTACK, _UNIT_RANGE = K.AFTER_MOVE, K.AFTER_ATTACK, K.UNIT_RANGE
+_IS_NAVAL = K.UNIT_IS_NAVAL
 
 
 def describe(s, a: tuple) -> str:
