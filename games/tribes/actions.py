@@ -197,10 +197,12 @@ def _entries(s, actors: list | None = None) -> list:
     candidates = None
     for cid in tribe.cities:
         e = lists.get(cid)
-        if e is None:
+        if e is None:  # as `actor_entry` (written out: the listing's inner loop)
             if candidates is None:
                 candidates = tribe_buildings(tribe)
-            e = actor_entry(s, cid, candidates)
+            acts = []
+            city_actions(s, cid, acts, candidates)
+            e = lists[cid] = [acts, None]
         if e[0]:
             out.append(e)
             if actors is not None:
@@ -212,7 +214,9 @@ def _entries(s, actors: list | None = None) -> list:
             if every_unit or unit_at[units[uid].pos] == uid:
                 e = lists.get(uid)
                 if e is None:
-                    e = actor_entry(s, uid)
+                    acts = []
+                    unit_actions(s, uid, acts)
+                    e = lists[uid] = [acts, None]
                 if e[0]:
                     out.append(e)
                     if actors is not None:
