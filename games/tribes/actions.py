@@ -673,20 +673,7 @@ def tribe_actions(s, out: list) -> None:
     tribe = s.tribes[tid]
     stars = tribe.stars
     techs = tribe.techs
-    n_cities = len(tribe.cities)
-    philosophy = techs >> K.PHILOSOPHY & 1
-    parent, tier = K.TECH_PARENT, K.TECH_TIER
-    for tech in range(K.NUM_TECHS):
-        if techs >> tech & 1:
-            continue
-        p = parent[tech]
-        if p >= 0 and not techs >> p & 1:
-            continue
-        cost = 4 + tier[tech] * n_cities
-        if philosophy:
-            cost = int(cost * 0.2)
-        if stars >= cost:
-            out.append((RESEARCH_TECH, TRIBE_ACTOR, tech, -1))
+    out += _research(techs, len(tribe.cities), stars)
     if techs >> K.ROADS & 1 and stars >= 2:
         terrain, road, unit_at, units = s.terrain, s.road, s.unit_at, s.units
         tile_city, cities = s.tile_city, s.cities
@@ -702,6 +689,25 @@ def tribe_actions(s, out: list) -> None:
                 continue
             out.append((BUILD_ROAD, TRIBE_ACTOR, i, -1))
     out.append((END_TURN, TRIBE_ACTOR, -1, -1))
+
+
+@lru_cache(maxsize=4096)
+def _research(techs: int, n_cities: int, stars: int) -> tuple[tuple, ...]:
+    """The research actions of a tribe with these technologies, cities and stars."""
+    philosophy = techs >> K.PHILOSOPHY & 1
+    out = []
+    for tech in range(K.NUM_TECHS):
+        if techs >> tech & 1:
+            continue
+        p = K.TECH_PARENT[tech]
+        if p >= 0 and not techs >> p & 1:
+            continue
+        cost = 4 + K.TECH_TIER[tech] * n_cities
+        if philosophy:
+            cost = int(cost * 0.2)
+        if stars >= cost:
+            out.append((RESEARCH_TECH, TRIBE_ACTOR, tech, -1))
+    return tuple(out)
 
 
 def city_tiles(s, cid: int) -> tuple[int, ...]:

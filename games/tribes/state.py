@@ -689,12 +689,22 @@ class TribesState:
     def check_game_over(self) -> bool:
         if self.game_over:
             return True
+        if self.options.mode == K.CAPITALS and len(self.capitals) > 1:
+            # over when every capital still standing has one owner
+            cities = self.cities
+            owner = -1
+            for c in self.capitals:
+                if c in cities:
+                    o = cities[c].tribe
+                    if owner == -1:
+                        owner = o
+                    elif o != owner:
+                        break
+            else:
+                if owner != -1:
+                    self.finish(winner=owner)
+                    return True
         alive = [t.id for t in self.tribes if t.result != LOSS]
-        if self.options.mode == K.CAPITALS:
-            owners = {self.cities[c].tribe for c in self.capitals if c in self.cities}
-            if len(owners) == 1 and len(self.capitals) > 1:
-                self.finish(winner=owners.pop())
-                return True
         if len(alive) <= 1:
             self.finish(winner=alive[0] if alive else None)
             return True
