@@ -44,6 +44,7 @@ _MOUNTAIN, _SHALLOW, _DEEP, _CITY, _FOREST, _PORT = (K.MOUNTAIN, K.SHALLOW, K.DE
                                                   K.PORT)
 _IS_WATER = K.IS_WATER
 _MIND_BENDER = K.MIND_BENDER
+_IS_NAVAL = K.UNIT_IS_NAVAL
 
 
 def reachable(s, uid: int) -> dict[int, float]:
@@ -65,22 +66,21 @@ def reachable(s, uid: int) -> dict[int, float]:
 
 
 _MOVE_TECHS = 1 << K.CLIMBING | 1 << K.SAILING | 1 << K.NAVIGATION
+_UNIT_MOV = tuple(float(m) for m in K.UNIT_MOV)
 
 
 def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] | None]:
     """(`reachable`, the tiles the search stepped from: the only tiles whose neighbours'
     terrain, road, port and zone of control it read; None when that is the unit's tile
     alone)."""
-    mov = float(K.UNIT_MOV[u.type])
-    naval = K.UNIT_IS_NAVAL[u.type]
+    ut = u.type
+    mov = _UNIT_MOV[ut]
+    naval = _IS_NAVAL[ut]
     climbing = techs >> K.CLIMBING & 1
     sailing = techs >> K.SAILING & 1
-    navigation = techs >> K.NAVIGATION & 1
-    mind_bender = u.type == K.MIND_BENDER
+    mind_bender = ut == _MIND_BENDER
     terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
     tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
-    zoc = s.zoc_tiles(tid)
-    is_water = _IS_WATER
 
     start = u.pos
     if mov == 1.0 and not naval and not (road[start] or terrain[start] == _CITY):
@@ -104,6 +104,9 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] 
                     continue
             out[b] = 1.0
         return out, None
+    navigation = techs >> K.NAVIGATION & 1
+    zoc = s.zoc_tiles(tid)
+    is_water = _IS_WATER
     best = {start: 0.0}
     heap = [(0.0, start)]
     stepped = []
@@ -882,7 +885,6 @@ _BOAT, _SHIP, _SUPERUNIT, _VILLAGE, _RUINS = K.BOAT, K.SHIP, K.SUPERUNIT, K.VILL
 _SHIP_COST, _BATTLESHIP_COST = K.UNIT_COST[K.SHIP], K.UNIT_COST[K.BATTLESHIP]
 _FINISHED, _PUSHED, _FRESH, _NO = K.FINISHED, K.PUSHED, K.FRESH, K.NO
 _AFTER_MOVE, _AFTER_ATTACK, _UNIT_RANGE = K.AFTER_MOVE, K.AFTER_ATTACK, K.UNIT_RANGE
-_IS_NAVAL = K.UNIT_IS_NAVAL
 
 
 def describe(s, a: tuple) -> str:
