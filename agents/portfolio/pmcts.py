@@ -121,15 +121,8 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
     one: every assignment is equally likely. Once every actor has been generated the draw is
     made directly among them."""
     by_actor = state.actions_by_actor()
-    actors: list = []
-    ends: list[int] = []
-    total = 0
-    for actor, types in by_actor.items():
-        bound = _bound(types, counts)
-        if bound:
-            total += bound
-            actors.append(actor)
-            ends.append(total)
+    actors, ends = _bounds(by_actor, counts)
+    total = ends[-1] if ends else 0
     if not total:
         return None
     ctx = make_context(pf.game, state, rng)
@@ -150,17 +143,26 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
             return flat[int(rng.integers(len(flat)))] if flat else None
 
 
-def _bound(types: Mapping[int, Sequence], counts: Mapping[int, int]) -> int:
-    """An upper bound on an actor's assignments: sum over its action kinds of
-    min(#scripts, #actions)."""
-    bound = 0
+def _bounds(by_actor: Mapping[Hashable, Mapping[int, Sequence]],
+            counts: Mapping[int, int]) -> tuple[list, list[int]]:
+    """(the actors with a nonzero bound, the running sums of their bounds), where an actor's
+    bound on its assignments is the sum over its action kinds of min(#scripts, #actions)."""
+    actors: list = []
+    ends: list[int] = []
+    total = 0
     get = counts.get
-    for kind, acts in types.items():
-        m = get(kind)
-        if m:
-            k = len(acts)
-            bound += m if m < k else k
-    return bound
+    for actor, types in by_actor.items():
+        bound = 0
+        for kind, acts in types.items():
+            m = get(kind)
+            if m:
+                k = len(acts)
+                bound += m if m < k else k
+        if bound:
+            total += bound
+            actors.append(actor)
+            ends.append(total)
+    return actors, ends
 
 
 def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int, int],
@@ -212,7 +214,8 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
             i += 1
         if stage[i] == 0:
             types = made[i] = hooks.actor_actions(state, actors[i])
-            b = _bound(types, counts)
+            ends = _bounds({actors[i]: types}, counts)[1]
+            b = ends[0] if ends else 0
             total += b - sizes[i]
             sizes[i] = b
             stage[i] = 1
