@@ -67,6 +67,13 @@ def reachable(s, uid: int) -> dict[int, float]:
 
 _MOVE_TECHS = 1 << K.CLIMBING | 1 << K.SAILING | 1 << K.NAVIGATION
 _UNIT_MOV = tuple(float(m) for m in K.UNIT_MOV)
+_LAND_ENTRY = tuple(tuple(tuple(
+    0 if t == K.DEEP or t == K.MOUNTAIN and not climbing or t == K.SHALLOW and not sailing
+    else 3 if t == K.SHALLOW else 2 if t in (K.MOUNTAIN, K.FOREST) else 1
+    for t in range(len(K.TERRAIN_NAMES))) for sailing in (0, 1)) for climbing in (0, 1))
+"""_LAND_ENTRY[climbing][sailing][terrain]: how a land unit enters a tile: 0 never, 1 for a
+move, 2 for all its moves, 3 for all its moves and only onto a port (no port is built on deep
+water)."""
 
 
 def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] | None]:
@@ -83,27 +90,85 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] 
     tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
 
     start = u.pos
-    if mov == 1.0 and not naval and not (road[start] or terrain[start] == _CITY):
-        # the common case: every first step spends the whole turn, so the reachable tiles are
-        # the enterable neighbours (no road bonus can apply from a tile without a road)
-        out = {}
-        for b in nbrs[start]:
-            occ = unit_at[b]
-            if occ and units[occ].tribe != tid:
-                continue
-            tb = terrain[b]
-            if tb == _MOUNTAIN:
-                if not climbing:
+    if mov == 1.0 and not naval:
+        # the common case, a land unit of one move: a first step off a road spends the whole
+        # turn, and a half step along a road leaves half a move for one more step
+        enter = _LAND_ENTRY[climbing][sailing]
+        along = road[start] or terrain[start] == _CITY
+        if along:
+            ca = tile_city[start]
+            along = not ca or cities[ca].tribe == tid
+        if not along:
+            out = {}
+            for b in nbrs[start]:
+                occ = unit_at[b]
+                if occ and units[occ].tribe != tid:
                     continue
-            elif tb == _SHALLOW or tb == _DEEP:
-                if building[b] != _PORT or not sailing:
+                tb = terrain[b]
+                e = enter[tb]
+                if not e or e == 3 and building[b] != _PORT:
                     continue
-            elif mind_bender and tb == _CITY:
-                cb = tile_city[b]
-                if cb and cities[cb].tribe != tid:
-                    continue
-            out[b] = 1.0
-        return out, None
+                if mind_bender and tb == _CITY:
+                    cb = tile_city[b]
+                    if cb and cities[cb].tribe != tid:
+                        continue
+                out[b] = 1.0
+            return out, None
+        # from a road: the tiles of the first ring in neighbour order, then the second ring
+        # from the half-step tiles in tile order (the order in which Dijkstra finds them)
+        zoc = s.zoc_tiles(tid)
+        best = {start: 0.0}
+        stepped = [start]
+        spent = 0.0
+        ring = (start,)
+        while True:
+            halves = []
+            for a in ring:
+                if spent:
+                    stepped.append(a)
+                    ca = tile_city[a]  # reached along a road or into a city
+                    along = not ca or cities[ca].tribe == tid
+                for b in nbrs[a]:
+                    occ = unit_at[b]
+                    if occ and units[occ].tribe != tid:
+                        continue
+                    tb = terrain[b]
+                    e = enter[tb]
+                    if not e or e == 3 and building[b] != _PORT:
+                        continue
+                    if mind_bender and tb == _CITY:
+                        cb = tile_city[b]
+                        if cb and cities[cb].tribe != tid:
+                            continue
+                    if b in zoc or along and (road[b] or tb == _CITY):
+                        ns = spent + 0.5 if spent or b not in zoc else 1.0
+                    else:
+                        ns = spent + (1.0 if e == 1 or not spent else 0.5)
+                    if ns < best.get(b, 2.0):
+                        best[b] = ns
+                        if ns == 0.5:
+                            halves.append(b)
+            if spent or not halves:
+                break
+            spent = 0.5
+            ring = halves  # in tile order, as the neighbour tables are
+        del best[start]
+        return best, stepped
+    return _dijkstra(s, u, tid, techs)
+
+
+def _dijkstra(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]:
+    """`_reachable` of any unit, by Dijkstra's search (in the order in which it finds the
+    tiles, which `_reachable`'s shortcuts keep)."""
+    ut = u.type
+    mov = _UNIT_MOV[ut]
+    naval = _IS_NAVAL[ut]
+    climbing = techs >> K.CLIMBING & 1
+    sailing = techs >> K.SAILING & 1
+    mind_bender = ut == _MIND_BENDER
+    terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
+    tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
+    start = u.pos
     navigation = techs >> K.NAVIGATION & 1
     zoc = s.zoc_tiles(tid)
     is_water = _IS_WATER

@@ -439,3 +439,32 @@ def test_carried_reach_equals_reach_from_scratch(seed, tribes, end_turn, rich):
             pool = moves if moves and rng.random() < 0.7 else acts
             a = pool[int(rng.integers(len(pool)))]
         s.apply(a)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1),
+       tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
+def test_reach_shortcuts_equal_dijkstra(seed, tribes):
+    """`_reachable`'s shortcuts for land units of one move (off a road, and along roads and
+    through cities) find the tiles, costs and order Dijkstra's search finds, for every unit
+    of every tribe after every action of random games where roads are built often and every
+    tribe has every technology now and then, and step from no tile Dijkstra does not."""
+    options = {"tribes": tribes} if tribes else {}
+    s = GAME.new_state(8_000 + seed % 1000, seed, max_rounds=25, **options)
+    rng = np.random.default_rng(seed)
+    for step in range(500):
+        if s.is_terminal():
+            break
+        if step % 60 == 0:
+            _enrich(s)
+        for u in s.units.values():
+            techs = s.tribes[u.tribe].techs & A._MOVE_TECHS
+            got, stepped = A._reachable(s, u, u.tribe, techs)
+            want, want_stepped = A._dijkstra(s, u, u.tribe, techs)
+            assert list(got.items()) == list(want.items()), f"step {step}: unit {u.id}"
+            assert set(stepped or (u.pos,)) <= set(want_stepped)
+        acts = s.legal_actions()
+        pool = [a for a in acts if a[0] == A.BUILD_ROAD]
+        if not pool or rng.random() < 0.5:
+            pool = acts
+        s.apply(pool[int(rng.integers(len(pool)))])
