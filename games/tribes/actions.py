@@ -74,6 +74,12 @@ _LAND_ENTRY = tuple(tuple(tuple(
 """_LAND_ENTRY[climbing][sailing][terrain]: how a land unit enters a tile: 0 never, 1 for a
 move, 2 for all its moves, 3 for all its moves and only onto a port (no port is built on deep
 water)."""
+_NAVAL_ENTRY = tuple(tuple(tuple(tuple(
+    not (t == K.MOUNTAIN and not climbing or t == K.SHALLOW and not sailing
+         or t == K.DEEP and not navigation)
+    for t in range(len(K.TERRAIN_NAMES))) for navigation in (0, 1)) for sailing in (0, 1))
+    for climbing in (0, 1))
+"""_NAVAL_ENTRY[climbing][sailing][navigation][terrain]: whether a boat may enter a tile."""
 
 
 def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] | None]:
@@ -154,12 +160,43 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] 
             ring = halves  # in tile order, as the neighbour tables are
         del best[start]
         return best, stepped
+    if naval:
+        # a boat spends one move per water tile and all its moves to land or into a zone of
+        # control: a search by whole moves, each step's tiles in tile order, is Dijkstra's
+        enter = _NAVAL_ENTRY[climbing][sailing][techs >> K.NAVIGATION & 1]
+        zoc = s.zoc_tiles(tid)
+        is_water = _IS_WATER
+        best = {start: 0.0}
+        stepped = []
+        spent = 0.0
+        ring = [start]
+        while ring:
+            nxt = []
+            for a in ring:
+                stepped.append(a)
+                for b in nbrs[a]:
+                    occ = unit_at[b]
+                    if occ and units[occ].tribe != tid:
+                        continue
+                    tb = terrain[b]
+                    if not enter[tb]:
+                        continue
+                    ns = spent + 1.0 if is_water[tb] and b not in zoc else mov
+                    if ns < best.get(b, 1e9):
+                        best[b] = ns
+                        if ns < mov:
+                            nxt.append(b)
+            spent += 1.0
+            nxt.sort()
+            ring = nxt
+        del best[start]
+        return best, stepped
     return _dijkstra(s, u, tid, techs)
 
 
 def _dijkstra(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]:
     """`_reachable` of any unit, by Dijkstra's search (in the order in which it finds the
-    tiles, which `_reachable`'s shortcuts keep)."""
+    tiles, which `_reachable`'s shortcuts for land units of one move and for boats keep)."""
     ut = u.type
     mov = _UNIT_MOV[ut]
     naval = _IS_NAVAL[ut]

@@ -446,9 +446,10 @@ def test_carried_reach_equals_reach_from_scratch(seed, tribes, end_turn, rich):
        tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
 def test_reach_shortcuts_equal_dijkstra(seed, tribes):
     """`_reachable`'s shortcuts for land units of one move (off a road, and along roads and
-    through cities) find the tiles, costs and order Dijkstra's search finds, for every unit
-    of every tribe after every action of random games where roads are built often and every
-    tribe has every technology now and then, and step from no tile Dijkstra does not."""
+    through cities) and for boats find the tiles, costs and order Dijkstra's search finds,
+    for every unit of every tribe after every action of random games where roads are built
+    often and every tribe has every technology now and then, and step from no tile
+    Dijkstra does not."""
     options = {"tribes": tribes} if tribes else {}
     s = GAME.new_state(8_000 + seed % 1000, seed, max_rounds=25, **options)
     rng = np.random.default_rng(seed)
