@@ -12,6 +12,7 @@ from agents.portfolio.portfolio import (
                                         VALUE,
                                         WEIGHT,
                                         Portfolio,
+                                        actor_assignments,
                                         default_table,
                                         portfolio,
                                         produce_assignments,
@@ -27,6 +28,6 @@ from agents.portfolio.script import (
                                         scripts_of,
 )
 
-__all__ = ["ACTION", "ACTOR", "SCRIPT", "VALUE", "WEIGHT", "Portfolio", "default_table",
-           "portfolio", "produce_assignments", "DEFAULT_VALUE", "ScriptContext", "make_context",
-           "register", "register_game", "register_wrapper", "script", "scripts_of"]
+__all__ = ["ACTION", "ACTOR", "SCRIPT", "VALUE", "WEIGHT", "Portfolio", "actor_assignments",
+           "default_table", "portfolio", "produce_assignments", "DEFAULT_VALUE", "ScriptContext",
+           "make_context", "register", "register_game", "register_wrapper", "script", "scripts_of"]

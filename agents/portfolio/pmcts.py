@@ -41,6 +41,7 @@ from agents.portfolio.portfolio import (
     VALUE,
     WEIGHT,
     Portfolio,
+    actor_assignments,
     check_portfolio_args,
     portfolio,
     produce_assignments,
@@ -91,20 +92,6 @@ class _PNode(TreeNode):
         self.pruner: Pruner | None = None
 
 
-class _OneActor:
-    """A view of a state's grouped actions restricted to one actor, so that the portfolio's
-    own generator runs only that actor's scripts (the scripts read the real state from the
-    context)."""
-
-    __slots__ = ("by_actor",)
-
-    def __init__(self, actor: Hashable, types: dict) -> None:
-        self.by_actor = {actor: types}
-
-    def actions_by_actor(self) -> dict:
-        return self.by_actor
-
-
 def script_counts(pf: Portfolio) -> dict[int, int]:
     """Action kind -> number of scripts of that kind in the portfolio."""
     return {kind: len(scripts) for kind, scripts in pf.compiled()[1].items()}
@@ -133,8 +120,7 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
         actor = actors[i]
         lst = made.get(actor)
         if lst is None:
-            lst = made[actor] = produce_assignments(_OneActor(actor, by_actor[actor]), pf,
-                                                    rng, ctx)
+            lst = made[actor] = actor_assignments(actor, by_actor[actor], pf, ctx, [])
         off = j - ends[i - 1] if i else j
         if off < len(lst):
             return lst[off]
@@ -224,7 +210,7 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
         if stage[i] == 1:
             if ctx is None:
                 ctx = make_context(pf.game, state, rng)
-            lst = made[i] = produce_assignments(_OneActor(actors[i], made[i]), pf, rng, ctx)
+            lst = made[i] = actor_assignments(actors[i], made[i], pf, ctx, [])
             total += len(lst) - sizes[i]
             sizes[i] = len(lst)
             stage[i] = 2

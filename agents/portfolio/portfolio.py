@@ -289,28 +289,42 @@ def produce_assignments(state: Any, portfolio: Portfolio, rng: np.random.Generat
     Order: actors as the game's context orders them (Tribes: units, cities, tribe), action
     types and scripts in table order; a later script proposing an action already proposed for
     the same actor is dropped. `ctx` may be passed to reuse a context built for this state."""
-    rank, by_kind, kind_order = portfolio.compiled()
     if ctx is None:
         ctx = make_context(portfolio.game, state, rng)
     by_actor = state.actions_by_actor()
     out: list[tuple] = []
-    append = out.append
     for actor in ctx.ordered_actors(by_actor):
-        types = by_actor[actor]
-        key = tuple(types)
-        kinds = kind_order.get(key)
-        if kinds is None:
-            kinds = kind_order[key] = sorted((k for k in key if k in rank), key=rank.__getitem__)
-        seen = set()
-        for kind in kinds:
-            actions = types[kind]
-            for name, fn, w in by_kind[kind]:
-                r = fn(ctx, actor, actions)
-                if r is None:
-                    continue
-                a = r[0]
-                if a in seen:
-                    continue
-                seen.add(a)
-                append((actor, name, a, r[1], w))
+        actor_assignments(actor, by_actor[actor], portfolio, ctx, out)
+    return out
+
+
+def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: ScriptContext,
+                      out: list) -> list[tuple]:
+    """One actor's part of `produce_assignments`, appended to `out` (returned).
+
+    Args:
+        actor: the actor.
+        types: its legal actions grouped by kind (`state.actions_by_actor()[actor]`).
+        portfolio: the portfolio.
+        ctx: the context of the state (its random generator breaks the scripts' ties).
+        out: the list to append to.
+    """
+    rank, by_kind, kind_order = portfolio.compiled()
+    key = tuple(types)
+    kinds = kind_order.get(key)
+    if kinds is None:
+        kinds = kind_order[key] = sorted((k for k in key if k in rank), key=rank.__getitem__)
+    append = out.append
+    seen = set()
+    for kind in kinds:
+        actions = types[kind]
+        for name, fn, w in by_kind[kind]:
+            r = fn(ctx, actor, actions)
+            if r is None:
+                continue
+            a = r[0]
+            if a in seen:
+                continue
+            seen.add(a)
+            append((actor, name, a, r[1], w))
     return out
