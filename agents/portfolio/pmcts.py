@@ -47,7 +47,7 @@ from agents.portfolio.portfolio import (
     produce_assignments,
 )
 from agents.portfolio.pruning import Pruner, Schedule
-from agents.portfolio.script import make_context
+from agents.portfolio.script import ScriptContext, make_context
 from agents.search import (
     DEFAULT_BUDGET,
     Budget,
@@ -98,7 +98,8 @@ def script_counts(pf: Portfolio) -> dict[int, int]:
 
 
 def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int],
-                      rng: np.random.Generator) -> tuple | None:
+                      rng: np.random.Generator, ctx: ScriptContext | None = None
+                      ) -> tuple | None:
     """One assignment drawn uniformly from `produce_assignments(state, pf, rng)`, or None if
     there is none, running the scripts of as few actors as possible.
 
@@ -106,13 +107,14 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
     (one proposal per script, duplicates dropped). Draw a slot uniformly among all actors'
     bounds, generate that actor's assignments (once per call) and accept the slot if it holds
     one: every assignment is equally likely. Once every actor has been generated the draw is
-    made directly among them."""
+    made directly among them. `ctx`: the scripts' context of `state`, if one is at hand."""
     by_actor = state.actions_by_actor()
     actors, ends = _bounds(by_actor, counts)
     total = ends[-1] if ends else 0
     if not total:
         return None
-    ctx = make_context(pf.game, state, rng)
+    if ctx is None:
+        ctx = make_context(pf.game, state, rng)
     made: dict = {}
     while True:
         j = int(rng.integers(total))
@@ -153,7 +155,8 @@ def _bounds(by_actor: Mapping[Hashable, Mapping[int, Sequence]],
 
 def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int, int],
                            rng: np.random.Generator, hooks: GameHooks,
-                           kind_bounds: dict) -> tuple | None:
+                           kind_bounds: dict, ctx: ScriptContext | None = None
+                           ) -> tuple | None:
     """One assignment drawn uniformly from `produce_assignments(state, pf, rng)`, as
     `sample_assignment` draws it, but listing only the actions of the actors drawn.
 
@@ -173,6 +176,7 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
         rng: the generator of the draws and of the scripts' ties.
         hooks: the game's hooks (`actor_kinds`, `actor_actions`).
         kind_bounds: a cache, kinds tuple -> bound, kept for one portfolio.
+        ctx: the scripts' context of `state`, if one is at hand.
     """
     cands = hooks.actor_kinds(state)
     if cands is None:
@@ -191,7 +195,6 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
             total += b
     stage = [0] * len(actors)  # 0: bound without listing, 1: listed, 2: generated
     made: list = [None] * len(actors)  # the actor's grouped actions, then its assignments
-    ctx = None
     while total:
         j = int(rng.integers(total))
         i = 0
@@ -439,6 +442,7 @@ class PMCTSAgent(SearchAgent):
             node.state.actions_by_actor()
         leaf = search_copy(node.state, rng)
         first = node.assignments if portfolio_policy else None
+        ctx = None  # the scripts' context of the leaf, carried on where the game allows
         for _ in range(horizon - node.depth):
             if leaf.is_terminal() or b.exhausted():
                 break
@@ -447,7 +451,9 @@ class PMCTSAgent(SearchAgent):
                 if first:
                     a = first[int(rng.integers(len(first)))][ACTION]
                 else:
-                    asg = self._sample(leaf, me, lazy)
+                    if ctx is None:
+                        ctx = make_context(self.portfolio.game, leaf, rng)
+                    asg = self._sample(leaf, me, lazy, ctx)
                     if asg is not None:
                         a = asg[ACTION]
                 first = None
@@ -455,17 +461,21 @@ class PMCTSAgent(SearchAgent):
                 acts = leaf.legal_actions()
                 a = acts[int(rng.integers(len(acts)))]
             b.apply(leaf, a)
+            if ctx is not None:
+                ctx = ctx.after(leaf, a)
         return leaf
 
-    def _sample(self, state: GameState, me: int, lazy: bool) -> tuple | None:
+    def _sample(self, state: GameState, me: int, lazy: bool,
+                ctx: ScriptContext) -> tuple | None:
         """One uniformly random assignment of the player to move, with its portfolio."""
         mine = state.current_player == me or not self._opponent_given
         pf = self.portfolio if mine else self.opponent_portfolio
         counts = self._counts if mine else self._opp_counts
         if lazy:
             return sample_assignment_lazy(state, pf, counts, self.rng, self.hooks,
-                                          self._kind_bounds if mine else self._opp_kind_bounds)
-        return sample_assignment(state, pf, counts, self.rng)
+                                          self._kind_bounds if mine else self._opp_kind_bounds,
+                                          ctx)
+        return sample_assignment(state, pf, counts, self.rng, ctx)
 
     def _final(self, root: _PNode) -> Action:
         """Most visited root child (default), or the best mean as the reference; with no

@@ -92,6 +92,13 @@ class ScriptContext:
         """The actors in the order assignments are generated (default: as the game lists them)."""
         return list(by_actor)
 
+    def after(self, state: Any, action: Any) -> "ScriptContext | None":
+        """The context of `state`, this context's state after `action` was applied to it in
+        place, keeping what the action cannot have changed, or None for a new one (the
+        default). Whatever it returns must give the scripts exactly what a new context
+        would: same facts, same random generator."""
+        return None
+
 
 def pick_max(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
     """The item with the highest score (uniformly random among exact ties) and that score."""

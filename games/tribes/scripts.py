@@ -227,6 +227,20 @@ class TribesContext(ScriptContext):
             rest.append(A.TRIBE_ACTOR)
         return us + rest
 
+    def after(self, state, action) -> "TribesContext | None":
+        """After a move of one of the mover's units, this context with what depends on its
+        units forgotten (their positions, what is next to them, the targets they hold, every
+        per-actor cache); the facts of the map, the territory, the cities, the ports and the
+        enemy units stay. Anything else: None (a new context)."""
+        if action[0] != A.MOVE or state.current != self.me or state.game_over:
+            return None
+        d = self.__dict__
+        for name in _OWN_UNIT_FACTS:
+            d.pop(name, None)
+        self._moves, self._builds, self._tile_value = {}, {}, {}
+        self._site, self._company, self._city_b = {}, {}, {}
+        return self
+
     # ---------------------------------------------------------------- map facts (cached)
     @lazy
     def _terrain(self) -> "_TerrainFacts":
@@ -484,6 +498,10 @@ class TribesContext(ScriptContext):
             self._tile_value[p] = v
         return v
 
+
+_OWN_UNIT_FACTS = ("_positions", "own_positions", "own_set", "adj_own", "capture_field",
+                   "own_centre_field")
+"""The facts of a `TribesContext` that read where the mover's units stand."""
 
 register_game(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
 

@@ -201,6 +201,66 @@ def test_caches_do_not_change_results_and_scripts_do_not_touch_the_state(states)
     assert [snapshot(s) for s in sample] == before
 
 
+def _all_facts(ctx) -> dict:
+    """Every per-state fact of a Tribes context, computed now (`lazy` attributes and the
+    enemy counts)."""
+    from agents.portfolio.script import lazy
+    from games.tribes.scripts import TribesContext
+
+    names = [n for n, v in vars(TribesContext).items() if isinstance(v, lazy)]
+    out = {n: getattr(ctx, n) for n in names}
+    out.update({f"enemy_count({r})": list(ctx.enemy_count(r)) for r in (1, 2, 3)})
+    for n in ("_terrain", "_territory"):  # objects: compare what they hold
+        out[n] = {k: v for k, v in vars(out[n]).items() if not k.startswith("_")}
+    return out
+
+
+@pytest.mark.parametrize("rich", [False, True])
+def test_context_carried_over_a_move_equals_a_new_one(rich):
+    """A rollout carries the scripts' context from one position to the next
+    (`TribesContext.after`: over a move of the mover's own unit), also over several moves.
+    In random games where moves are preferred, every fact the carried context holds, all of
+    them and every per-actor cache filled before the move, equals a new context's, and so do
+    the assignments it gives (same generator seed); anything but a move starts a new
+    context."""
+    p = portfolio("tribes")
+    carried = 0
+    for k, level in enumerate(PAPER_SEEDS[:3]):
+        s = G.new_state(level, 200 + k, max_rounds=30)
+        rng = np.random.default_rng(k)
+        ctx = None
+        for step in range(400):
+            if s.is_terminal():
+                break
+            if rich and step % 40 == 0:
+                for t in range(len(s.tribes)):
+                    tw = s.tribe_w(t)
+                    tw.techs = K.ALL_TECHS_MASK
+                    tw.stars = max(tw.stars, 60)
+                s.invalidate()
+                ctx = None
+            if ctx is not None:
+                carried += 1
+                fresh = make_context("tribes", s, np.random.default_rng(0))
+                assert _all_facts(ctx) == _all_facts(fresh), f"step {step}"
+                ctx.rng = np.random.default_rng(7)
+                ctx.random = ctx.rng.random
+                assert produce_assignments(s, p, ctx.rng, ctx) == produce_assignments(
+                    s, p, np.random.default_rng(7)), f"step {step}"
+            if ctx is None:
+                ctx = make_context("tribes", s, np.random.default_rng(0))
+            _all_facts(ctx)
+            produce_assignments(s, p, ctx.rng, ctx)  # fills the per-actor caches too
+            acts = s.legal_actions()
+            moves = [a for a in acts if a[0] == A.MOVE]
+            pool = moves if moves and rng.random() < 0.8 else acts
+            a = pool[int(rng.integers(len(pool)))]
+            s.apply(a)
+            ctx = ctx.after(s, a)
+            assert ctx is None or a[0] == A.MOVE
+    assert carried > 100
+
+
 # ------------------------------------------------------------------------------ attack
 def fight():
     """Own warrior at (3, 3) next to an enemy defender (3, 4), warrior (4, 3), catapult
