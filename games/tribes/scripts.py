@@ -228,15 +228,18 @@ class TribesContext(ScriptContext):
         return us + rest
 
     def after(self, state, action) -> "TribesContext | None":
-        """After a move of one of the mover's units, this context with what depends on its
-        units forgotten (their positions, what is next to them, the targets they hold, every
-        per-actor cache); the facts of the map, the territory, the cities, the ports and the
-        enemy units stay. Anything else: None (a new context)."""
-        if action[0] != A.MOVE or state.current != self.me or state.game_over:
+        """This context, for its state after one of the actions that leave the mover, the
+        map's land and villages, the territory and the cities as they were
+        (`_FORGET_AFTER`), with the facts the action may change forgotten, and every
+        per-actor cache. Anything else: None (a new context)."""
+        forget = _FORGET_AFTER.get(action[0])
+        if forget is None or state.current != self.me or state.game_over:
             return None
         d = self.__dict__
-        for name in _OWN_UNIT_FACTS:
+        for name in forget:
             d.pop(name, None)
+        if action[0] == A.ATTACK:
+            self._enemy_count = {}
         self._moves, self._builds, self._tile_value = {}, {}, {}
         self._site, self._company, self._city_b = {}, {}, {}
         return self
@@ -501,7 +504,22 @@ class TribesContext(ScriptContext):
 
 _OWN_UNIT_FACTS = ("_positions", "own_positions", "own_set", "adj_own", "capture_field",
                    "own_centre_field")
-"""The facts of a `TribesContext` that read where the mover's units stand."""
+_UNIT_FACTS = _OWN_UNIT_FACTS + ("enemy_positions",)
+_PORT_FACTS = ("own_ports", "own_port_field")
+_FORGET_AFTER = {
+    **dict.fromkeys((A.MOVE, A.SPAWN, A.DISBAND, A.UPGRADE_BOAT, A.UPGRADE_SHIP),
+                    _OWN_UNIT_FACTS),
+    **dict.fromkeys((A.RECOVER, A.HEAL_OTHERS, A.MAKE_VETERAN, A.RESEARCH_TECH,
+                     A.RESOURCE_GATHERING, A.BUILD_ROAD, A.CLEAR_FOREST, A.BURN_FOREST,
+                     A.GROW_FOREST), ()),
+    A.ATTACK: _UNIT_FACTS,  # and the enemy counts: a unit may die, a killer moves
+    A.BUILD: _PORT_FACTS + ("capture_targets", "capture_field"),  # building takes ruins too
+    A.DESTROY: _PORT_FACTS,
+}
+"""Action kind -> the facts of a `TribesContext` it may change (`TribesContext.after`):
+where units stand, the own ports, the ruins. A forest cleared, burnt or grown or a Lumber
+Hut turns forest and plain into each other, which are both land and neither a village.
+Ending the turn, capturing, converting, examining ruins and levelling up: a new context."""
 
 register_game(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
 

@@ -6,6 +6,7 @@ at (1, 1) owning rows 0-2 x columns 0-2, Imperius (tribe 1) at (6, 6). Positions
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 
@@ -215,18 +216,19 @@ def _all_facts(ctx) -> dict:
     return out
 
 
-@pytest.mark.parametrize("rich", [False, True])
-def test_context_carried_over_a_move_equals_a_new_one(rich):
+def test_carried_context_equals_a_new_one():
     """A rollout carries the scripts' context from one position to the next
-    (`TribesContext.after`: over a move of the mover's own unit), also over several moves.
-    In random games where moves are preferred, every fact the carried context holds, all of
-    them and every per-actor cache filled before the move, equals a new context's, and so do
-    the assignments it gives (same generator seed); anything but a move starts a new
-    context."""
+    (`TribesContext.after`: over an action that leaves the mover, the territory and the
+    cities as they were), also over several actions. In random games where moves are
+    preferred, every fact the carried context holds, all of them and every per-actor cache
+    filled before the action, equals a new context's, and so do the assignments it gives
+    (same generator seed); End Turn and captures start a new context. Two of the games give
+    both tribes every technology and stars now and then."""
     p = portfolio("tribes")
     carried = 0
-    for k, level in enumerate(PAPER_SEEDS[:3]):
-        s = G.new_state(level, 200 + k, max_rounds=30)
+    kinds = collections.Counter()  # (action kind, context carried over it)
+    for k, rich in [(0, False), (1, False), (2, True), (3, True)]:
+        s = G.new_state(PAPER_SEEDS[k], 200 + k, max_rounds=30)
         rng = np.random.default_rng(k)
         ctx = None
         for step in range(400):
@@ -257,8 +259,10 @@ def test_context_carried_over_a_move_equals_a_new_one(rich):
             a = pool[int(rng.integers(len(pool)))]
             s.apply(a)
             ctx = ctx.after(s, a)
-            assert ctx is None or a[0] == A.MOVE
+            kinds[a[0], ctx is not None] += 1
     assert carried > 100
+    assert not any(carry for kind, carry in kinds if kind in (A.END_TURN, A.CAPTURE))
+    assert {kind for kind, carry in kinds if carry} >= {A.MOVE, A.SPAWN, A.RESEARCH_TECH}
 
 
 # ------------------------------------------------------------------------------ attack
