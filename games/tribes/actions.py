@@ -397,8 +397,15 @@ def _grouped(e: list) -> dict:
     g = e[1]
     if g is None:
         g = e[1] = {}
-        for a in e[0]:
-            g.setdefault(a[0], []).append(a)
+        last = None
+        for a in e[0]:  # an actor's actions mostly come in runs of one kind
+            k = a[0]
+            if k != last:
+                lst = g.get(k)
+                if lst is None:
+                    lst = g[k] = []
+                last = k
+            lst.append(a)
     return g
 
 
