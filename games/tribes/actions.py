@@ -45,6 +45,7 @@ _MOUNTAIN, _SHALLOW, _DEEP, _CITY, _FOREST, _PORT = (K.MOUNTAIN, K.SHALLOW, K.DE
 _IS_WATER = K.IS_WATER
 _MIND_BENDER = K.MIND_BENDER
 _IS_NAVAL = K.UNIT_IS_NAVAL
+_NO_TILES: frozenset[int] = frozenset()
 
 
 def reachable(s, uid: int) -> dict[int, float]:
@@ -82,10 +83,9 @@ _NAVAL_ENTRY = tuple(tuple(tuple(tuple(
 """_NAVAL_ENTRY[climbing][sailing][navigation][terrain]: whether a boat may enter a tile."""
 
 
-def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] | None]:
+def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]:
     """(`reachable`, the tiles the search stepped from: the only tiles whose neighbours'
-    terrain, road, port and zone of control it read; None when that is the unit's tile
-    alone)."""
+    terrain, road, port and zone of control it read)."""
     ut = u.type
     mov = _UNIT_MOV[ut]
     naval = _IS_NAVAL[ut]
@@ -97,32 +97,15 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] 
 
     start = u.pos
     if mov == 1.0 and not naval:
-        # the common case, a land unit of one move: a first step off a road spends the whole
-        # turn, and a half step along a road leaves half a move for one more step
+        # the common case, a land unit of one move: a first step spends the whole turn, or
+        # half of it along a road (then one more step is left); Dijkstra's order is the first
+        # ring in neighbour order, then the second ring from the half-step tiles in tile order
         enter = _LAND_ENTRY[climbing][sailing]
         along = road[start] or terrain[start] == _CITY
         if along:
             ca = tile_city[start]
             along = not ca or cities[ca].tribe == tid
-        if not along:
-            out = {}
-            for b in nbrs[start]:
-                occ = unit_at[b]
-                if occ and units[occ].tribe != tid:
-                    continue
-                tb = terrain[b]
-                e = enter[tb]
-                if not e or e == 3 and building[b] != _PORT:
-                    continue
-                if mind_bender and tb == _CITY:
-                    cb = tile_city[b]
-                    if cb and cities[cb].tribe != tid:
-                        continue
-                out[b] = 1.0
-            return out, None
-        # from a road: the tiles of the first ring in neighbour order, then the second ring
-        # from the half-step tiles in tile order (the order in which Dijkstra finds them)
-        zoc = s.zoc_tiles(tid)
+        zoc = s.zoc_tiles(tid) if along else _NO_TILES  # off a road every step costs it all
         best = {start: 0.0}
         stepped = [start]
         spent = 0.0
@@ -154,7 +137,7 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int] 
                         best[b] = ns
                         if ns == 0.5:
                             halves.append(b)
-            if spent or not halves:
+            if not halves or spent:
                 break
             spent = 0.5
             ring = halves  # in tile order, as the neighbour tables are
@@ -634,8 +617,7 @@ def near_units(s, tile: int) -> set[int]:
     occ = s.unit_at[tile]
     out = {occ} if occ else set()
     for v, e in s._reach.items():
-        stepped = e[5]
-        if e[1] in near if stepped is None else not near.isdisjoint(stepped):
+        if not near.isdisjoint(e[5]):  # the tiles its search stepped from
             out.add(v)
     if s.options.reference_bugs:  # units may share a tile
         out.update(v for v, u in s.units.items() if u.pos in near)

@@ -506,20 +506,23 @@ _OWN_UNIT_FACTS = ("_positions", "own_positions", "own_set", "adj_own", "capture
                    "own_centre_field")
 _UNIT_FACTS = _OWN_UNIT_FACTS + ("enemy_positions",)
 _PORT_FACTS = ("own_ports", "own_port_field")
+_RUINS_FACTS = ("capture_targets", "capture_field")
 _FORGET_AFTER = {
     **dict.fromkeys((A.MOVE, A.SPAWN, A.DISBAND, A.UPGRADE_BOAT, A.UPGRADE_SHIP),
                     _OWN_UNIT_FACTS),
     **dict.fromkeys((A.RECOVER, A.HEAL_OTHERS, A.MAKE_VETERAN, A.RESEARCH_TECH,
-                     A.RESOURCE_GATHERING, A.BUILD_ROAD, A.CLEAR_FOREST, A.BURN_FOREST,
-                     A.GROW_FOREST), ()),
+                     A.RESOURCE_GATHERING, A.BUILD_ROAD, A.CLEAR_FOREST), ()),
+    # these replace the tile's resource, even ruins
+    **dict.fromkeys((A.BURN_FOREST, A.GROW_FOREST), _RUINS_FACTS),
+    A.BUILD: _PORT_FACTS + _RUINS_FACTS,
     A.ATTACK: _UNIT_FACTS,  # and the enemy counts: a unit may die, a killer moves
-    A.BUILD: _PORT_FACTS + ("capture_targets", "capture_field"),  # building takes ruins too
     A.DESTROY: _PORT_FACTS,
 }
 """Action kind -> the facts of a `TribesContext` it may change (`TribesContext.after`):
 where units stand, the own ports, the ruins. A forest cleared, burnt or grown or a Lumber
-Hut turns forest and plain into each other, which are both land and neither a village.
-Ending the turn, capturing, converting, examining ruins and levelling up: a new context."""
+Hut turns forest and plain into each other, which are both land and neither a village; a
+resource gathered is never ruins. Ending the turn, capturing, converting, examining ruins
+and levelling up: a new context."""
 
 register_game(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
 

@@ -265,6 +265,26 @@ def test_carried_context_equals_a_new_one():
     assert {kind for kind, carry in kinds if carry} >= {A.MOVE, A.SPAWN, A.RESEARCH_TECH}
 
 
+@pytest.mark.parametrize("kind,terrain,tech", [("GROW_FOREST", K.PLAIN, "SPIRITUALISM"),
+                                                ("BURN_FOREST", K.FOREST, "CHIVALRY")])
+def test_carried_context_sees_ruins_go_under_a_forest(kind, terrain, tech):
+    """Growing or burning a forest replaces the tile's resource, ruins too: a context
+    carried over it no longer counts the ruins among the capture targets."""
+    s = game()
+    t = idx(s, (0, 0))
+    s.terrain[t] = terrain
+    s.resource[t] = K.RUINS
+    give_tech(s, 0, tech)
+    set_stars(s, 0, 20)
+    ctx = make_context("tribes", s, np.random.default_rng(0))
+    assert t in ctx.capture_targets
+    _all_facts(ctx)
+    a = act(s, kind, target=t)
+    ctx = ctx.after(s, a)
+    assert ctx is not None and t not in ctx.capture_targets
+    assert _all_facts(ctx) == _all_facts(make_context("tribes", s, np.random.default_rng(0)))
+
+
 # ------------------------------------------------------------------------------ attack
 def fight():
     """Own warrior at (3, 3) next to an enemy defender (3, 4), warrior (4, 3), catapult
