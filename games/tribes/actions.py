@@ -83,9 +83,12 @@ _NAVAL_ENTRY = tuple(tuple(tuple(tuple(
 """_NAVAL_ENTRY[climbing][sailing][navigation][terrain]: whether a boat may enter a tile."""
 
 
-def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]:
+def _reachable(s, u, tid: int, techs: int,
+               shortcuts: bool = True) -> tuple[dict[int, float], list[int]]:
     """(`reachable`, the tiles the search stepped from: the only tiles whose neighbours'
-    terrain, road, port and zone of control it read)."""
+    terrain, road, port and zone of control it read), by Dijkstra's search, or by a
+    shortcut for land units of one move and for boats that finds the same tiles with the
+    same costs in the same order (`shortcuts=False`: Dijkstra's search for every unit)."""
     ut = u.type
     mov = _UNIT_MOV[ut]
     naval = _IS_NAVAL[ut]
@@ -96,7 +99,7 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]
     tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
 
     start = u.pos
-    if mov == 1.0 and not naval:
+    if mov == 1.0 and not naval and shortcuts:
         # the common case, a land unit of one move: a first step spends the whole turn, or
         # half of it along a road (then one more step is left); Dijkstra's order is the first
         # ring in neighbour order, then the second ring from the half-step tiles in tile order
@@ -143,7 +146,7 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]
             ring = halves  # in tile order, as the neighbour tables are
         del best[start]
         return best, stepped
-    if naval:
+    if naval and shortcuts:
         # a boat spends one move per water tile and all its moves to land or into a zone of
         # control: a search by whole moves, each step's tiles in tile order, is Dijkstra's
         enter = _NAVAL_ENTRY[climbing][sailing][techs >> K.NAVIGATION & 1]
@@ -174,21 +177,6 @@ def _reachable(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]
             ring = nxt
         del best[start]
         return best, stepped
-    return _dijkstra(s, u, tid, techs)
-
-
-def _dijkstra(s, u, tid: int, techs: int) -> tuple[dict[int, float], list[int]]:
-    """`_reachable` of any unit, by Dijkstra's search (in the order in which it finds the
-    tiles, which `_reachable`'s shortcuts for land units of one move and for boats keep)."""
-    ut = u.type
-    mov = _UNIT_MOV[ut]
-    naval = _IS_NAVAL[ut]
-    climbing = techs >> K.CLIMBING & 1
-    sailing = techs >> K.SAILING & 1
-    mind_bender = ut == _MIND_BENDER
-    terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
-    tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
-    start = u.pos
     navigation = techs >> K.NAVIGATION & 1
     zoc = s.zoc_tiles(tid)
     is_water = _IS_WATER

@@ -61,6 +61,16 @@ def run(s, name: str, actor: int, seed: int = 0):
     return r
 
 
+def enrich(s) -> None:
+    """Both tribes get every tech, at least 60 stars and every monument available."""
+    for t in range(len(s.tribes)):
+        tw = s.tribe_w(t)
+        tw.techs = K.ALL_TECHS_MASK
+        tw.stars = max(tw.stars, 60)
+        tw.monuments = [K.AVAILABLE if m == K.UNAVAILABLE else m for m in tw.monuments]
+    s.invalidate()
+
+
 def random_states(level: int, seed: int, steps: int, every: int, rich: bool) -> list:
     """Snapshots of a random game; `rich` gives both tribes every tech, stars and available
     monuments every 40 actions so that every kind of action shows up."""
@@ -71,12 +81,7 @@ def random_states(level: int, seed: int, steps: int, every: int, rich: bool) -> 
         if s.is_terminal():
             break
         if rich and step % 40 == 0:
-            for t in range(len(s.tribes)):
-                tw = s.tribe_w(t)
-                tw.techs = K.ALL_TECHS_MASK
-                tw.stars = max(tw.stars, 60)
-                tw.monuments = [K.AVAILABLE if m == K.UNAVAILABLE else m for m in tw.monuments]
-            s.invalidate()
+            enrich(s)
         acts = s.legal_actions()
         if step % every == 0:
             out.append(s.copy())
@@ -235,11 +240,7 @@ def test_carried_context_equals_a_new_one():
             if s.is_terminal():
                 break
             if rich and step % 40 == 0:
-                for t in range(len(s.tribes)):
-                    tw = s.tribe_w(t)
-                    tw.techs = K.ALL_TECHS_MASK
-                    tw.stars = max(tw.stars, 60)
-                s.invalidate()
+                enrich(s)
                 ctx = None
             if ctx is not None:
                 carried += 1

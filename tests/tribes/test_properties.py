@@ -446,10 +446,10 @@ def test_carried_reach_equals_reach_from_scratch(seed, tribes, end_turn, rich):
        tribes=st.sampled_from([None, ("OUMAJI", "HOODRICK", "LUXIDOOR", "VENGIR")]))
 def test_reach_shortcuts_equal_dijkstra(seed, tribes):
     """`_reachable`'s shortcuts for land units of one move (off a road, and along roads and
-    through cities) and for boats find the tiles, costs and order Dijkstra's search finds,
-    for every unit of every tribe after every action of random games where roads are built
-    often and every tribe has every technology now and then, and step from no tile
-    Dijkstra does not."""
+    through cities) and for boats find the tiles, costs and order Dijkstra's search finds
+    (`shortcuts=False`), for every unit of every tribe after every action of random games
+    where roads are built often and every tribe has every technology now and then, and step
+    from no tile Dijkstra does not."""
     options = {"tribes": tribes} if tribes else {}
     s = GAME.new_state(8_000 + seed % 1000, seed, max_rounds=25, **options)
     rng = np.random.default_rng(seed)
@@ -461,7 +461,7 @@ def test_reach_shortcuts_equal_dijkstra(seed, tribes):
         for u in s.units.values():
             techs = s.tribes[u.tribe].techs & A._MOVE_TECHS
             got, stepped = A._reachable(s, u, u.tribe, techs)
-            want, want_stepped = A._dijkstra(s, u, u.tribe, techs)
+            want, want_stepped = A._reachable(s, u, u.tribe, techs, shortcuts=False)
             assert list(got.items()) == list(want.items()), f"step {step}: unit {u.id}"
             assert set(stepped) <= set(want_stepped)
         acts = s.legal_actions()
