@@ -773,10 +773,15 @@ def tribe_actions(s, out: list) -> None:
     out.append((END_TURN, TRIBE_ACTOR, -1, -1))
 
 
+def research_cost(techs: int, n_cities: int, tech: int) -> int:
+    """Stars a tribe with these technologies and cities pays to research `tech`."""
+    cost = 4 + K.TECH_TIER[tech] * n_cities
+    return int(cost * 0.2) if techs >> K.PHILOSOPHY & 1 else cost
+
+
 @lru_cache(maxsize=4096)
 def _research(techs: int, n_cities: int, stars: int) -> tuple[tuple, ...]:
     """The research actions of a tribe with these technologies, cities and stars."""
-    philosophy = techs >> K.PHILOSOPHY & 1
     out = []
     for tech in range(K.NUM_TECHS):
         if techs >> tech & 1:
@@ -784,10 +789,7 @@ def _research(techs: int, n_cities: int, stars: int) -> tuple[tuple, ...]:
         p = K.TECH_PARENT[tech]
         if p >= 0 and not techs >> p & 1:
             continue
-        cost = 4 + K.TECH_TIER[tech] * n_cities
-        if philosophy:
-            cost = int(cost * 0.2)
-        if stars >= cost:
+        if stars >= research_cost(techs, n_cities, tech):
             out.append((RESEARCH_TECH, TRIBE_ACTOR, tech, -1))
     return tuple(out)
 

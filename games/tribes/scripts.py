@@ -210,9 +210,13 @@ class TribesContext(ScriptContext):
         super().__init__(state, rng)
         self.me = state.current
         self.board = _board(state.size)
+        self._enemy_count: dict = {}
+        self._actor_caches()
+
+    def _actor_caches(self) -> None:
+        """Empty the caches kept per actor or per tile (whatever an action may change)."""
         self._moves: dict = {}
         self._builds: dict = {}
-        self._enemy_count: dict = {}
         self._tile_value: dict = {}
         self._site: dict = {}
         self._company: dict = {}
@@ -240,8 +244,7 @@ class TribesContext(ScriptContext):
             d.pop(name, None)
         if action[0] == A.ATTACK:
             self._enemy_count = {}
-        self._moves, self._builds, self._tile_value = {}, {}, {}
-        self._site, self._company, self._city_b = {}, {}, {}
+        self._actor_caches()
         return self
 
     # ---------------------------------------------------------------- map facts (cached)

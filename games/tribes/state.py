@@ -114,8 +114,7 @@ class TribesState:
         self._reach = {}
         self._lists = {}
         self._carry = None
-        self._own_water = {}
-        self._city_tiles = {}
+        self.owners_changed()
 
     def zoc_tiles(self, tid: int) -> set[int]:
         """Tiles next to a unit that is not `tid`'s (zone of control), cached per position."""
@@ -268,10 +267,7 @@ class TribesState:
         return sum(1 for c in self.tile_city if c and cities[c].tribe == tid)
 
     def research_cost(self, tribe: Tribe, tech: int) -> int:
-        cost = 4 + K.TECH_TIER[tech] * len(tribe.cities)
-        if tribe.has(K.PHILOSOPHY):
-            cost = int(cost * 0.2)
-        return cost
+        return A.research_cost(tribe.techs, len(tribe.cities), tech)
 
     def can_research(self, tribe: Tribe, tech: int) -> bool:
         if tribe.has(tech):
