@@ -41,7 +41,8 @@ PRESET_KEYS = ("name", "agent", "params", "description", "evidence")
 EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
                  "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
-                 "features_ci95", "rating", "candidate", "budget", "budget_evolved")
+                 "features_ci95", "rating", "candidate", "budget", "budget_evolved",
+                 "features_validated_ci95", "style", "evolved_from", "validated_from")
 
 
 class PresetError(ValueError):
@@ -152,7 +153,7 @@ def _check_evidence(ev: Any, where: str, key: str) -> None:
     for k in ev:
         if k not in EVIDENCE_KEYS:
             raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(EVIDENCE_KEYS)})")
-    for k in ("run", "cell", "opponent"):
+    for k in ("run", "cell", "opponent", "evolved_from", "validated_from"):
         if k in ev and ev[k] is not None and not isinstance(ev[k], str):
             raise _fail(where, f"{key}.{k}", f"text expected, got {ev[k]!r}")
     if "grid_index" in ev and not (isinstance(ev["grid_index"], list) and all(
@@ -170,7 +171,7 @@ def _check_evidence(ev: Any, where: str, key: str) -> None:
                 raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {v!r}")
     for k in ("win_rate_evolved", "win_rate_validated"):
         _rate(ev.get(k), where, f"{key}.{k}")
-    for k in ("games_evolved", "games_validated", "budget", "budget_evolved"):
+    for k in ("games_evolved", "games_validated", "budget", "budget_evolved", "style"):
         _count(ev.get(k), where, f"{key}.{k}")
     if ev.get("candidate") is not None and not isinstance(ev["candidate"], str):
         raise _fail(where, f"{key}.candidate", f"text expected, got {ev['candidate']!r}")

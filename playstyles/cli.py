@@ -167,8 +167,25 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _probe_notes(args: argparse.Namespace) -> None:
+    """`evolve`: what a probe of the same settings says about the config's grid, one warning
+    per line (the probe given with --probe, else runs/<name>-probe when it exists)."""
+    from pathlib import Path
+
+    from qd.config import load_config
+    from qd.probe import default_probe_dir, probe_warnings
+    config = load_config(args.config, seed=0)
+    where = Path(args.probe) if args.probe else default_probe_dir(config)
+    if not args.probe and not (where / "probe.json").exists():
+        return
+    for w in probe_warnings(config, where):
+        print(f"playstyles: warning: {w}", file=sys.stderr)
+
+
 def _evolve(args: argparse.Namespace) -> int:
     from qd.run import RunError, RunInterrupted, evolve
+    if not args.resume:
+        _probe_notes(args)
     try:
         result = evolve(args.config, out=args.out, address=args.address, resume=args.resume,
                         workers=args.workers, show_progress=not args.quiet)
@@ -183,24 +200,44 @@ def _evolve(args: argparse.Namespace) -> int:
           f"{result.games} games, {s.get('cells', 0)} elites{fresh}, QD score "
           f"{s.get('qd_score', 0):.2f}, best win rate {s.get('best_win_rate', 0):.2f}; "
           f"results in {result.run_dir}/")
+    if result.validation is not None:
+        from qd.validation import headline
+        print(headline(result.validation))
+    elif result.complete:
+        print(f"the elites have not been checked on held-out levels: playstyles validate "
+              f"{result.run_dir}")
     return 0
 
 
 def _report(args: argparse.Namespace) -> int:
     from plots.report import write_report
     report = write_report(args.run, fields=args.field or ())
+    print(report.headline)
     print(f"report: {report.html} ({len(report.files)} files written in {report.run_dir}/)")
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from qd.validation import validate
+    from qd.validation import headline, validate
     result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
                       workers=args.workers, address=args.address, show_progress=not args.quiet,
-                      resume=args.resume)
+                      resume=args.resume, control=not args.no_control)
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
           f"validation.png)")
+    print(headline(result.summary))
+    return 0
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from plots.probe import draw_probe
+    from qd.probe import run_probe
+    result = run_probe(args.config, games=args.games, out=args.out, workers=args.workers,
+                   address=args.address, resume=args.resume, show_progress=not args.quiet)
+    chart = draw_probe(result.out)
+    print((result.out / "probe.md").read_text(), end="")
+    names = ", ".join(f.name for f in [*result.files, chart])
+    print(f"results in {result.out}/ ({names})")
     return 0
 
 
@@ -212,7 +249,8 @@ def _export(args: argparse.Namespace) -> int:
                               play_missing=args.play_missing, workers=args.workers,
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
-                              show_progress=not args.quiet, resume=args.resume)
+                              show_progress=not args.quiet, resume=args.resume,
+                              all_elites=args.all_elites)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -365,6 +403,10 @@ def build_parser() -> argparse.ArgumentParser:
     evo.add_argument("--resume", action="store_true", help="continue the run in the directory")
     evo.add_argument("--workers", type=WORKERS, help="local worker processes (default: all "
                                                      "cores; 0: no Ray)")
+    evo.add_argument("--probe", metavar="DIR",
+                     help="a probe of the same settings (`playstyles probe`): warn about "
+                          "features mapped narrower than its noise allows or that the genome "
+                          "does not move (default: runs/<name>-probe when it exists)")
     evo.add_argument("--quiet", action="store_true", help="no progress bar")
     evo.set_defaults(func=_evolve)
 
@@ -384,9 +426,25 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "(e.g. 14:4 6:-1)")
     val.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     val.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    val.add_argument("--no-control", action="store_true",
+                     help="do not play the control genome (the default weights) beside the "
+                          "elites; styles are then not compared with it")
     _resume_arg(val, "validation")
     val.add_argument("--quiet", action="store_true", help="no progress bar")
     val.set_defaults(func=_validate)
+
+    prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
+                                       "games' noise (before a run)")
+    prb.add_argument("config", help="run config YAML (see docs/qd.md)")
+    prb.add_argument("--games", type=AT_LEAST_ONE,
+                     help="games per genome (default: sized from a pilot for about 10 minutes "
+                          "on 2 cores, at most 200)")
+    prb.add_argument("--out", help="output directory (default runs/<name>-probe)")
+    prb.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    prb.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    _resume_arg(prb, "probe")
+    prb.add_argument("--quiet", action="store_true", help="no progress bar")
+    prb.set_defaults(func=_probe)
 
     exp = sub.add_parser("export", help="export elites as presets (difficulty levels or styles)")
     exp.add_argument("run", help="run directory")
@@ -415,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "
                           "own; the budget spreads strength where elites differ in style")
+    exp.add_argument("--all-elites", action="store_true",
+                     help="style: choose among every elite (distinct corners of the feature "
+                          "space), not only the distinct styles that held up in validation")
     exp.add_argument("--resume", action="store_true",
                      help="continue an interrupted --calibrate (give the same arguments): play "
                           "only its missing games")

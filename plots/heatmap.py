@@ -7,14 +7,20 @@ cell is coloured by a field of its elite and annotated with the value, so the pi
 legend to be read. With more than two features the first two are drawn and each cell shows
 the best elite (highest objective) over the other features.
 
+Axes can carry each feature's doc and words (`axis_label`): the caller passes the labels,
+since this module reads files only. A cell can be marked (a grey cross, `mark`): the report
+marks the elites that did not hold up as distinct styles on held-out levels.
+
 `heatmap_data` computes what is drawn, `draw_heatmap` draws it: tests check the data.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -60,6 +66,17 @@ class Heatmap:
     projected: list[str] = field(default_factory=list)  # features folded away (>2 features)
     games: np.ndarray | None = None  # games behind each shown value (NaN = empty), if known
     wide: np.ndarray | None = None  # whose win rate's 95% interval is wider than WIDE_INTERVAL
+    marked: np.ndarray | None = None  # cells whose shown elite carries the mark (`mark`)
+    x_label: str = ""  # the x axis's label (default: the feature's name)
+    y_label: str = ""
+    mark_label: str = ""  # what the mark means, for the title
+
+    @property
+    def marked_cells(self) -> list[str]:
+        """The `cell` labels of the marked cells, row by row."""
+        if self.marked is None:
+            return []
+        return [self.cells[r][c] for r, c in zip(*np.nonzero(self.marked))]
 
     def value_at(self, cell: str) -> float:
         """The shown value of a cell given by its elites.csv label."""
@@ -91,8 +108,26 @@ def format_value(fieldname: str, value: float) -> str:
     return f"{value:.3g}"
 
 
+def axis_label(name: str, feature: Any = None) -> str:
+    """A feature axis in words: `buildings: buildings built per game (few buildings ...
+    many buildings)`; the bare name without the feature (a game whose code is not at hand).
+
+    Args:
+        name: the feature's name.
+        feature: the feature (`qd.features.Feature`: its `doc` and `words`), or None.
+    """
+    doc = getattr(feature, "doc", "") if feature is not None else ""
+    words = tuple(getattr(feature, "words", ()) or ()) if feature is not None else ()
+    text = f"{name}: {doc}" if doc else name
+    if len(words) == 3:
+        text += f" ({words[0]} \u2026 {words[2]})"
+    return text
+
+
 def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
-                 frame: pd.DataFrame | None = None) -> Heatmap:
+                 frame: pd.DataFrame | None = None, mark: str | None = None,
+                 include: np.ndarray | None = None,
+                 labels: Mapping[str, str] | None = None) -> Heatmap:
     """The grid of `fieldname` over the inhabited cells of the run's archive.
 
     Args:
@@ -100,6 +135,10 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
         fieldname: the numeric column to show.
         frame: the elites (default elites.csv); any frame with `grid_index`, `cell` and the
             field works (the report uses it for validated values).
+        mark: a column of `frame`: a cell whose shown elite has it true is marked (NaN: not).
+        include: grid coordinates (n x features) the shown range must also cover (to draw
+            two heatmaps over the same bins).
+        labels: feature -> axis label (`axis_label`; default: the feature's name).
 
     Each shown cell also gets the games behind its value (`games`: the validated games for a
     validated field, else the elite's) and whether the win rate's Wilson 95% interval on
@@ -117,8 +156,12 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
     x, y = axes[0], (axes[1] if len(axes) > 1 else None)
     xs = idx[:, 0]
     ys = idx[:, 1] if y is not None else np.zeros(len(frame), dtype=int)
-    x_bins = list(range(int(xs.min()), int(xs.max()) + 1))
-    y_bins = list(range(int(ys.min()), int(ys.max()) + 1))
+    span = idx if include is None or not len(include) else \
+        np.vstack([idx, np.asarray(include, dtype=int).reshape(-1, idx.shape[1])])
+    sx = span[:, 0]
+    sy = span[:, 1] if y is not None else np.zeros(len(span), dtype=int)
+    x_bins = list(range(int(sx.min()), int(sx.max()) + 1))
+    y_bins = list(range(int(sy.min()), int(sy.max()) + 1))
     values = np.full((len(y_bins), len(x_bins)), np.nan)
     text = [["" for _ in x_bins] for _ in y_bins]
     cells = [["" for _ in x_bins] for _ in y_bins]
@@ -130,13 +173,20 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
         if key not in best or rank[k] > rank[best[key]]:
             best[key] = k
     col = frame[fieldname].to_numpy(float)
-    labels = frame["cell"].astype(str).tolist()
+    names = frame["cell"].astype(str).tolist()
     shown = 0
     n_games, wide = _evidence(frame, fieldname)
     games_grid = np.full(values.shape, np.nan) if n_games is not None else None
     wide_grid = np.zeros(values.shape, bool) if n_games is not None else None
+    flags = None
+    if mark is not None:
+        flags = frame[mark].map(lambda v: bool(v) if v == v and v is not None else False) \
+            .to_numpy(bool)
+    marked = np.zeros(values.shape, bool) if flags is not None else None
     for (r, c), k in best.items():
-        cells[r][c] = labels[k]
+        cells[r][c] = names[k]
+        if flags is not None:
+            marked[r, c] = flags[k]
         if np.isfinite(col[k]):  # an undefined value (never won, not validated) stays blank
             values[r, c] = col[k]
             text[r][c] = format_value(fieldname, col[k])
@@ -148,8 +198,10 @@ def heatmap_data(run: RunFiles, fieldname: str = "win_rate",
     notes = [f"best elite over {', '.join(projected)} in each cell"] if projected else []
     if shown < len(best):
         notes.append(f"{len(best) - shown} elites without a value left blank")
+    labels = labels or {}
     return Heatmap(fieldname, x, y, x_bins, y_bins, values, text, cells, shown,
-                   grid_cells, "; ".join(notes), projected, games_grid, wide_grid)
+                   grid_cells, "; ".join(notes), projected, games_grid, wide_grid, marked,
+                   labels.get(x.name, x.name), labels.get(y.name, y.name) if y else "")
 
 
 def _evidence(frame: pd.DataFrame, fieldname: str) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -185,9 +237,13 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
     if hm.field in PERCENT_FIELDS and vmin is None and vmax is None:
         vmin, vmax = 0.0, 1.0
     nx, ny = len(hm.x_bins), len(hm.y_bins)
-    fig_w = min(16.0, 2.5 + 0.75 * nx)
-    fig_h = min(12.0, 2.0 + 0.6 * ny) if hm.y is not None else 2.8
-    fig, ax = plt.subplots(figsize=(max(5.0, fig_w), max(2.8, fig_h)), layout="constrained")
+    worded = len(hm.x_label) > len(hm.x.name) or (hm.y is not None and
+                                                  len(hm.y_label) > len(hm.y.name))
+    fig_w = max(7.0 if worded else 5.0, min(16.0, 2.5 + 0.75 * nx))
+    fig_h = max(5.0 if worded else 2.8,
+                min(12.0, 2.0 + 0.6 * ny) if hm.y is not None else 2.8)
+    fig, ax = plt.subplots(figsize=(fig_w, fig_h), layout="constrained")
+    chars = int(fig_w * 11)  # characters of a line across the figure at font size 9-10
     xe, ye = hm.x_edges, hm.y_edges
     masked = np.ma.masked_invalid(hm.values)
     mesh = ax.pcolormesh(xe, ye, masked, cmap=cmap, vmin=vmin, vmax=vmax,
@@ -209,14 +265,20 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
                     (xe[c], ye[r]), xe[c + 1] - xe[c], ye[r + 1] - ye[r], fill=False,
                     hatch="///", edgecolor=(0.0, 0.0, 0.0, 0.4), linewidth=0))
                 marked += 1
+            if hm.marked is not None and hm.marked[r, c]:  # a grey cross: see `mark_label`
+                for a, b in ((ye[r], ye[r + 1]), (ye[r + 1], ye[r])):
+                    ax.plot([xe[c], xe[c + 1]], [a, b], color=(0.45, 0.45, 0.45, 0.8),
+                            linewidth=2.0, solid_capstyle="butt")
     ax.set_facecolor("#f2f2f2")
     ax.set_xticks(xe)
     ax.set_xticklabels([f"{v:.6g}" for v in xe], rotation=45 if nx > 8 else 0)
-    ax.set_xlabel(f"{hm.x.name} (bin edges)")
+    ax.set_xlabel(textwrap.fill(f"{hm.x_label or hm.x.name} (bin edges)", chars - 10),
+                  fontsize=9)
     if hm.y is not None:
         ax.set_yticks(ye)
         ax.set_yticklabels([f"{v:.6g}" for v in ye])
-        ax.set_ylabel(f"{hm.y.name} (bin edges)")
+        ax.set_ylabel(textwrap.fill(f"{hm.y_label or hm.y.name} (bin edges)",
+                                    int(fig_h * 9)), fontsize=9)
     else:
         ax.set_yticks([])
     default = FIELD_TITLES.get(hm.field, hm.field.replace("_", " "))
@@ -228,7 +290,11 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
                 f"\n95% interval wider than {100 * WIDE_INTERVAL:.0f} points ({marked} of {hm.elites})")
     if hm.note:
         sub += f"; {hm.note}"
-    ax.set_title(f"{head}\n{sub}", fontsize=10)
+    if hm.marked is not None and hm.marked.any():
+        sub += (f"\ngrey cross: {hm.mark_label or 'marked'} "
+                f"({int(hm.marked.sum())} of {hm.elites})")
+    sub = "\n".join(textwrap.fill(line, chars) for line in sub.split("\n"))
+    ax.set_title(f"{textwrap.fill(head, chars)}\n{sub}", fontsize=10)
     bar = fig.colorbar(mesh, ax=ax, shrink=0.9)
     bar.set_label(colour_label or default)
     if hm.field in PERCENT_FIELDS:

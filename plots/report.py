@@ -3,16 +3,25 @@
 `write_report(run_dir)` writes into the run directory:
 
     heatmap_win_rate.png        the archive (Figure 1 of the paper): the elites' win rates
+    heatmap_win_rate_validated.png  the validated elites at the cells their held-out games put
+                                them in, coloured by held-out win rate (once validated)
     heatmap_<field>.png         the same grid coloured by another stored field (`fields`)
     progress.png                cells filled, QD score, best win rate against evaluations
     validation.png              evolved vs validated positions (when validation.csv exists)
     elites_table.csv            one row per elite: quality, grid features, weights by script
     report.html                 all of the above in one self-contained page (images inlined)
 
+The page leads with what held up: for a validated run, the validation's verdict (how many
+distinct styles held up on held-out levels) and the evolved and held-out heatmaps side by side,
+the elites that did not hold up marked on both; for a run not validated, that no style has been
+checked and the command that checks them. Every number names the games it comes from
+(evolution, re-estimation on fresh games, or held-out games).
+
 It reads files only (config.yaml, elites.csv, metrics.csv, validation.csv and
 validation_summary.json, through `qd.rundir`, the run directory's schema), so any run directory
 can be re-reported, also one copied from a cluster to a laptop without the code's Python
-objects.
+objects. Only the axis labels ask for more: each feature's doc and words come from the game's
+code (`qd.features`) when it can be loaded, else the axes carry the bare feature names.
 """
 
 from __future__ import annotations
@@ -23,31 +32,44 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from plots.curves import draw_progress, progress_data
-from plots.heatmap import Heatmap, draw_heatmap, format_value, heatmap_data
+from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
 from qd.rundir import (
     ELITES_TABLE,
     PROGRESS_CHART,
     REPORT,
+    STYLE_COLUMNS,
     VALIDATION_CHART,
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
+    dominant_scripts,
     evolved_column,
+    headline,
     heatmap_file,
     mean_column,
     std_column,
+    styles_counted,
+    styles_text,
+    validated_ci_columns,
     validated_column,
     validated_columns,
+    validation_source,
 )
 
 VALIDATED_FIELDS = tuple(validated_column(c) for c in ("win_rate", "games", "mean_score"))
 WIN_RATE_VALIDATED = VALIDATED_FIELDS[0]
+NOT_HELD = "not_held_up"
+"""A column the report adds: a validated elite that is not one of the distinct styles (the
+heatmaps mark it); NaN for an elite not validated or a validation that counted no styles."""
+MARK_MEANING = "did not hold up as a distinct style on held-out levels"
+DOMINANT = "dominant_scripts"
+"""elites_table.csv: the elite's two highest-weighted scripts with their weights."""
 
 
 @dataclass
@@ -58,8 +80,11 @@ class Report:
         run_dir: the run directory.
         html: report.html.
         files: every file written.
-        heatmaps: the data of each heatmap drawn, by field.
+        heatmaps: the data of each heatmap drawn, by field (`win_rate`: at the evolved
+            cells; `win_rate_validated`: at the validated cells).
         table: the elites table (elites_table.csv).
+        headline: the page's first line: the validation's verdict, or that the run is not
+            validated.
     """
 
     run_dir: Path
@@ -67,6 +92,26 @@ class Report:
     files: list[Path] = field(default_factory=list)
     heatmaps: dict[str, Heatmap] = field(default_factory=dict)
     table: pd.DataFrame | None = None
+    headline: str = ""
+
+
+def feature_texts(game: str) -> dict[str, Any]:
+    """The game's features by name (each with its `doc` and `words`), or {} when the game's
+    code cannot be loaded (a run directory read elsewhere): the axes then carry bare names.
+
+    Args:
+        game: the run's game.
+    """
+    try:
+        from qd.features import features_of
+        return dict(features_of(game))
+    except Exception:  # noqa: BLE001 - any failure to load the game's code: bare names
+        return {}
+
+
+def _short(source: str) -> str:
+    """A source's first word(s): `evolution`, `re-estimation`, `held out`, `replayed`."""
+    return source.split(" (")[0]
 
 
 def elites_with_validation(run: RunFiles) -> pd.DataFrame:
@@ -81,8 +126,42 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
     if elites.empty or v is None or v.empty:
         return elites
     keep = ["index"] + validated_columns(v.columns, measures=False)
+    keep += [c for c in ("validated_cell", "validated_grid_index", *STYLE_COLUMNS) if c in v]
     ci = {c: validated_column(c) for c in WIN_RATE_CI if c in v}  # the validated interval
-    return elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
+    out = elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
+    if "distinct" in out:
+        out[NOT_HELD] = out["distinct"].map(
+            lambda d: (not _truth(d)) if d is not None and d == d else np.nan)
+    return out
+
+
+def _truth(v: Any) -> bool:
+    """A boolean read back from a CSV (True, "True", 1)."""
+    return str(v).strip().lower() in ("true", "1", "1.0")
+
+
+def held_out_frame(run: RunFiles) -> pd.DataFrame:
+    """validation.csv placed at the validated cells: `grid_index` and `cell` are where each
+    elite's held-out games put it (`validated_grid_index`, `validated_cell`; the evolved ones
+    for a validation that lacks them), `elite` is its own cell in elites.csv, the win-rate
+    interval is under its validated name, and `not_held_up` marks the elites that are not
+    distinct styles. Where two elites land in one cell the map shows one (`objective`): a
+    distinct style before the others, then the higher held-out win rate.
+
+    Args:
+        run: a run directory holding validation.csv.
+    """
+    v = run.validation.copy()
+    v["elite"] = v["cell"].astype(str)
+    if "validated_grid_index" in v:
+        v["grid_index"] = v["validated_grid_index"]
+        v["cell"] = v["validated_cell"].astype(str)
+    v = v.rename(columns={c: validated_column(c) for c in WIN_RATE_CI if c in v})
+    v["objective"] = v[WIN_RATE_VALIDATED].astype(float)
+    if "distinct" in v:
+        v[NOT_HELD] = ~v["distinct"].map(_truth)
+        v["objective"] += 2.0 * (~v[NOT_HELD])
+    return v
 
 
 def elites_table(run: RunFiles) -> pd.DataFrame:
@@ -99,7 +178,11 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
     for a in run.axes:
         cols += [mean_column(a.name), std_column(a.name)]
     cols += [c for c in VALIDATED_FIELDS if c in frame]
-    cols += run.weight_columns()
+    cols += [c for c in STYLE_COLUMNS[:2] if c in frame]
+    weights = run.weight_columns()
+    frame = frame.assign(**{DOMINANT: [dominant_scripts({w: r[w] for w in weights})
+                                       for r in frame.to_dict("records")]})
+    cols += [DOMINANT, *weights]
     cols += [c for c in ("evaluation", "batch") if c in frame]
     out = frame[[c for c in cols if c in frame]].copy()
     return out.sort_values(["win_rate", "mean_score"], ascending=False, kind="stable") \
@@ -107,43 +190,71 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
 
 
 def write_report(run_dir: str | Path, fields: Sequence[str] = (),
-                 title: str | None = None) -> Report:
+                 title: str | None = None,
+                 features: Mapping[str, Any] | None = None) -> Report:
     """Write every figure, the elites table and report.html into the run directory.
 
     Args:
         run_dir: the run directory.
         fields: more heatmaps: numeric columns of elites.csv (or validated ones).
         title: the page's title (default: names the run).
+        features: feature name -> the feature (its `doc` and `words` label the axes;
+            default: the game's, `feature_texts`; {} for bare names).
     """
     run = RunFiles(run_dir)
     d = run.dir
     report = Report(d, run.path(REPORT))
+    if features is None:
+        features = feature_texts(str(run.config.get("game", "")))
+    labels = {a.name: axis_label(a.name, features.get(a.name)) for a in run.axes}
     merged = elites_with_validation(run)
+    has_validation = run.validation is not None and not run.validation.empty
+    summary = (run.validation_summary or {}) if has_validation else {}
+    counted = has_validation and styles_counted(summary) and "distinct" in run.validation
+    source = run.elites_source
+    held = validation_source(summary) if has_validation else ""
+    pair: list[Path] = []  # the evolved and the held-out heatmap, side by side
     images: list[tuple[str, Path, str]] = []  # (heading, file, caption)
     if not merged.empty:
-        wanted = ["win_rate"]
-        if WIN_RATE_VALIDATED in merged and merged[WIN_RATE_VALIDATED].notna().any():
-            wanted.append(WIN_RATE_VALIDATED)
-        wanted += [f for f in fields if f not in wanted]
-        for f in wanted:
-            hm = heatmap_data(run, f, merged)
-            evolved = ("re-estimated on fresh games after evolution" if run.reestimated
-                       else "in evolution")
-            titled = {"win_rate": f"win rate of each cell's elite {evolved} (training levels)",
-                      WIN_RATE_VALIDATED: "win rate of each elite on held-out levels "
-                                          "(at its evolved cell; blank = not validated)"}
-            path = draw_heatmap(hm, run.path(heatmap_file(f)), title=titled.get(f))
-            report.heatmaps[f] = hm
+        placed = held_out_frame(run) if has_validation else None
+        both = [run.grid_indices(merged)] + ([run.grid_indices(placed)] if has_validation else [])
+        span = np.vstack(both)
+        mark = NOT_HELD if counted else None
+        hm = heatmap_data(run, "win_rate", merged, mark=mark, include=span, labels=labels)
+        hm.mark_label = MARK_MEANING
+        pair.append(draw_heatmap(hm, run.path(heatmap_file("win_rate")),
+                                 title=f"win rate of each cell's elite, from {source}"))
+        report.heatmaps["win_rate"] = hm
+        if has_validation:
+            at = "its held-out cell" if "validated_grid_index" in run.validation \
+                else "its evolved cell (this validation stores no held-out cell)"
+            hv = heatmap_data(run, WIN_RATE_VALIDATED, placed, mark=mark, include=span,
+                              labels=labels)
+            hv.mark_label = MARK_MEANING
+            if len(placed) > hv.elites:
+                hv.note = "; ".join(filter(None, [hv.note, f"{len(placed)} validated elites "
+                                                           f"landed in {hv.elites} cells"]))
+            pair.append(draw_heatmap(hv, run.path(heatmap_file(WIN_RATE_VALIDATED)),
+                                     title=f"win rate of each validated elite at {at}, "
+                                           f"from {held}"))
+            report.heatmaps[WIN_RATE_VALIDATED] = hv
+        report.files += pair
+        for f in [f for f in fields if f not in report.heatmaps]:
+            hf = heatmap_data(run, f, merged, labels=labels)
+            from_ = held if f.endswith("_validated") else source
+            path = draw_heatmap(hf, run.path(heatmap_file(f)),
+                                title=f"{f.replace('_', ' ')} of each cell's elite, from "
+                                      f"{from_}")
+            report.heatmaps[f] = hf
             report.files.append(path)
             images.append((f"Archive: {f.replace('_', ' ')}", path,
-                           "Each cell's elite; numbers are the coloured values."))
+                           f"Each cell's elite; numbers are the coloured values, from {from_}."))
     if run.metrics is not None and not run.metrics.empty:
         path = draw_progress(progress_data(run), run.path(PROGRESS_CHART), title=run.name)
         report.files.append(path)
-        images.append(("Progress", path, "Per batch, against genomes evaluated."
+        images.append(("Progress", path, "Per batch, against genomes evaluated (evolution)."
                        + (" The last step is the closing batch, where every elite was "
                           "re-estimated on fresh games." if run.reestimated else "")))
-    has_validation = run.validation is not None and not run.validation.empty
     if has_validation:
         from plots.validation import draw_validation
         path = draw_validation(run, run.path(VALIDATION_CHART))
@@ -154,7 +265,10 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         p = run.path(ELITES_TABLE)
         _atomic_write(p, table.to_csv(index=False))
         report.files.append(p)
-    page = _html(run, images, table, has_validation, title)
+    report.headline = (headline(summary) if has_validation else
+                       "No style has been checked on held-out levels: validate the run "
+                       f"(playstyles validate {run.dir.name}).")
+    page = _html(run, pair, images, table, has_validation, title, report.headline)
     _atomic_write(report.html, page)
     report.files.append(report.html)
     return report
@@ -173,6 +287,9 @@ td.l,th.l{text-align:left}
 .small{color:#666;font-size:0.9em}
 img{max-width:100%;border:1px solid #eee}
 .wrap{overflow-x:auto}
+.verdict{font-size:1.15em;margin:0.8em 0}
+.pair{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
+.pair img{max-width:49%;flex:1 1 30em}
 """
 
 
@@ -243,8 +360,9 @@ def _summary(run: RunFiles) -> str:
                  ("games", str(int(last.get("games", 0)))),
                  ("elites", f"{int(last['cells'])} of {int(np.prod([a.bins for a in axes]))} "
                             f"cells"),
-                 ("QD score", _num(last["qd_score"], 4)),
-                 ("best win rate", _pct(last["best_win_rate"]))]
+                 (f"QD score ({_short(run.elites_source)})", _num(last["qd_score"], 4)),
+                 (f"best win rate ({_short(run.elites_source)})",
+                  _pct(last["best_win_rate"]))]
         if "elapsed_seconds" in last:
             rows.append(("run time", f"{float(last['elapsed_seconds']) / 60:.1f} min"))
     return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2)
@@ -295,9 +413,104 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
     return text + "<p>Next:</p><ul>" + "".join(steps) + "</ul>"
 
 
+def _verdict_html(run: RunFiles, has_validation: bool, line: str) -> str:
+    """The top of the page: what held up on held-out levels, or that nothing was checked."""
+    where = _esc(run.dir.name)
+    source = _esc(run.elites_source)
+    if not has_validation:
+        return (f'<p class="verdict"><b>No style in this report has been checked on held-out '
+                f'levels.</b></p><p>Every number below comes from {source} on the training '
+                f'levels the elites were chosen on. <code>playstyles validate {where}</code> '
+                f'replays the elites on held-out levels, beside the control (the default '
+                f'weights), and counts the distinct styles that hold up.</p>')
+    s = run.validation_summary or {}
+    parts = [f'<p class="verdict"><b>{_esc(line)}</b></p>']
+    if not styles_counted(s) or "distinct" not in run.validation:
+        parts.append(f"<p>This validation was written before distinct styles were counted, so "
+                     f"no style has been tested against the others: validate again "
+                     f"(<code>playstyles validate {where}</code>).</p>")
+    else:
+        parts += [f'<p class="small">{_esc(t)}</p>' for t in styles_text(s)]
+    parts.append(f'<p class="small">Held-out numbers come from {_esc(validation_source(s))}; '
+                 f'the other numbers of the elites from {source}.</p>')
+    return "\n".join(parts)
+
+
+def _pair_html(run: RunFiles, pair: list[Path], has_validation: bool) -> str:
+    """The evolved heatmap and the held-out one, side by side, with what they show."""
+    if not pair:
+        return ""
+    s = run.validation_summary or {}
+    source = _esc(run.elites_source)
+    text = (f"Left: each cell's elite at the cell evolution found for it, coloured by its win "
+            f"rate from {source}.")
+    if has_validation:
+        counted = styles_counted(s) and "distinct" in run.validation
+        text += (f" Right: each validated elite at the cell its held-out games put it in, "
+                 f"coloured by its held-out win rate, from {_esc(validation_source(s))}; where "
+                 f"two land in one cell, a distinct style is shown before the others, then "
+                 f"the higher win rate.")
+        text += (f" A grey cross marks an elite that {MARK_MEANING}, on both maps (elites not "
+                 f"validated carry none)." if counted else
+                 " Distinct styles were not counted by this validation, so no cell is marked.")
+    text += (f" Hatching: a win rate whose 95% interval is wider than "
+             f"{100 * WIDE_INTERVAL:.0f} points; n = games behind each value.")
+    heading = "Archive: evolved and held out" if has_validation else "Archive: win rate"
+    return (f"<h2>{heading}</h2><p class=small>{text}</p>"
+            f'<div class="pair">{"".join(_img(p) for p in pair)}</div>')
+
+
+def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
+    """The distinct styles, strongest first: held-out values with their intervals, the
+    comparison with the control and the dominant scripts."""
+    v = run.validation
+    s = run.validation_summary or {}
+    if v is None or "style" not in v or not styles_counted(s):
+        return ""
+    styles = v[v["style"].fillna(0).astype(int) > 0].sort_values("style", kind="stable")
+    if styles.empty:
+        return ("<h2>Distinct styles</h2><p>No elite held up as a distinct style on these "
+                "games.</p>")
+    weights = run.weight_columns()
+    elites = run.elites.set_index("index")
+    ci_low, ci_high = WIN_RATE_CI
+    headers = ["style", "cell (evolved &rarr; held out)",
+               "held-out win rate<br><span class=small>(95% interval)</span>",
+               *[f"{_esc(f)}<br><span class=small>held-out mean (95% interval)</span>"
+                 for f in features], "vs control", "dominant scripts"]
+    rows = []
+    for r in styles.to_dict("records"):
+        row = [f"#{int(r['style'])}",
+               f"{_esc(r['cell'])} &rarr; {_esc(r.get('validated_cell', r['cell']))}",
+               f"{_pct(r.get(WIN_RATE_VALIDATED))} <span class=small>"
+               f"({_pct(r.get(ci_low))}-{_pct(r.get(ci_high))})</span>"]
+        for f in features:
+            lo, hi = (r.get(c) for c in validated_ci_columns(f))
+            row.append(f"{_num(r.get(validated_column(f)))} <span class=small>"
+                       f"({_num(lo)} to {_num(hi)})</span>")
+        control = []
+        if _truth(r.get("differs_from_control")):
+            control.append("differs")
+        elif r.get("differs_from_control") is not None and r.get("differs_from_control") == \
+                r.get("differs_from_control"):
+            control.append("no feature differs")
+        if _truth(r.get("weaker_than_control")):
+            control.append("weaker")
+        row.append(_esc(", ".join(control)) if control else "n/a")
+        idx = int(r["index"])
+        row.append(_esc(dominant_scripts({w: elites.loc[idx, w] for w in weights}))
+                   if idx in elites.index and weights else "n/a")
+        rows.append(row)
+    return (f"<h2>Distinct styles</h2><p class=small>Strongest first; every value from "
+            f"{_esc(validation_source(s))}. Dominant scripts: the two highest weights of the "
+            f"elite's genome.</p>" + _table(headers, rows, left=2))
+
+
 def _validation_html(run: RunFiles) -> str:
     v = run.validation
     s = run.validation_summary or {}
+    mine = _short(run.elites_source)
+    held = _short(validation_source(s)) if s else "validated"
     parts = ["<h2>Validation: the elites replayed on fresh seeds</h2>"]
     if s:
         parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
@@ -311,26 +524,28 @@ def _validation_html(run: RunFiles) -> str:
             rows.append([_esc(name), _num(rho, 3)])
         share = [["validated features in the elite's own cell", _pct(s.get("same_cell_share"))],
                  ["... in its own cell or a neighbour", _pct(s.get("neighbour_share"))],
-                 ["mean win rate, evolved", _pct(s.get("mean_win_rate_evolved"))],
-                 ["mean win rate, validated", _pct(s.get("mean_win_rate_validated"))]]
+                 [f"mean win rate, {mine}", _pct(s.get("mean_win_rate_evolved"))],
+                 [f"mean win rate, {held}", _pct(s.get("mean_win_rate_validated"))]]
         c = s.get("corrected")
         if c:  # the archive rebuilt from the replayed estimates
-            share += [["QD score, evolved / corrected",
+            share += [[f"QD score, {mine} / corrected ({held})",
                        f"{_num(c['qd_score_evolved'], 4)} / {_num(c['qd_score'], 4)}"],
-                      ["cells, evolved / corrected", f"{c['cells_evolved']} / {c['cells']}"]]
-            share += [[f"mean absolute gap, {name}", _pct(g) if name == "win_rate" else _num(g)]
+                      [f"cells, {mine} / corrected ({held})",
+                       f"{c['cells_evolved']} / {c['cells']}"]]
+            share += [[f"mean absolute gap {mine} vs {held}, {name}",
+                       _pct(g) if name == "win_rate" else _num(g)]
                       for name, g in (s.get("mean_abs_gap") or {}).items()]
             share += [[f"on {group.replace('_', '-')} levels: mean win rate (gap), games",
                        f"{_pct(g['mean_win_rate'])} ({_pct(g['mean_abs_gap_win_rate'])}), "
                        f"{g['games']}"] for group, g in (s.get("by_level_group") or {}).items()]
-        parts.append("<p>Rank correlation (Spearman) between evolved and validated values over "
-                     "all validated elites:</p>")
+        parts.append(f"<p>Rank correlation (Spearman) between the {mine} values and the "
+                     f"{held} values over all validated elites:</p>")
         parts.append(_table(["value", "Spearman rho"], rows))
         parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
     path = run.path(VALIDATION_CHART)
     if path.exists():
         parts.append(_img(path))
-    parts.append("<p>Table II of the paper for these elites (evolved / validated):</p>")
+    parts.append(f"<p>Table II of the paper for these elites ({mine} / {held}):</p>")
     parts.append(table_two_html(run))
     return "\n".join(parts)
 
@@ -343,7 +558,12 @@ def table_two_html(run: RunFiles) -> str:
     """
     v = run.validation
     axes = run.axes
-    headers = ["cell", "win rate", *[_esc(a.name) for a in axes], "validated cell", "games"]
+    mine = _short(run.elites_source)
+    s = run.validation_summary or {}
+    held = _short(validation_source(s)) if s else "validated"
+    headers = ["cell", f"win rate<br><span class=small>{mine} / {held}</span>",
+               *[_esc(a.name) for a in axes], "validated cell",
+               f"games<br><span class=small>{mine} / {held}</span>"]
     rows = []
     ci_low, ci_high = WIN_RATE_CI
     for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
@@ -367,11 +587,17 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     axes = run.axes
     weights = run.weight_columns()
     validated = WIN_RATE_VALIDATED in table
-    headers = ["cell", "win rate<br><span class=small>(95% interval)</span>", "wins / games",
-               "mean score"]
-    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd</span>" for a in axes]
+    styled = "style" in table
+    mine = _short(run.elites_source)
+    headers = ["cell", f"win rate, {mine}<br><span class=small>(95% interval)</span>",
+               "wins / games", "mean score"]
+    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd, {mine}</span>"
+                for a in axes]
     if validated:
-        headers.append("validated<br>win rate")
+        headers.append("held-out<br>win rate")
+    if styled:
+        headers.append("style")
+    headers.append("dominant scripts")
     headers += [f'<span title="{_esc(w)}">{_esc(w)}</span>' for w in weights]
     rows = []
     for r in table.to_dict("records"):
@@ -385,14 +611,22 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
             row.append(f"{_num(mean)} &plusmn; {_num(sd, 2)}")
         if validated:
             row.append(_pct(r.get(WIN_RATE_VALIDATED)))
+        if styled:
+            k = r.get("style")
+            row.append(f"#{int(k)}" if k == k and k and k > 0 else
+                       "did not hold up" if k == 0 else "-")
+        row.append(_esc(r.get(DOMINANT, "")))
         for w in weights:
             val = float(r[w])
             row.append(f'<span style="display:inline-block;min-width:2.5em;'
                        f'background:rgba(31,119,180,{0.08 + 0.6 * val:.2f})">{val:g}</span>')
         rows.append(row)
+    held = (f" The held-out win rate comes from "
+            f"{_esc(validation_source(run.validation_summary or {}))}." if validated else "")
     out = [f"<p>{len(table)} elites, best first. Weights are the evolved scripts' weights "
-           f"(the portfolio's other scripts keep 0.5); features are means over the elite's "
-           f"evolution games.</p>", _table(headers, rows)]
+           f"(the portfolio's other scripts keep 0.5); the dominant scripts are the two highest "
+           f"of them. Win rates and features are means over the elite's games from "
+           f"{_esc(run.elites_source)}.{held}</p>", _table(headers, rows)]
     feats = run.feature_columns()
     merged = run.elites
     if feats and not merged.empty:
@@ -400,22 +634,27 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
         m = merged.assign(_o=merged["cell"].map(order)).sort_values("_o")
         rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
                 for r in m.to_dict("records")]
-        out.append("<details><summary>every behaviour feature of every elite (means over its "
-                   "games)</summary>" + _table(["cell", *[_esc(f) for f in feats]], rows)
+        out.append(f"<details><summary>every behaviour feature of every elite (means over its "
+                   f"games, from {_esc(run.elites_source)})</summary>"
+                   + _table(["cell", *[_esc(f) for f in feats]], rows)
                    + "</details>")
     return "\n".join(out)
 
 
-def _html(run: RunFiles, images: list[tuple[str, Path, str]], table: pd.DataFrame,
-          has_validation: bool, title: str | None) -> str:
+def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
+          table: pd.DataFrame, has_validation: bool, title: str | None, line: str) -> str:
     head = title or f"playstyles run report: {run.name}"
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(head)}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>{_esc(head)}</h1>",
              f"<p class=small>written {time.strftime('%Y-%m-%d %H:%M')} from the files of the "
              f"run directory {_esc(run.dir.name)}</p>",
-             "<h2>Run</h2>", _summary(run),
-             "<h2>How far to trust the elites</h2>", _trust_html(run, has_validation)]
+             _verdict_html(run, has_validation, line),
+             _pair_html(run, pair, has_validation)]
+    if has_validation:
+        parts.append(_styles_html(run, [a.name for a in run.axes]))
+    parts += ["<h2>Run</h2>", _summary(run),
+              "<h2>How far to trust the elites</h2>", _trust_html(run, has_validation)]
     for heading, path, caption in images:
         parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>", _img(path)]
     if has_validation:
@@ -430,4 +669,5 @@ def _atomic_write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-__all__ = ["Report", "write_report", "elites_table", "elites_with_validation", "format_value"]
+__all__ = ["Report", "write_report", "elites_table", "elites_with_validation", "format_value",
+           "feature_texts", "held_out_frame"]

@@ -4,7 +4,9 @@ Left: the grid (first two features, in feature units, lines at the bin edges) wi
 per validated elite from its evolved position to its validated one, coloured by how far it
 moved (same cell, a neighbouring cell, farther). With one feature the vertical axis is the
 win rate. Right: evolved against validated win rate, with the diagonal; points below it are
-elites whose evolved win rate was optimistic. Data from validation.csv (`qd.rundir`).
+elites whose evolved win rate was optimistic. Data from validation.csv (`qd.rundir`). The
+labels name the games each side comes from: evolution, or the re-estimation on fresh games of a
+`noise: reestimate` run, against the held-out (or replayed) games of the validation.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qd.rundir import VALIDATION, RunFiles, evolved_column, measure_column, validated_column
+from qd.rundir import (
+    VALIDATION,
+    RunFiles,
+    evolved_column,
+    measure_column,
+    validated_column,
+    validation_source,
+)
 
 MOVE_COLOURS = {"same cell": "tab:green", "neighbour": "tab:orange", "farther": "tab:red"}
 
@@ -120,11 +129,15 @@ def draw_validation(run: RunFiles, path: str | Path, frame: pd.DataFrame | None 
     bx.set_ylim(-0.02, 1.02)
     bx.xaxis.set_major_formatter(PercentFormatter(1.0))
     bx.yaxis.set_major_formatter(PercentFormatter(1.0))
-    bx.set_xlabel("win rate in evolution (training levels)")
-    bx.set_ylabel("win rate in validation (held-out levels)")
+    mine = run.elites_source
+    held = validation_source(run.validation_summary or {}) if run.validation_summary \
+        else "validation"
+    bx.set_xlabel(f"win rate from {mine}" + ("" if run.reestimated else " (training levels)"))
+    bx.set_ylabel(f"win rate from {held}")
     below = int(np.sum(a.win_validated < a.win_evolved))
-    bx.set_title(f"win rate: evolved vs validated\n{below} of {len(a.cells)} below the "
-                 f"dashed diagonal (evolved rate optimistic)", fontsize=10)
+    first = mine.split(" (")[0]
+    bx.set_title(f"win rate: {first} vs {held.split(' (')[0]}\n{below} of {len(a.cells)} "
+                 f"below the dashed diagonal ({first} rate optimistic)", fontsize=10)
     bx.grid(alpha=0.3)
     path = Path(path)
     fig.savefig(path, dpi=110)

@@ -8,6 +8,7 @@ pyribs, the games or Ray):
 * emitters: `register_emitter` (a new `emitter.kind`), `EMITTERS`, `GridEmitter`;
 * genome mappings: `register_mapping`;
 * run configs: `RunConfig`, `ConfigError`, `load_config`, `config_from_dict`;
+* before a run: `probe` (which features the genome moves beyond the games' noise);
 * runs and after: `evolve`, `validate`, `export_presets`;
 * the run directory's schema and reader: `rundir` (file names, column groups), `RunFiles`.
 """
@@ -33,6 +34,7 @@ _LAZY = {
     "config_from_dict": "qd.config",
     "evolve": "qd.run",
     "RunError": "qd.run",
+    "run_probe": "qd.probe",
     "validate": "qd.validation",
     "export_presets": "qd.export",
     "RunFiles": "qd.rundir",

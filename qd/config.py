@@ -30,12 +30,13 @@ DEFAULT_OPPONENT = "mcts"
 
 TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
             "repetitions", "features", "emitter", "evaluations", "max_games", "pipeline", "noise",
-            "seed")
+            "validate", "seed")
 LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
 AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
 FEATURE_KEYS = ("name", "range", "width", "bins")
 PIPELINE_KEYS = ("lag",)
+VALIDATE_KEYS = ("games", "levels", "control")
 
 
 class ConfigError(ValueError):
@@ -69,6 +70,8 @@ class RunConfig:
             it stands after batch k (1: every batch sees the one before it).
         noise: `method` (`reestimate`, the default; `none`, `reevaluate`, `adaptive`) and
             its parameters: how the run deals with noisy estimates (`qd.noise`).
+        validation: None, or how `evolve` validates the final elites once evolution ends
+            (`games` per elite, `levels`, `control`: the arguments of `qd.validation.validate`).
         source: where the config came from (named in errors).
     """
 
@@ -89,6 +92,7 @@ class RunConfig:
     pipeline: dict[str, Any] = field(default_factory=lambda: {"lag": 1})
     noise: dict[str, Any] = field(default_factory=lambda: noise_params(None))
     max_games: int | None = None
+    validation: dict[str, Any] | None = None
     source: str = "config"
 
     def to_dict(self) -> dict[str, Any]:
@@ -107,7 +111,8 @@ class RunConfig:
                          for f in self.features],
             "emitter": dict(self.emitter),
             "evaluations": self.evaluations, "pipeline": dict(self.pipeline),
-            "noise": dict(self.noise), "max_games": self.max_games, "seed": self.seed}
+            "noise": dict(self.noise), "max_games": self.max_games,
+            "validate": dict(self.validation) if self.validation else None, "seed": self.seed}
 
     @property
     def players(self) -> int:
@@ -362,6 +367,32 @@ def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]
     return {"lag": lag}
 
 
+def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
+    """`validate`: absent, null or false (the run ends with evolution), true (validate every
+    elite with the defaults) or {games, levels, control}: the final elites are replayed on
+    held-out levels, beside the control genome, and the distinct styles counted."""
+    if data is None or data is False:
+        return None
+    if data is True:
+        data = {}
+    d = _mapping(data, source, "validate")
+    _check_keys(d, VALIDATE_KEYS, source, "validate")
+    games = d.get("games")
+    if games is not None:
+        games = _int(games, source, "validate.games", 1)
+    levels = d.get("levels", "held_out")
+    if isinstance(levels, list):
+        levels = [_int(x, source, "validate.levels", 0) for x in levels]
+    elif not isinstance(levels, str):
+        raise _err(source, "validate.levels", f"a level set name (held_out, train, all, or a set "
+                                              f"of the game) or a list of seeds expected, got "
+                                              f"{levels!r}")
+    control = d.get("control", True)
+    if not isinstance(control, bool):
+        raise _err(source, "validate.control", f"true or false expected, got {control!r}")
+    return {"games": games, "levels": levels, "control": control}
+
+
 # ------------------------------------------------------------------------------ entry points
 
 def config_from_dict(data: Any, source: str = "config", name: str | None = None) -> RunConfig:
@@ -458,6 +489,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
         noise = noise_params(data.get("noise"))
     except ValueError as e:
         raise ConfigError(f"{source}: {e}") from None
+    validation = _validate_key(data.get("validate"), source)
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
     return RunConfig(name=run_name, game=game, options=options, train_levels=train,
@@ -465,7 +497,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                      genome_names=tuple(genome_names), opponent=opponent,
                      repetitions=repetitions, features=features, emitter=emitter,
                      evaluations=evaluations, seed=seed, pipeline=pipeline, noise=noise,
-                     max_games=max_games, source=source)
+                     max_games=max_games, validation=validation, source=source)
 
 
 def read_yaml(path: str | Path) -> Any:

@@ -9,12 +9,21 @@ Two kinds of selection:
   the highest; each takes the nearest elite not taken yet. With calibration, more candidates
   can be given (N elites, each also at several budgets); all play the calibration round
   robin, and the K whose rating intervals are separated are kept, weakest first.
-* `style`: K elites from distinct regions of the feature space: first the corners of the
-  inhabited region (each corner followed by the opposite one), then the elite farthest from
-  those already taken. Each is named by its own cell: where the cell sits in each feature's
-  grid range, by thirds ("many attacks, ranged support"), so a name never contradicts the
-  cell; the numbers, with 95% intervals, are in the evidence. Positions use the validated
-  features under the same rule as the win rate.
+* `style`: from a run whose validation counted distinct styles (`playstyles validate`), the
+  first K distinct styles that held up on held-out levels, strongest first (validation.csv
+  `style`), fewer with a warning when fewer held up. Otherwise (`all_elites`, a run not
+  validated, with a warning, or a validation that counted no styles), K elites from distinct
+  regions of the feature space: first the corners of the inhabited region (each corner
+  followed by the opposite one), then the elite farthest from those already taken; positions
+  use the validated features under the same rule as the win rate. Each is named by the
+  feature means printed beside the name: where each sits in the feature's grid range, by
+  thirds ("many attacks, ranged support"); the held-out means when the win rate is the
+  validated one, else elites.csv's. The numbers, with 95% intervals, are in the description
+  and the evidence.
+
+Every number exported names the games it comes from: `evolution`, `re-estimation (N fresh
+games on training levels)` (a `noise: reestimate` run) or `held out (N games on M held-out
+levels)` (`qd.rundir.RunFiles.elites_source`, `qd.rundir.validation_source`).
 
 A preset holds the agent's every parameter (the agent is built once and asked for its
 `params()`, checked to rebuild the same agent), so it does not depend on defaults that may
@@ -33,6 +42,7 @@ from agents.presets import Preset, PresetFile, dump_presets, full_params
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
+    STYLE_COLUMNS,
     WIN_RATE_CI,
     RunFiles,
     mean_column,
@@ -40,8 +50,11 @@ from qd.rundir import (
     parse_grid_index,
     presets_file,
     se_column,
+    styles_counted,
+    validated_ci_columns,
     validated_column,
     validated_columns,
+    validation_source,
     weight_columns,
 )
 
@@ -110,8 +123,15 @@ def pick_styles(points: np.ndarray, quality: Sequence[float], count: int) -> lis
 
 def style_name(values: dict[str, float], ranges: dict[str, tuple[float, float]],
                features: dict[str, Feature]) -> str:
-    """Words for where an elite sits on each feature, relative to the inhabited range (each
-    feature's own words, registered with it by the game)."""
+    """Words for where an elite sits on each feature: the lower, middle or upper third of
+    `ranges` (each feature's own words, registered with it by the game). Give it the values
+    printed beside the name, so that the name says what the numbers say.
+
+    Args:
+        values: feature -> the value named (None or NaN: `no <feature>`).
+        ranges: feature -> (low, high) the thirds are cut from (the export: the grid range).
+        features: feature -> the feature (its words).
+    """
     words = []
     for f, v in values.items():
         lo, hi = ranges[f]
@@ -152,8 +172,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                    workers: int | None = None, address: str | None = None,
                    candidates: int | None = None, budgets: Sequence[int] | None = None,
                    calibrate: Sequence[str] | None = None, games: int | None = None,
-                   show_progress: bool = True, resume: bool = False
-                   ) -> tuple[PresetFile, Path]:
+                   show_progress: bool = True, resume: bool = False,
+                   all_elites: bool = False) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
     Args:
@@ -186,6 +206,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         show_progress: a progress bar while games are played.
         resume: continue an interrupted calibration (same arguments): only its missing games
             are played.
+        all_elites: style: choose among every elite (corners, then farthest-point), not only
+            the distinct styles a validation found.
     """
     from qd.config import load_config
 
@@ -218,6 +240,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if validation is not None:
         vsummary = run.validation_summary or {}
         keep = validated_columns(validation.columns) + list(WIN_RATE_CI)
+        keep += [c for c in STYLE_COLUMNS if c in validation]
         ci = {c: validated_column(c) for c in WIN_RATE_CI}  # elites.csv has its own interval
         elites = elites.merge(validation[["index"] + keep].rename(columns=ci), on="index",
                               how="left")
@@ -227,6 +250,10 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     feats = [f.name for f in config.features]
     validated = WIN_RATE_VALIDATED in elites and \
         int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
+    evolved_from = run.elites_source
+    validated_from = validation_source(vsummary) if validation is not None else None
+    warnings: list[str] = []
+    distinct = False  # style: the distinct styles of the validation, in their order
     if kind == "difficulty":
         pool = elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites
         pool = pool.reset_index(drop=True)
@@ -236,22 +263,45 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         labels = difficulty_labels(n_cand) if not by_rating else \
             [f"cell {r['cell']}" for r in rows.to_dict("records")]
     else:
-        # validated positions when validation covered enough elites (more games, unseen
-        # levels: the better estimate of how the preset will play), else the evolved ones
-        pool = (elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites) \
-            .reset_index(drop=True)
-        pos_col = (lambda f: validated_column(measure_column(f))) if validated \
-            else measure_column
-        pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
-        quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
-        picked = pick_styles(pts, quality, count)
-        rows = pool.iloc[picked]
-        # named by the elite's own cell (its coordinates in elites.csv: the pooled estimates
-        # of a noise-aware run) within each feature's grid range, so a name never contradicts
-        # the preset's cell
+        counted = validation is not None and "distinct" in elites and styles_counted(vsummary)
+        tried = int(elites[WIN_RATE_VALIDATED].notna().sum()) if validation is not None else 0
+        if validation is None:
+            warnings.append(f"the styles have not been validated on held-out levels: "
+                            f"playstyles validate {run_dir} keeps only those that hold up")
+        elif not counted and not all_elites:
+            warnings.append(f"the run's validation did not count distinct styles (it predates "
+                            f"them): validate again (playstyles validate {run_dir}) to export "
+                            f"only the styles that hold up")
+        if counted and not all_elites:
+            distinct = validated = True
+            held = elites[elites["distinct"].map(_truth)]
+            held = held.sort_values("style", kind="stable").reset_index(drop=True)
+            if held.empty:
+                raise ValueError(f"{run_dir}: none of the {tried} validated elites held up as a "
+                                 f"distinct style ({validated_from}); export from every elite "
+                                 f"with --all-elites, or validate with more games")
+            if len(held) < count:
+                warnings.append(f"only {len(held)} of the {tried} validated elites held up as "
+                                f"distinct styles ({validated_from}): {len(held)} exported of "
+                                f"the {count} asked (--all-elites chooses among every elite)")
+            rows = held.head(count)
+        else:
+            # validated positions when validation covered enough elites (more games, unseen
+            # levels: the better estimate of how the preset will play), else the evolved ones
+            pool = (elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites) \
+                .reset_index(drop=True)
+            pos_col = (lambda f: validated_column(measure_column(f))) if validated \
+                else measure_column
+            pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
+            quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
+            picked = pick_styles(pts, quality, count)
+            rows = pool.iloc[picked]
+        # named by the feature means printed beside the name (held-out when the win rate is,
+        # else elites.csv's), by thirds of each feature's grid range
         by_name = {f.name: f for f in config.features}
         ranges = {f.name: (f.lo, f.hi) for f in config.features}
-        labels = [style_name({f: _num(r[measure_column(f)]) for f in feats}, ranges, by_name)
+        named = validated_column if validated else mean_column
+        labels = [style_name({f: _num(r.get(named(f))) for f in feats}, ranges, by_name)
                   for r in rows.to_dict("records")]
         counts: dict[str, int] = {}
         for lab in labels:
@@ -259,7 +309,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
                   for lab, r in zip(labels, rows.to_dict("records"))]
     if names is not None and not by_rating:
-        labels = [str(n) for n in names]
+        labels = [str(n) for n in names][:len(labels)]
 
     plan = config.plan()
     opponent = _spec_text(config.opponent)
@@ -284,24 +334,41 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             "win_rate_validated": _num(r.get(WIN_RATE_VALIDATED)) if has_val else None,
             "games_validated": int(r[validated_column("games")]) if has_val else None,
             "win_rate_source": "validated" if has_val and validated else "evolved",
-            "opponent": opponent}
+            "evolved_from": evolved_from, "opponent": opponent}
         if has_val:
             ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
+            ev["features_validated_ci95"] = {f: _pair(*(r.get(c) for c in validated_ci_columns(f)))
+                                             for f in feats}
             ev["win_rate_validated_ci"] = [float(r[validated_column(c)]) for c in WIN_RATE_CI]
             ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
+            ev["validated_from"] = validated_from
+            if kind == "style" and _num(r.get("style")) is not None:
+                ev["style"] = int(r["style"])
         replayed = ev["win_rate_source"] == "validated"
         rate = ev["win_rate_validated"] if replayed else ev["win_rate_evolved"]
         games = ev["games_validated"] if replayed else ev["games_evolved"]
         where = _validation_words(vsummary) if replayed else "training levels"
         shown = ev.get("features_validated") if replayed else ev["features"]
+        spread = ev.get("features_validated_ci95") if replayed else ev["features_ci95"]
+        rate_ci = ev["win_rate_validated_ci"] if replayed else \
+            _pair(*(r.get(c) for c in WIN_RATE_CI))
         if budget is not None:
             ev["budget"] = budget
             ev["budget_evolved"] = run_budget
         at = "" if budget is None else \
             f" at the run's {run_budget} calls; plays at {budget} calls"
-        desc = (f"won {100 * rate:.0f}% of {games} games against {opponent} on {where}"
-                f"{at}; " + ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
-                + f" (cell {r['cell']} of run {config.name})")
+        if kind == "style":  # the numbers the name was made from, with their intervals
+            won = f"won {100 * rate:.0f}%" + (
+                f" ({100 * rate_ci[0]:.0f}-{100 * rate_ci[1]:.0f}%)" if rate_ci else "")
+            values = ", ".join(f"{f} {_fmt(shown[f])}" + (
+                f" ({_fmt(spread[f][0])} to {_fmt(spread[f][1])})" if spread and spread[f]
+                else "") for f in feats)
+        else:
+            won = f"won {100 * rate:.0f}%"
+            values = ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
+        source = validated_from if replayed else evolved_from
+        desc = (f"{source}: {won} of {games} games against {opponent} on {where}{at}; "
+                f"{values} (cell {r['cell']} of run {config.name})")
         presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
                               desc, ev))
     source = {"run": config.name, "run_seed": config.seed,
@@ -311,8 +378,10 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               "train_levels": list(config.train_levels),
               "held_out_levels": list(config.held_out_levels),
               "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
+              "evolved_from": evolved_from, "validated_from": validated_from,
               "selection": _selection_text(kind, validated, by_rating, len(presets), n_cand,
-                                           budgets, count)}
+                                           budgets, count, distinct,
+                                           validated_from if validated else evolved_from)}
     few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
                         "validated" else p.evidence["games_evolved"])) for p in presets]
     few = [(n, g) for n, g in few if g < min_games]
@@ -327,11 +396,11 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
                               address, candidates, budgets, calibrate, games, show_progress,
-                              resume)
-    if few:
-        source["warnings"] = [f"{n}: its win rate rests on {g} games (fewer than {min_games}); "
-                              f"validate the run with more games, or export with --play-missing"
-                              for n, g in few]
+                              resume, all_elites)
+    warnings += [f"{n}: its win rate rests on {g} games (fewer than {min_games}); validate "
+                 f"the run with more games, or export with --play-missing" for n, g in few]
+    if warnings:
+        source["warnings"] = warnings
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     target = Path(out) if out is not None else run.path(presets_file(kind))
     dump_presets(pf, target)
@@ -384,11 +453,19 @@ def _validation_words(summary: dict[str, Any]) -> str:
 
 
 def _selection_text(kind: str, validated: bool, by_rating: bool, made: int, elites: int,
-                    budgets: Sequence[int], count: int) -> str:
-    """How the presets were chosen, for the file's source."""
-    source = "validated" if validated else "evolved"
+                    budgets: Sequence[int], count: int, distinct: bool = False,
+                    values_from: str = "evolution") -> str:
+    """How the presets were chosen, for the file's source (`values_from`: the games of the
+    values chosen by and named from)."""
+    source = "validated" if validated else \
+        "re-estimated" if values_from.startswith("re-estimation") else "evolved"
+    if kind != "difficulty" and distinct:
+        return (f"style: the distinct styles that held up in validation, strongest first "
+                f"(validation.csv style); named by their feature means from {values_from}")
     if kind != "difficulty":
-        return f"style: corners of the feature space ({source} features), then farthest-point"
+        where = "validated" if validated else "evolved"
+        return (f"style: corners of the feature space ({where} positions), then "
+                f"farthest-point; named by the feature means from {values_from}")
     text = f"difficulty: spread over the {source} win rate"
     if by_rating:
         text += (f"; {made} candidates ({elites} elite{'s' if elites != 1 else ''}"
@@ -412,6 +489,17 @@ def _crossed(labels: Sequence[str], rows: list[dict[str, Any]], budgets: Sequenc
     for label, r in zip(labels, rows):
         for b in budgets or [None]:
             yield label, r, b
+
+
+def _truth(v: Any) -> bool:
+    """A boolean read back from a CSV (True, "True", 1)."""
+    return str(v).strip().lower() in ("true", "1", "1.0")
+
+
+def _pair(low: Any, high: Any) -> list[float] | None:
+    """[low, high] when both are numbers, else None."""
+    lo, hi = _num(low), _num(high)
+    return None if lo is None or hi is None else [lo, hi]
 
 
 def _interval(mean: Any, se: Any) -> list[float] | None:

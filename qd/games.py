@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from agents.parallel import GamePool
+from agents.portfolio.portfolio import DEFAULT_WEIGHT
 from agents.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
@@ -36,9 +37,15 @@ GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
 GENOME_MAPPINGS: dict[str, GenomeMapping] = {}
 MAPPING_GENES: dict[str, tuple[str, ...]] = {}
 """Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
+MAPPING_CONTROLS: dict[str, tuple[float, ...]] = {}
+"""Mappings with genes: name -> the control genome (the agent's default settings)."""
+
+CONTROL_WEIGHT = DEFAULT_WEIGHT
+"""The control genome of the `weights` mapping: every evolved script at the portfolio's
+default weight, as an agent given no weights."""
 
 
-def register_mapping(name: str, fn: GenomeMapping, genes=None) -> None:
+def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None) -> None:
     """Register a genome mapping.
 
     Args:
@@ -47,12 +54,34 @@ def register_mapping(name: str, fn: GenomeMapping, genes=None) -> None:
         genes: None (the genome is the weights of the scripts the config's `layout` names),
             or the names of the genome's values, in order, when the mapping fixes them itself
             (e.g. the cost weights of a planner); the config then takes no `layout`.
+        control: with `genes`, the control genome: the values that give the agent's default
+            behaviour (the baseline every style is compared with); default all 0.5.
     """
     GENOME_MAPPINGS[name] = fn
     if genes is None:
         MAPPING_GENES.pop(name, None)
+        MAPPING_CONTROLS.pop(name, None)
     else:
         MAPPING_GENES[name] = tuple(genes)
+        values = [CONTROL_WEIGHT] * len(genes) if control is None else list(control)
+        if len(values) != len(genes):
+            raise ValueError(f"mapping {name}: control: one value per gene ({len(genes)}), "
+                             f"got {len(values)}")
+        MAPPING_CONTROLS[name] = tuple(float(v) for v in values)
+
+
+def control_genome(mapping: str, names: Sequence[str]) -> np.ndarray:
+    """The control genome of a run: the genome whose agent plays with its default settings
+    (the `weights` mapping: every evolved script at the default weight; a mapping with genes:
+    the control it registered). Styles are compared with it on the same games.
+
+    Args:
+        mapping: the run's genome mapping.
+        names: the genome's names, in order.
+    """
+    if mapping in MAPPING_CONTROLS:
+        return np.array(MAPPING_CONTROLS[mapping], dtype=float)
+    return np.full(len(names), CONTROL_WEIGHT, dtype=float)
 
 
 def _weights(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
@@ -89,6 +118,10 @@ class Plan:
     @property
     def games_per_individual(self) -> int:
         return len(self.levels) * self.repetitions
+
+    def control(self) -> np.ndarray:
+        """The control genome (`control_genome`)."""
+        return control_genome(self.mapping, self.genome_names)
 
     def agent_for(self, genome: np.ndarray) -> AgentSpec:
         params = dict(self.agent.params)

@@ -28,6 +28,7 @@ batches in flight.
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import time
@@ -63,6 +64,8 @@ from qd.rundir import (
     OCCUPIED,
     PARTIAL,
     STATUS,
+    VALIDATION_JOURNAL,
+    VALIDATION_SUMMARY,
     event_count_prefixes,
     game_sides,
     mean_column,
@@ -139,6 +142,7 @@ class RunResult:
     games: int
     complete: bool
     stats: dict[str, float] = field(default_factory=dict)
+    validation: dict[str, Any] | None = None  # validation_summary.json, when the config validates
 
 
 def new_state(config: RunConfig) -> RunState:
@@ -449,6 +453,9 @@ def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Pat
             previous = {**previous, "pipeline": {"lag": 1}}  # a run from before the pipeline
         if isinstance(previous, dict) and "noise" not in previous:  # from before noise methods
             previous = {**previous, "noise": {"method": "none"}, "max_games": None}
+        if isinstance(previous, dict):  # how the run is validated does not change the run
+            previous = {k: v for k, v in previous.items() if k != "validate"}
+            now.pop("validate", None)
         diff = _diff(previous, now)
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
@@ -496,7 +503,8 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     from agents.parallel import ray_session
     try:
         with ray_session():  # Ray is shut down before any exception leaves the block
-            return _loop(config, run_dir, state, address, workers, show_progress, max_batches, log)
+            result = _loop(config, run_dir, state, address, workers, show_progress,
+                           max_batches, log)
     except KeyboardInterrupt:  # while Ray was starting, before the loop
         log.info("interrupted before batch %d", saved)
         raise _interrupted(run_dir, saved, state, config) from None
@@ -504,6 +512,30 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         for h in list(log.handlers):
             log.removeHandler(h)
             h.close()
+    if result.complete and config.validation is not None:
+        result.validation = _validate_elites(config, run_dir, address, workers, show_progress)
+    return result
+
+
+def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
+                     show_progress: bool) -> dict[str, Any]:
+    """The config's `validate` step once evolution has finished: every elite replayed on the
+    held-out levels beside the control (`qd.validation.validate`). A validation already
+    written with the same settings is kept; an interrupted one continues from its journal
+    (`evolve --resume`)."""
+    from qd.rundir import RunFiles
+    from qd.validation import validate
+    v = config.validation
+    run = RunFiles(run_dir)
+    old = run.validation_summary if run.has(VALIDATION_SUMMARY) else None
+    if old and old.get("settings") == v and old.get("distinct_styles") is not None:
+        return old
+    summary = validate(run_dir, levels=v["levels"], games=v["games"], workers=workers,
+                       address=address, show_progress=show_progress, control=v["control"],
+                       resume=(run_dir / VALIDATION_JOURNAL).exists()).summary
+    summary["settings"] = dict(v)
+    atomic_write(run_dir / VALIDATION_SUMMARY, json.dumps(summary, indent=2) + "\n")
+    return summary
 
 
 def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:

@@ -312,6 +312,15 @@ def validated_std_column(feature: str) -> str:
     return validated_column(f"{feature}_std")
 
 
+def validated_ci_columns(feature: str) -> tuple[str, str]:
+    """A feature's 95% interval over the validation games (Student's t): low and high.
+
+    Args:
+        feature: the feature's name.
+    """
+    return validated_column(f"{feature}_ci_low"), validated_column(f"{feature}_ci_high")
+
+
 def validated_columns(columns: Iterable[str], measures: bool = True) -> list[str]:
     """The `_validated` columns of a table.
 
@@ -322,6 +331,12 @@ def validated_columns(columns: Iterable[str], measures: bool = True) -> list[str
     return [c for c in columns if c.endswith(VALIDATED_SUFFIX)
             and (measures or not c.startswith(MEASURE_PREFIX))]
 
+
+STYLE_COLUMNS = ("style", "distinct", "differs_from_control", "weaker_than_control")
+"""validation.csv, per elite: its rank among the distinct styles (1 the strongest, 0 if it is
+not one), whether it is one, and (for a style, with the control played) whether a feature
+differs from the control's and whether its win rate is below it. A validation written before
+styles were counted has none of them."""
 
 WIN_RATE_CI = ("win_rate_ci_low", "win_rate_ci_high")
 """The Wilson 95% interval of a win rate: of the evolved win rate in elites.csv, of the
@@ -489,6 +504,17 @@ class RunFiles:
                 and "batch_size" in m and int(m["batch_size"].iloc[-1]) == 0)
 
     @property
+    def elites_source(self) -> str:
+        """Which games elites.csv's win rates and feature means come from, in words:
+        `evolution`, or `re-estimation (N fresh games on training levels)` (`reestimated`)."""
+        if not self.reestimated:
+            return "evolution"
+        g = self.elites["games"] if "games" in self.elites else pd.Series(dtype=float)
+        n = "?" if g.empty else (f"{int(g.min())}" if g.min() == g.max()
+                                 else f"{int(g.min())}-{int(g.max())}")
+        return f"re-estimation ({n} fresh games on training levels)"
+
+    @property
     def validation_games(self) -> pd.DataFrame | None:
         return self.table(VALIDATION_GAMES)
 
@@ -538,3 +564,117 @@ def parse_grid_index(text: Any) -> list[int]:
         text: the column's value.
     """
     return [int(v) for v in str(text).split(",")]
+
+
+def dominant_scripts(weights: Mapping[str, float], top: int = 2) -> str:
+    """An elite's dominant scripts in words: the `top` scripts of highest weight with their
+    weights, highest first (ties in genome order), and how many more share the last weight
+    shown (`ResearchMountains 1, SpawnDefensive 0.75`; `ResearchFarms 1, ResearchNaval 1 (+3
+    more at 1)`).
+
+    Args:
+        weights: script -> weight, in genome order (NaN weights are left out).
+        top: scripts to name.
+    """
+    items = [(str(k), float(v)) for k, v in weights.items()
+             if v is not None and math.isfinite(float(v))]
+    if not items or top < 1:
+        return ""
+    ranked = sorted(range(len(items)), key=lambda i: (-items[i][1], i))
+    shown = [items[i] for i in ranked[:top]]
+    text = ", ".join(f"{name} {w:.3g}" for name, w in shown)
+    last = shown[-1][1]
+    tied = sum(1 for i in ranked[top:] if items[i][1] == last)
+    if tied:
+        text += f" (+{tied} more at {last:.3g})"
+    return text
+
+
+# ------------------------------------------------------------------------------ validation, in words
+# (validation_summary.json read for people: `qd.validation` writes it, the report, export and
+# the command line say it; here so that a run directory reads without the code)
+
+def validation_source(summary: Mapping[str, Any]) -> str:
+    """Which games validation.csv's values come from, in words: `held out (N games on M
+    held-out levels)`, `replayed (N fresh games on M training levels)` for a validation on
+    the training levels, or a mix.
+
+    Args:
+        summary: validation_summary.json.
+    """
+    played = list(summary.get("levels") or [])
+    train = set(summary.get("levels_overlap_training") or [])
+    n = summary.get("games_per_elite", "?")
+    m = len(set(played))
+    if not train:
+        return f"held out ({n} games on {m} held-out level{'s' if m != 1 else ''})"
+    if set(played) <= train:
+        return f"replayed ({n} fresh games on {m} training level{'s' if m != 1 else ''})"
+    return (f"validation ({n} games on {m} levels, {len(train)} of them training levels)")
+
+
+def styles_counted(summary: Mapping[str, Any] | None) -> bool:
+    """Whether a validation counted the distinct styles (one written before it did has no
+    `distinct_styles`)."""
+    return bool(summary) and summary.get("distinct_styles") is not None
+
+
+def _fmt(x: Any, pct: bool = False) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
+
+
+def headline(summary: Mapping[str, Any]) -> str:
+    """The validation's one-line verdict: how many distinct styles held up."""
+    k = summary.get("distinct_styles")
+    if k is None:  # a validation written before styles were counted
+        return (f"{summary.get('elites', 0)} elites validated (distinct styles not counted: "
+                f"validate again)")
+    played = set(summary.get("levels") or [])
+    train = set(summary.get("levels_overlap_training") or [])
+    levels = ("held-out levels" if not train else
+              "the run's training levels on fresh seeds" if played <= train else
+              f"held-out and training levels ({len(train)} of {len(played)} training)")
+    text = (f"{k} distinct style{'s' if k != 1 else ''} held up on {levels} (of "
+            f"{summary['elites']} elites, {summary['games_per_elite']} games each)")
+    if summary.get("distinct_styles_not_weaker") is not None:
+        text += f"; {summary['distinct_styles_not_weaker']} not weaker than the control"
+    return text
+
+
+def styles_text(summary: Mapping[str, Any]) -> list[str]:
+    """What the distinct-styles count means, its test, its power and the control, in lines."""
+    st = summary.get("styles")
+    if not st:
+        return []
+    feats = summary.get("features") or []
+    power = st.get("power") or {}
+    lines = [f"A style counts when every pair of counted styles differs in at least one of "
+             f"{', '.join(feats)} on these games (Welch's t test, Holm's correction over the "
+             f"{st['pairs_tested']} pair-and-feature tests, family-wise error "
+             f"{100 * st['alpha']:.0f}%; elites taken strongest first). "
+             f"{st['pairs_differing']} of the {st['pairs_tested']} tests found a difference."]
+    det = [f"{f} {_fmt(power[f]['detectable'])} (per-game sd {_fmt(power[f]['sd'])})"
+           for f in feats if f in power]
+    if det:
+        lines.append("Power: with " + f"{st['games']} games per elite the pairwise test finds, "
+                     "80% of the time, a difference of at least " + "; ".join(det) + ".")
+    c = summary.get("control")
+    if c:
+        lo, hi = c["win_rate_ci"]
+        fe = ", ".join(f"{f} {_fmt(v['mean'])} ({_fmt(v['ci'][0])} to {_fmt(v['ci'][1])})"
+                       for f, v in c["features"].items())
+        wr = power.get("win_rate_vs_control", {})
+        lines.append(f"Control (default weights), on the same levels and seats: win rate "
+                     f"{_fmt(c['win_rate'], True)} ({_fmt(lo, True)}-{_fmt(hi, True)}, "
+                     f"{c['games']} games); {fe}. A style is weaker when its win rate is below "
+                     f"the control's (one-sided Welch, 5%, uncorrected; it detects a gap of "
+                     f"{_fmt(wr.get('detectable'), True)} with 80% power).")
+        diff = [k for k, v in st["differs_from_control"].items() if v]
+        weak = [k for k, v in st["weaker_than_control"].items() if v]
+        lines.append(f"Styles that differ from the control in a feature: {len(diff)} of "
+                     f"{len(st['styles'])}" + (f" ([{'], ['.join(diff)}])" if diff else "")
+                     + f"; weaker than the control: {len(weak)}"
+                     + (f" ([{'], ['.join(weak)}])" if weak else "") + ".")
+    return lines

@@ -39,6 +39,7 @@ import pandas as pd
 from agents.files import atomic_write
 from agents.ladder import alternating_games, wilson_interval
 from agents.runner import AgentSpec, GameRecord, GameSpec
+from qd.features import PlayerGame, per_game
 from qd.games import credit, seat_table
 from qd.rundir import (
     CONFIG,
@@ -53,16 +54,31 @@ from qd.rundir import (
     RunFiles,
     evolved_column,
     grid_index_text,
+    headline,
     mean_column,
     measure_column,
     parse_grid_index,
+    styles_text,
+    validated_ci_columns,
     validated_column,
     validated_std_column,
     weight_columns,
 )
+from qd.styles import Sample, distinct_styles, mean_interval
 
-SUMMARY_VERSION = 1
+__all__ = ["ValidationResult", "validate", "headline", "styles_text", "spearman", "plan_games",
+           "play_journal", "reestimated", "corrected_metrics", "table_two_markdown"]
+# `headline` and `styles_text` (validation_summary.json in words) live in `qd.rundir`, so
+# that the report says them without this module's agents and games
+
+SUMMARY_VERSION = 2  # 2: the control, distinct styles, per-game feature values
+STYLE = "style"
+"""validation.csv: the elite's rank among the distinct styles (1 the strongest), 0 if none."""
 VALIDATION_KEY = 0x56414C  # first spawn-key entry of validation games ("VAL")
+CONTROL_KEY = (0x434F4E, 0)  # the control's spawn key after VALIDATION_KEY ("CON"; an elite's
+# is one number, its index, so the two never meet)
+CONTROL = "control"
+"""The control genome's name in validation_games.csv's `cell` column."""
 
 
 @dataclass
@@ -143,26 +159,65 @@ def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
 
 
 def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: Sequence[int],
-               games: int, seed: int) -> list[GameSpec]:
-    """Every validation game, elite-major, each with seeds from (run seed, cell index, game)."""
-    specs = []
+               games: int, seed: int, control: bool = False) -> list[GameSpec]:
+    """Every validation game, elite-major, each with seeds from (run seed, cell index, game);
+    with `control`, then the control genome's games on the same levels and seats (seeds from
+    a spawn key of their own, which no elite's can equal)."""
     order = alternating_games(games, levels, plan.players)
-    for k, row in enumerate(elites.to_dict("records")):
-        genome = np.array([float(row[n]) for n in genome_names])
+    players = [((int(row["index"]),), np.array([float(row[n]) for n in genome_names]))
+               for row in elites.to_dict("records")]
+    if control:
+        players.append((CONTROL_KEY, plan.control()))
+    specs = []
+    for k, (key, genome) in enumerate(players):
         me: AgentSpec = plan.agent_for(genome)
         for g, (level, seat) in enumerate(order):
-            game_seed, agents, seeds = seat_table(seed, (VALIDATION_KEY, int(row["index"]), g),
-                                                  me, plan.opponent, seat, plan.players)
+            game_seed, agents, seeds = seat_table(seed, (VALIDATION_KEY, *key, g), me,
+                                                  plan.opponent, seat, plan.players)
             specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
                                   agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
     return specs
 
 
+def play_journal(journal, address: str | None, workers: int | None, show_progress: bool,
+                 desc: str) -> list[GameRecord]:
+    """Play a journal's missing games (`qd.games.play`), keeping each in the journal as it
+    arrives, with a progress bar that starts at the games reused; every record in spec order.
+    Call it inside `journal.interruptible()` (and `agents.parallel.ray_session()`).
+
+    Args:
+        journal: the command's `agents.journal.GameJournal`.
+        address: a Ray cluster to join.
+        workers: CPUs of the local Ray (default: all); 0 plays in-process.
+        show_progress: a progress bar on the terminal.
+        desc: the bar's label.
+    """
+    from qd.games import play
+    bar = None
+    if show_progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(journal.specs), initial=len(journal.done), unit="game", desc=desc,
+                   dynamic_ncols=True)
+
+    def keep(i: int, rec: GameRecord) -> None:
+        journal.add(i, rec)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        records, _ = play(journal.specs, done=dict(journal.done), address=address,
+                          workers=workers, on_result=keep)
+    finally:
+        if bar is not None:
+            bar.close()
+    return records
+
+
 def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
-             show_progress: bool = True, chart: bool = True, resume: bool = False
-             ) -> ValidationResult:
+             show_progress: bool = True, chart: bool = True, resume: bool = False,
+             control: bool = True) -> ValidationResult:
     """Replay the run's elites on held-out levels and write Table II, its summary and the
     chart into the run directory.
 
@@ -178,14 +233,15 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         chart: also draw validation.png.
         resume: continue an interrupted validation (the games finished before Ctrl-C are
             kept in validation.journal and only the missing ones are played).
+        control: also play the control genome (the default weights) on the same levels and
+            seats, and compare every distinct style with it.
 
     Raises:
         agents.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
-    from qd.features import PlayerGame
-    from qd.games import genome_side, play
+    from qd.games import genome_side
 
     run = RunFiles(run_dir)
     run_dir = run.dir
@@ -205,39 +261,26 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     n_games = plan.players * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")
-    specs = plan_games(chosen, names, plan, level_list, n_games, config.seed)
+    specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control)
 
     from agents.journal import GameJournal
     from agents.parallel import ray_session
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
     with journal.interruptible():
-        bar = None
-        if show_progress:
-            from tqdm import tqdm
-            bar = tqdm(total=len(specs), initial=len(journal.done), unit="game", desc="validate",
-                       dynamic_ncols=True)
-
-        def keep(i: int, rec: GameRecord) -> None:
-            journal.add(i, rec)
-            if bar is not None:
-                bar.update(1)
-
-        try:
-            with ray_session():
-                records, _ = play(specs, done=dict(journal.done), address=address, workers=workers,
-                                  on_result=keep)
-        finally:
-            if bar is not None:
-                bar.close()
+        with ray_session():
+            records = play_journal(journal, address, workers, show_progress, "validate")
 
         archive = EliteArchive(config.features, names)
         feats = config.features
-        rows, game_rows = [], []
+        mapped = [f.name for f in feats]
+        rows, game_rows, samples = [], [], []
         for k, row in enumerate(chosen.to_dict("records")):
             mine = records[k * n_games:(k + 1) * n_games]
             pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
             genome = np.array([float(row[n]) for n in names])
             ev = evaluate_games(genome, pg, feats)
+            values = per_game(pg, feats)
+            samples.append(Sample(str(row["cell"]), [g.credit for g in pg], values))
             v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
             v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
             e_grid = parse_grid_index(row["grid_index"])
@@ -257,29 +300,52 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
                 out[evolved_column(f.name)] = float(row[mean_column(f.name)])
                 out[validated_column(f.name)] = ev.feature_mean[f.name]
                 out[validated_std_column(f.name)] = ev.feature_std[f.name]
+                lo_col, hi_col = validated_ci_columns(f.name)
+                out[lo_col], out[hi_col] = mean_interval(values[f.name])[1:3]
                 out[evolved_column(m)] = float(row[m])
                 out[validated_column(m)] = float(ev.measures[j])
             out.update({"validated_cell": archive.cell_label(v_grid),
                         "validated_grid_index": grid_index_text(v_grid),
                         "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
             rows.append(out)
-            for (rec, seat), g in zip(genome_side(mine), range(n_games)):
-                game_rows.append(_game_row(row, g, rec, seat))
+            for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
+                game_rows.append(_game_row(row, g, rec, seat, p, feats))
+        control_sample = None
+        if control:
+            mine = records[len(chosen) * n_games:]
+            pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+            control_sample = Sample(CONTROL, [g.credit for g in pg], per_game(pg, feats))
+            me = {"cell": CONTROL, "index": -1}
+            for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
+                game_rows.append(_game_row(me, g, rec, seat, p, feats))
+        found = distinct_styles(samples, mapped, control=control_sample)
+        rank = {c: i + 1 for i, c in enumerate(found.styles)}
+        for out in rows:
+            c = str(out["cell"])
+            out[STYLE] = rank.get(c, 0)
+            out["distinct"] = c in rank
+            out["differs_from_control"] = found.differs_from_control.get(c)
+            out["weaker_than_control"] = found.weaker_than_control.get(c)
         table = pd.DataFrame(rows)
 
         spear: dict[str, float | None] = {}
         for name in ("win_rate", *(f.name for f in feats)):
             spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
         overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
-        corrected = corrected_metrics(table, archive.cells, [f.name for f in feats],
-                                      pd.DataFrame(game_rows), config.train_levels)
+        elite_games = pd.DataFrame([r for r in game_rows if r["cell"] != CONTROL])
+        corrected = corrected_metrics(table, archive.cells, mapped, elite_games,
+                                      config.train_levels)
         summary = {
             "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
             "levels": level_list[:n_games], "levels_overlap_training": overlap,
             "games_per_elite": n_games, "elites": len(table),
             "cells": table["cell"].astype(str).tolist(),
             "opponent": plan.opponent.display() if plan.players > 1 else None,
-            "features": [f.name for f in feats],
+            "features": mapped,
+            "distinct_styles": found.count,
+            "distinct_styles_not_weaker": len(found.not_weaker) if control else None,
+            "styles": found.summary(),
+            "control": _control_summary(control_sample, plan.control(), names, mapped),
             "spearman": spear,
             "same_cell_share": float(table["same_cell"].mean()),
             "neighbour_share": float(table["neighbour"].mean()),
@@ -367,24 +433,55 @@ def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[s
     return out
 
 
-def _game_row(elite: dict, g: int, rec: GameRecord, seat: int) -> dict[str, Any]:
+def _game_row(elite: dict, g: int, rec: GameRecord, seat: int, pg: PlayerGame | None = None,
+              features: Sequence[Any] = ()) -> dict[str, Any]:
     """One validation game; the opponent is the seat after the elite's (in a game of more
-    players, `elite_won` is the elite's share of first place)."""
+    players, `elite_won` is the elite's share of first place); then the value of each mapped
+    feature in this game (NaN where undefined)."""
     s = rec.spec
     nxt = (seat + 1) % len(s.agents)
     me, opp = rec.summaries[seat], rec.summaries[nxt]
-    return {"cell": elite["cell"], "index": int(elite["index"]), "game": g, "level": s.level,
-            "game_seed": s.seed, "elite_seat": seat, "elite_seed": s.agent_seeds[seat],
-            "opponent_seed": s.agent_seeds[nxt], "rounds": rec.rounds,
-            "winner": rec.winner, "elite_won": credit(rec, seat),
-            "elite_score": me.get("score"), "opponent_score": opp.get("score"),
-            "seconds": round(rec.seconds, 4)}
+    row = {"cell": elite["cell"], "index": int(elite["index"]), "game": g, "level": s.level,
+           "game_seed": s.seed, "elite_seat": seat, "elite_seed": s.agent_seeds[seat],
+           "opponent_seed": s.agent_seeds[nxt], "rounds": rec.rounds,
+           "winner": rec.winner, "elite_won": credit(rec, seat),
+           "elite_score": me.get("score"), "opponent_score": opp.get("score"),
+           "seconds": round(rec.seconds, 4)}
+    for f in features:
+        row[f.name] = float(f.fn(pg))
+    return row
+
+
+def _control_summary(sample: Sample | None, genome: np.ndarray, names: Sequence[str],
+                     features: Sequence[str]) -> dict[str, Any] | None:
+    """The control genome's held-out win rate and feature means with their intervals."""
+    if sample is None:
+        return None
+    wins = [w for w in sample.wins if w == w]
+    low, high = wilson_interval(sum(wins), len(wins))
+    out: dict[str, Any] = {"genome": {n: float(v) for n, v in zip(names, genome)},
+                           "games": len(wins), "win_rate": sample.win_rate,
+                           "win_rate_ci": [low, high], "features": {}}
+    for f in features:
+        m, lo, hi, n = mean_interval(sample.features[f])
+        out["features"][f] = {"mean": m, "ci": [lo, hi], "games": n}
+    return out
 
 
 def _fmt(x: Any, pct: bool = False) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "n/a"
     return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
+
+
+def _style_text(r: dict[str, Any]) -> str:
+    k = r.get(STYLE)
+    if not k or k != k:
+        return "-"
+    text = f"#{int(k)}"
+    if r.get("weaker_than_control") is True:
+        text += " (weaker)"
+    return text
 
 
 def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
@@ -396,13 +493,13 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
         features: the grid's features.
         summary: validation_summary.json.
     """
-    head = ["Cell", "Win rate evolved / validated (95% CI)",
+    head = ["Cell", "Style", "Win rate evolved / validated (95% CI)",
             "Mean score evolved / validated",
             *[f"{f} evolved / validated" for f in features], "Validated cell"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ci_low, ci_high = WIN_RATE_CI
     for r in table.to_dict("records"):
-        cells = [f"[{r['cell']}]",
+        cells = [f"[{r['cell']}]", _style_text(r),
                  f"{_fmt(r[evolved_column('win_rate')], True)} / "
                  f"{_fmt(r[validated_column('win_rate')], True)} "
                  f"({_fmt(r[ci_low], True)}-{_fmt(r[ci_high], True)})",
@@ -415,6 +512,7 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
     sp = summary["spearman"]
     against = (f"against {summary['opponent']}" if summary.get("opponent")
                else "(a one-player game: the genome plays alone)")
+    lines = [f"**{headline(summary)}**", "", *styles_text(summary), ""] + lines
     lines += ["", f"{summary['elites']} elites, {summary['games_per_elite']} games each on "
                   f"{len(summary['levels'])} levels {against}.",
               "Spearman (evolved vs validated): " + ", ".join(

@@ -73,6 +73,10 @@ from agents.tree import (
 from games.api import Action, GameState
 
 ROLLOUT_POLICIES = ("portfolio", "random", "none")
+EXPANSIONS = ("random", "prior")
+"""Orders in which a node's assignments are expanded: a random permutation (the paper's), or
+highest prior v·w first (ties at random), which lets the weights choose what a small budget
+looks at."""
 
 
 class _PNode(TreeNode):
@@ -261,7 +265,8 @@ class PMCTSAgent(SearchAgent):
                  layout: str | Sequence[str] | None = None, reference_portfolio: bool = False,
                  alpha_k: float = 0.5, alpha_t: float = 2.0, a_mult: float = 1.5,
                  base: float = 1.3, charge_selection: bool = False, final: str = "visits",
-                 lazy_sampler: bool = False, game: str | None = None,
+                 lazy_sampler: bool = False, expansion: str = "random",
+                 game: str | None = None,
                  evaluator: str | Evaluator | None = None) -> None:
         """Args:
             seed: seed of the agent's generator.
@@ -285,6 +290,10 @@ class PMCTSAgent(SearchAgent):
             lazy_sampler: rollouts draw assignments with `sample_assignment_lazy`, which
                 lists only the actors it draws: the same distribution as the default
                 sampler, other random numbers, so other games.
+            expansion: the order in which a node's assignments are expanded: "random" (a
+                random permutation, the paper's) or "prior" (highest prior v·w first, ties
+                at random). With a budget too small to expand every child of the root, only
+                "prior" lets the weights decide which assignments the search compares.
             game: the game (it must register portfolio scripts); None binds to the game of
                 the first state.
             evaluator: a registered evaluator name or an object; None: the game's default.
@@ -299,6 +308,7 @@ class PMCTSAgent(SearchAgent):
         self.charge_selection = charge_selection
         self.final = final
         self.lazy_sampler = bool(lazy_sampler)
+        self.expansion = expansion
         self.schedule = Schedule(float(alpha_k), float(alpha_t), float(a_mult), float(base))
         self.layout = list(layout) if isinstance(layout, (list, tuple)) else layout
         self._weights = _weights_arg(weights, "weights")
@@ -323,6 +333,9 @@ class PMCTSAgent(SearchAgent):
             raise ValueError(f"final: expected one of {', '.join(FINAL_CHOICES)}, "
                              f"got {p['final']!r}")
         _rollout_policy(p["rollouts"])
+        if p["expansion"] not in EXPANSIONS:
+            raise ValueError(f"expansion: expected one of {', '.join(EXPANSIONS)}, "
+                             f"got {p['expansion']!r}")
         for name in ("bias", "pruning", "reference_portfolio", "charge_selection",
                      "lazy_sampler"):
             flag(p[name], name)
@@ -379,7 +392,11 @@ class PMCTSAgent(SearchAgent):
         if asg is None:
             pf = self.opponent_portfolio if node.opponent else self.portfolio
             asg = node.assignments = produce_assignments(node.state, pf, self.rng)
-            if len(asg) > 1:
+            if len(asg) > 1 and self.expansion == "prior":  # popped from the end: best last
+                order = self.rng.random(len(asg))
+                node.unexpanded = sorted(range(len(asg)), key=lambda i: (
+                    asg[i][VALUE] * asg[i][WEIGHT], order[i]))
+            elif len(asg) > 1:
                 node.unexpanded = self.rng.permutation(len(asg)).tolist()
             elif asg:
                 node.unexpanded = [0]
@@ -512,7 +529,8 @@ class PMCTSAgent(SearchAgent):
                 "layout": self.layout, "reference_portfolio": self.reference_portfolio,
                 "alpha_k": s.alpha_k, "alpha_t": s.alpha_t, "a_mult": s.a_mult, "base": s.base,
                 "charge_selection": self.charge_selection, "final": self.final,
-                "lazy_sampler": self.lazy_sampler, "game": self.game, "evaluator": self.evaluator}
+                "lazy_sampler": self.lazy_sampler, "expansion": self.expansion,
+                "game": self.game, "evaluator": self.evaluator}
 
 
 PMCTS_CONFIGURATIONS = {

@@ -13,7 +13,7 @@ from agents.evaluators import register_evaluator
 from agents.registry import register as register_agent
 from games.navy import features  # noqa: F401  (they register on import)
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
-from games.navy.evaluators import TERMS, CostEvaluator
+from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator
 from games.navy.game import NavyGame
 from games.navy.hop import NavyHOP, genome_costs
 from games.registry import register_game
@@ -25,7 +25,8 @@ register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
 register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
 register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),
                game="navy")
-register_mapping("navy_costs", genome_costs, genes=TERMS)
+register_mapping("navy_costs", genome_costs, genes=TERMS,
+                 control=[TRUE_WEIGHTS[t] for t in TERMS])
 register_agent("static", StaticAgent, game="navy")
 register_agent("patrol", PatrolAgent, game="navy")
 register_agent("reactive", ReactiveAgent, game="navy")

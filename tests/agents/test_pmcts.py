@@ -38,6 +38,7 @@ VARIANTS = {
     "pu-no-rollouts": ("pmcts_pu", {"rollouts": False}),
     "pu-charged": ("pmcts_pu", {"charge_selection": True}),
     "pu-reference-portfolio": ("pmcts_pu", {"reference_portfolio": True, "final": "mean"}),
+    "pu-prior-expansion": ("pmcts_pu", {"expansion": "prior"}),
 }
 
 
@@ -143,6 +144,32 @@ def test_search_keeps_the_best_priors_at_the_root():
     unprunes = sum(1 for k in range(1, pr.k) if root.n - 1 > agent.schedule.limit(a, k))
     assert len(pr.active) == min(n, k_init + unprunes)
     assert min(ch.h for ch in pr.active) >= max((ch.h for ch in pr.pruned), default=0)
+
+
+@pytest.mark.parametrize("budget", [1, 3])
+def test_prior_expansion_expands_the_highest_priors_first(budget):
+    """With expansion=prior the children a small budget expands are those of highest v·w;
+    the default expands a random permutation (some lower prior first, for some seed)."""
+    state = new_state(seed=2)
+    agent = make_agent("pmcts_pu", game="tribes", seed=3, budget=budget, rollouts=False,
+                       expansion="prior")
+    agent.act(state)
+    root = agent.last_root
+    hs = sorted((a[VALUE] * a[WEIGHT] for a in root.assignments), reverse=True)
+    got = sorted((ch.h for ch in root.children), reverse=True)
+    assert len(hs) > budget and len(got) == budget
+    assert got == pytest.approx(hs[:len(got)])
+    lower = []
+    for seed in range(5):
+        plain = make_agent("pmcts_pu", game="tribes", seed=seed, budget=budget, rollouts=False)
+        plain.act(new_state(seed=2))
+        lower.append(min(ch.h for ch in plain.last_root.children) < hs[len(got) - 1] - 1e-12)
+    assert any(lower)
+
+
+def test_expansion_is_checked():
+    with pytest.raises(ValueError, match="expansion: expected one of random, prior"):
+        make_agent("pmcts_pu", game="tribes", expansion="best")
 
 
 # ------------------------------------------------------------------------------ selection
@@ -361,6 +388,7 @@ def test_registered_names_and_defaults():
      "opponent_weights": {"SpawnStrongest": 1.0}, "reference_portfolio": True,
      "rollouts": "random", "alpha_k": 0.25, "alpha_t": 3.0, "a_mult": 2.0, "base": 1.5,
      "charge_selection": True, "final": "mean", "horizon": 7, "bias": False},
+    {"weights": {"SpawnDefensive": 1.0}, "expansion": "prior"},
 ])
 def test_params_rebuild_the_exact_agent(params):
     agent = make_agent("pmcts_pu", game="tribes", seed=9, **params)

@@ -1,5 +1,7 @@
 """The run report: heatmap data equal to the archive, progress curves equal to metrics.csv,
-every file written and non-empty, the HTML self-contained, and plots reading files only."""
+every file written and non-empty, the HTML self-contained, plots reading files only, and a page
+that leads with what held up on held-out levels (or says nothing was checked), marks the elites
+that did not hold up, and names the games behind every number."""
 
 from __future__ import annotations
 
@@ -121,6 +123,7 @@ def fake_validation(d: Path) -> None:
         v[f"measure_{f}_evolved"] = e[f"measure_{f}"]
         v[f"measure_{f}_validated"] = e[f"measure_{f}"] + 1.0
     v["validated_cell"] = e["cell"]
+    v["validated_grid_index"] = e["grid_index"]
     v["cell_distance"] = [0, 1, 1, 3]
     v["same_cell"] = v["cell_distance"] == 0
     v["neighbour"] = v["cell_distance"] <= 1
@@ -164,9 +167,12 @@ def test_report_writes_every_file_with_the_archive_numbers(tmp_path):
     assert np.allclose(arrows.end - arrows.start, 1.0)
 
 
-def test_report_of_a_real_run(tmp_path_factory, tmp_path):
+def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys):
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
     assert main(["report", str(d), "--field", "score_mean"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("No style has been checked on held-out levels: validate the run "
+                          "(playstyles validate run).")
     for name in ("heatmap_win_rate.png", "heatmap_score_mean.png", "progress.png",
                  "elites_table.csv", "report.html"):
         assert (d / name).stat().st_size > 0, name
@@ -185,18 +191,31 @@ def test_report_of_a_real_run(tmp_path_factory, tmp_path):
     assert p.cells[-1] == len(elites)
 
 
+CODE_ONLY = "('qd', 'agents', 'games', 'ray', 'ribs')"
+
+
 def test_plots_read_files_only(tmp_path):
     """plots imports of qd only the run directory's schema (qd.rundir), and no agent, game,
-    Ray or pyribs: a report needs only the run directory's files."""
+    Ray or pyribs: a report needs only the run directory's files. Without the game's code
+    (blocked here) the axes carry the bare feature names; given the features as data, the
+    report loads no code either."""
     d = fake_run(tmp_path / "r")
     fake_validation(d)
-    code = ("import sys; from plots.report import write_report; "
-            f"write_report({str(d)!r}); "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('qd', 'agents', 'games', 'ray', 'ribs') and m not in ('qd', 'qd.rundir'));"
-            "print(bad); sys.exit(1 if bad else 0)")
-    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    bad = (f"bad = sorted(m for m, mod in sys.modules.items() if mod is not None and "
+           f"m.split('.')[0] in {CODE_ONLY} and m not in ('qd', 'qd.rundir'));"
+           "print(bad); sys.exit(1 if bad else 0)")
+    blocked = ("import sys\n"
+               "for m in ('games', 'agents', 'ray', 'ribs', 'qd.features'): sys.modules[m] = None\n"
+               "from plots.report import write_report\n"
+               f"rep = write_report({str(d)!r})\n"
+               "assert rep.heatmaps['win_rate'].x_label == 'attacks', rep.heatmaps['win_rate']\n"
+               + bad)
+    given = ("import sys; from plots.report import write_report; "
+             f"write_report({str(d)!r}, features={{}}); " + bad)
+    for code in (blocked, given):
+        r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_ladder_matrix_image_from_its_tables(tmp_path):
@@ -272,3 +291,136 @@ def test_report_of_a_reestimated_run_says_its_win_rates_are_fresh(tmp_path):
     write_report(d)
     page = (d / "report.html").read_text()
     assert "not optimistic" in page and "evolved win rates are optimistic" not in page
+    # every number of the elites names the re-estimation, none says it is from evolution
+    fresh = "re-estimation (4 fresh games on training levels)"
+    assert RunFiles(d).elites_source == fresh
+    assert f"from {fresh}" in page and "from evolution" not in page
+    assert "win rate, re-estimation" in page and "QD score (re-estimation)" in page
+    fake_validation(d)
+    write_report(d)
+    page = (d / "report.html").read_text()
+    assert "mean win rate, re-estimation" in page and "mean win rate, evolved" not in page
+    assert "re-estimation / held out" in page
+
+
+# ------------------------------------------------------------------------------ the top of the page
+
+def test_dominant_scripts():
+    from qd.rundir import dominant_scripts
+    w = {"ResearchFarms": 0.25, "ResearchMountains": 1.0, "SpawnDefensive": 0.75,
+         "SpawnRange": 0.5}
+    assert dominant_scripts(w) == "ResearchMountains 1, SpawnDefensive 0.75"
+    assert dominant_scripts(w, top=1) == "ResearchMountains 1"
+    # ties: genome order, and how many more share the last weight shown
+    assert dominant_scripts({"A": 1.0, "B": 0.5, "C": 1.0, "D": 1.0}) == "A 1, C 1 (+1 more at 1)"
+    assert dominant_scripts({"A": float("nan"), "B": 0.3}) == "B 0.3"
+    assert dominant_scripts({}) == ""
+
+
+def test_axes_carry_the_features_doc_and_words(tmp_path):
+    from plots.heatmap import axis_label
+    from qd.features import features_of
+    d = fake_run(tmp_path / "r")
+    rep = write_report(d)
+    hm = rep.heatmaps["win_rate"]
+    assert hm.x_label == "attacks: attack actions per game (few attacks \u2026 many attacks)"
+    assert hm.y_label.startswith("ranged_minus_melee: archers + catapults") and \
+        hm.y_label.endswith("(melee army \u2026 ranged support)")
+    f = features_of("tribes")["buildings"]
+    assert axis_label("buildings", f) == \
+        "buildings: buildings built per game (few buildings \u2026 many buildings)"
+    assert axis_label("buildings", None) == "buildings"
+    # without the game's features: the bare names
+    assert write_report(d, features={}).heatmaps["win_rate"].x_label == "attacks"
+
+
+def test_report_of_an_unvalidated_run_says_no_style_was_checked(tmp_path):
+    d = fake_run(tmp_path / "r")
+    rep = write_report(d)
+    page = (d / "report.html").read_text()
+    top = page.index("No style in this report has been checked on held-out levels")
+    assert top < page.index("<h2>") and "playstyles validate r" in page[top:page.index("<h2>")]
+    assert rep.headline.startswith("No style has been checked on held-out levels")
+    assert "heatmap_win_rate_validated.png" not in {p.name for p in rep.files}
+    assert rep.heatmaps["win_rate"].marked is None
+    # every elite shows its dominant scripts (fake_run: elite k has SpawnRange 0.25 k,
+    # ResearchRoads 1 - 0.25 k)
+    table = pd.read_csv(d / "elites_table.csv").set_index("cell")
+    assert table.loc["14:4", "dominant_scripts"] == "ResearchRoads 1, SpawnRange 0"
+    assert table.loc["14:-1", "dominant_scripts"] == "SpawnRange 0.75, ResearchRoads 0.25"
+    assert "SpawnRange 0.75, ResearchRoads 0.25" in page
+    assert "from evolution" in page
+
+
+def test_old_validation_without_styles_still_reports(tmp_path):
+    d = fake_run(tmp_path / "r")
+    fake_validation(d)  # a validation_summary.json from before styles were counted
+    rep = write_report(d)
+    page = (d / "report.html").read_text()
+    assert rep.headline == "4 elites validated (distinct styles not counted: validate again)"
+    head = page[:page.index("<h2>")]
+    assert rep.headline in head and "before distinct styles were counted" in head
+    assert "playstyles validate r" in head
+    assert rep.heatmaps["win_rate"].marked is None
+    assert rep.heatmaps["win_rate_validated"].marked is None
+    assert "no cell is marked" in page and "Distinct styles</h2>" not in page
+
+
+@pytest.fixture(scope="module")
+def validated_run(tmp_path_factory):
+    """The tiny run validated (4 games per elite, with the control), then given known styles:
+    the first elite of validation.csv distinct (#1), the others not."""
+    from qd.validation import validate
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("rep") / "run")
+    validate(d, games=4, workers=0, show_progress=False, chart=False)
+    v = pd.read_csv(d / "validation.csv")
+    v["distinct"] = [True] + [False] * (len(v) - 1)
+    v["style"] = [1] + [0] * (len(v) - 1)
+    v.to_csv(d / "validation.csv", index=False)
+    return d
+
+
+def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
+    from qd.rundir import dominant_scripts, headline, styles_text
+    d = validated_run
+    rep = write_report(d)
+    summary = RunFiles(d).validation_summary
+    page = (d / "report.html").read_text()
+    assert rep.headline == headline(summary)
+    first = page.index("<h2>")
+    assert f"<b>{rep.headline}</b>" in page[:first]  # the verdict before any section
+    assert styles_text(summary)[0].split(" (")[0] in page[:first]
+    assert "held out (4 games on 3 held-out levels)" in page[:first]
+    # the held-out heatmap beside the evolved one, before the run's summary
+    names = [p.name for p in rep.files]
+    assert names[:2] == ["heatmap_win_rate.png", "heatmap_win_rate_validated.png"]
+    pair = page.index('<div class="pair">')
+    assert pair < page.index("<h2>Run</h2>")
+    assert page[pair:].index("<img") < page[pair:].index("</div>")
+    # the held-out map places each validated elite at its validated cell, by held-out rate
+    # (where two land in one cell: a distinct style first, then the higher win rate)
+    v = pd.read_csv(d / "validation.csv")
+    hv = rep.heatmaps["win_rate_validated"]
+    shown = v.sort_values(["distinct", "win_rate_validated"], ascending=False, kind="stable") \
+        .groupby("validated_cell").head(1)
+    assert len(shown) == len(set(v["validated_cell"])) == hv.elites
+    for r in shown.to_dict("records"):
+        assert hv.value_at(str(r["validated_cell"])) == r["win_rate_validated"]
+    # the elites that did not hold up are marked on both maps, and the caption says so
+    not_held = set(v.loc[~v["distinct"], "cell"].astype(str))
+    assert len(not_held) == len(v) - 1 >= 1
+    assert set(rep.heatmaps["win_rate"].marked_cells) == not_held
+    assert set(hv.marked_cells) == set(shown.loc[~shown["distinct"], "validated_cell"].astype(str))
+    assert str(v.loc[v["distinct"], "validated_cell"].iloc[0]) not in hv.marked_cells
+    assert "grey cross marks an elite that did not hold up as a distinct style" in page
+    # axes in words, dominant scripts, sources
+    assert rep.heatmaps["win_rate"].x_label.startswith("research_slope: least-squares slope")
+    assert "slow research \u2026 fast research" in hv.x_label
+    elites = pd.read_csv(d / "elites.csv")
+    weights = RunFiles(d).weight_columns()
+    styles = page[page.index("Distinct styles</h2>"):page.index("<h2>Run</h2>")]
+    top = elites.set_index("index").loc[int(v["index"].iloc[0])]
+    assert dominant_scripts({w: top[w] for w in weights}) in styles
+    for r in elites.to_dict("records"):
+        assert dominant_scripts({w: r[w] for w in weights}) in page
+    assert "held-out<br>win rate" in page and "did not hold up" in page

@@ -1,5 +1,7 @@
 """Exporting elites as presets: the selection rules on hand-made numbers, the files a tiny run
-gives, the validated win rate taking precedence, and the elite's exact agent in the preset."""
+gives, the validated win rate taking precedence, the elite's exact agent in the preset, style
+export taking the distinct validated styles, and names made from the numbers printed beside
+them, each naming the games it comes from."""
 
 from __future__ import annotations
 
@@ -80,6 +82,8 @@ def test_difficulty_presets_from_a_run(run_dir, tmp_path):
         assert p.evidence["features"]["research_slope"] == pytest.approx(row["research_slope_mean"])
         assert p.evidence["win_rate_source"] == "evolved"
         assert p.evidence["win_rate_validated"] is None
+        assert p.description.startswith(f"evolution: won {100 * row['win_rate']:.0f}% of "
+                                        f"{row['games']} games")
     data = json.loads(path.read_text())
     assert data["format"] == "playstyles-presets" and data["version"] == 1
     assert data["source"]["held_out_levels"] == [13, 14, 15]
@@ -125,11 +129,12 @@ def test_validated_win_rates_take_precedence(run_dir, tmp_path):
         assert p.evidence["features_validated"]["tile_slope"] == pytest.approx(
             row["tile_slope_validated"])
         assert f"tile_slope {row['tile_slope_validated']:.3g}" in p.description
+        assert p.description.startswith("held out (2 games on 2 held-out levels): ")
     # replays on the training levels (a re-estimate) are not called held-out
     validate(d, levels="train", games=2, workers=0, show_progress=False, chart=False)
     again, _ = export_presets(d, "difficulty", 2)
-    assert all("training levels (fresh games)" in p.description and "held-out" not in
-               p.description for p in again.presets)
+    assert all(p.description.startswith("replayed (2 fresh games on 2 training levels): ")
+               and "held-out" not in p.description for p in again.presets)
 
 
 def test_style_presets_from_a_run(run_dir, tmp_path):
@@ -141,17 +146,146 @@ def test_style_presets_from_a_run(run_dir, tmp_path):
         assert len(parts) == 2 and set(parts) <= words
     cells = [p.evidence["grid_index"] for p in pf.presets]
     assert cells[0] != cells[1]
-    # a name never contradicts the cell: each word is the third of the feature's grid range
-    # its cell coordinate falls in; the feature means come with 95% intervals
+    # a name says what the numbers beside it say: each word is the third of the feature's
+    # grid range its printed mean (elites.csv's, from evolution) falls in; the feature means
+    # come with 95% intervals
     config = load_config(run_dir / "config.yaml")
-    elites = pd.read_csv(run_dir / "elites.csv").set_index("cell")
     for p in pf.presets:
-        row = elites.loc[p.evidence["cell"]]
-        for f, word in zip(config.features, p.name.split(" (")[0].split(", ")):
-            t = (row[f"measure_{f.name}"] - f.lo) / (f.hi - f.lo)
-            assert word == f.describe(0 if t < 1 / 3 else 2 if t > 2 / 3 else 1)
+        assert p.description.startswith("evolution: ") and p.evidence["evolved_from"] == \
+            "evolution"
+        _assert_named_by_printed_values(p, config.features, "features")
+        for f in config.features:
             lo, hi = p.evidence["features_ci95"][f.name]
             assert lo <= p.evidence["features"][f.name] <= hi
+    # not validated: exported as before, with a one-line warning naming the command
+    unchecked = [w for w in pf.source["warnings"] if "not been validated" in w]
+    assert len(unchecked) == 1 and f"playstyles validate {run_dir}" in unchecked[0]
+
+
+def test_reestimated_values_are_labelled_as_such(run_dir, tmp_path):
+    """A run whose closing batch re-estimated its elites: every number exported says it comes
+    from the fresh games, none that it comes from evolution."""
+    import yaml
+    d = copy_run(run_dir, tmp_path / "run")
+    cfg = yaml.safe_load((d / "config.yaml").read_text())
+    cfg["noise"] = {"method": "reestimate", "replays": 2}
+    (d / "config.yaml").write_text(yaml.safe_dump(cfg))
+    metrics = pd.read_csv(d / "metrics.csv")
+    closing = metrics.iloc[[-1]].assign(batch=len(metrics), batch_size=0)
+    pd.concat([metrics, closing]).to_csv(d / "metrics.csv", index=False)
+    games = pd.read_csv(d / "elites.csv")["games"]
+    assert games.min() == games.max()  # the tiny run: one game per training level
+    fresh = f"re-estimation ({games.min()} fresh games on training levels)"
+    for kind in ("difficulty", "style"):
+        pf, _ = export_presets(d, kind, 2, out=tmp_path / f"{kind}.json", min_games=1)
+        assert pf.source["evolved_from"] == fresh and pf.source["validated_from"] is None
+        assert ("spread over the re-estimated win rate" if kind == "difficulty" else
+                f"named by the feature means from {fresh}") in pf.source["selection"]
+        for p in pf.presets:
+            assert p.description.startswith(f"{fresh}: ") and "evolution" not in p.description
+            assert p.evidence["evolved_from"] == fresh
+        assert load_presets(tmp_path / f"{kind}.json").names == pf.names
+
+
+def _assert_named_by_printed_values(preset, features, key: str) -> None:
+    """Each word of the preset's name is the third of the feature's range (the grid range)
+    that the value printed beside the name falls in."""
+    words = preset.name.split(" (")[0].split(", ")
+    assert len(words) == len(features)
+    for f, word in zip(features, words):
+        v = preset.evidence[key][f.name]
+        assert f"{f.name} {v:.3g}" in preset.description
+        t = (v - f.lo) / (f.hi - f.lo)
+        third = 0 if t < 1 / 3 else 2 if t > 2 / 3 else 1
+        assert word == f.describe(third), (word, f.name, v)
+        if word == f.words[2]:
+            assert v > f.lo + 2 * (f.hi - f.lo) / 3
+        elif word == f.words[0]:
+            assert v < f.lo + (f.hi - f.lo) / 3
+
+
+def _with_styles(d, distinct):
+    """Give the copy's validation.csv known styles: `distinct` cells in this order, #1 first."""
+    v = pd.read_csv(d / "validation.csv")
+    rank = {c: i + 1 for i, c in enumerate(distinct)}
+    v["style"] = [rank.get(str(c), 0) for c in v["cell"]]
+    v["distinct"] = v["style"] > 0
+    v.to_csv(d / "validation.csv", index=False)
+    return v
+
+
+def test_style_export_takes_the_distinct_validated_styles(tmp_path_factory, tmp_path, capsys):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    validate(d, games=4, workers=0, show_progress=False, chart=False)
+    v = pd.read_csv(d / "validation.csv")
+    assert len(v) >= 3
+    cells = v["cell"].astype(str).tolist()
+    chosen = [cells[2], cells[0]]  # two styles held up, in this order
+    v = _with_styles(d, chosen).set_index(v["cell"].astype(str))
+    config = load_config(d / "config.yaml")
+    pf, _ = export_presets(d, "style", 3, out=tmp_path / "s.json", min_games=1)
+    assert [p.evidence["cell"] for p in pf.presets] == chosen
+    assert [p.evidence["style"] for p in pf.presets] == [1, 2]
+    assert pf.source["warnings"] == [
+        f"only 2 of the {len(v)} validated elites held up as distinct styles (held out (4 "
+        f"games on 3 held-out levels)): 2 exported of the 3 asked (--all-elites chooses among "
+        f"every elite)"]
+    assert "distinct styles that held up" in pf.source["selection"]
+    for p in pf.presets:
+        row = v.loc[p.evidence["cell"]]
+        assert p.evidence["win_rate_source"] == "validated"
+        assert p.description.startswith("held out (4 games on 3 held-out levels): ")
+        assert p.evidence["validated_from"] == "held out (4 games on 3 held-out levels)"
+        # the held-out intervals: the win rate's Wilson interval and each feature's t interval
+        low, high = row["win_rate_ci_low"], row["win_rate_ci_high"]
+        assert p.evidence["win_rate_validated_ci"] == [low, high]
+        assert f"({100 * low:.0f}-{100 * high:.0f}%)" in p.description
+        for f in config.features:
+            lo, hi = row[f"{f.name}_ci_low_validated"], row[f"{f.name}_ci_high_validated"]
+            want = None if np.isnan(lo) else [lo, hi]
+            assert p.evidence["features_validated_ci95"][f.name] == want
+        # named by the held-out means printed beside the name
+        _assert_named_by_printed_values(p, config.features, "features_validated")
+    assert load_presets(tmp_path / "s.json").names == pf.names  # the file reads back
+    # --all-elites: every validated elite is a candidate again
+    assert main(["export", str(d), "--kind", "style", "--count", "3", "--all-elites",
+                 "--min-games", "1", "-o", str(tmp_path / "a.json")]) == 0
+    out = capsys.readouterr()
+    every = load_presets(tmp_path / "a.json")
+    assert len(every.presets) == 3 and "held up" not in out.err
+    assert {p.evidence["style"] for p in every.presets} <= {0, 1, 2}
+    for p in every.presets:
+        _assert_named_by_printed_values(p, config.features, "features_validated")
+    # the command line prints how many held up
+    assert main(["export", str(d), "--kind", "style", "--count", "3", "--min-games", "1",
+                 "-o", str(tmp_path / "c.json")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("playstyles: warning:") == 1 and "only 2 of the" in err
+    # none held up: a clear error, nothing written
+    _with_styles(d, [])
+    with pytest.raises(ValueError, match="none of the .* validated elites held up"):
+        export_presets(d, "style", 2, out=tmp_path / "none.json")
+    assert not (tmp_path / "none.json").exists()
+
+
+def test_style_export_from_an_old_validation_warns(tmp_path_factory, tmp_path):
+    """A validation written before styles were counted: exported as before, with a warning
+    to validate again."""
+    import json as _json
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    validate(d, games=2, workers=0, show_progress=False, chart=False)
+    v = pd.read_csv(d / "validation.csv")
+    v.drop(columns=["style", "distinct", "differs_from_control", "weaker_than_control"]) \
+        .to_csv(d / "validation.csv", index=False)
+    s = _json.loads((d / "validation_summary.json").read_text())
+    for k in ("distinct_styles", "distinct_styles_not_weaker", "styles", "control"):
+        s.pop(k)
+    (d / "validation_summary.json").write_text(_json.dumps(s))
+    pf, _ = export_presets(d, "style", 2, out=tmp_path / "s.json", min_games=1)
+    assert len(pf.presets) == 2
+    assert [w for w in pf.source["warnings"] if "did not count distinct styles" in w and
+            "validate again" in w]
+    assert all("style" not in p.evidence for p in pf.presets)
 
 
 def test_export_errors_and_cli(run_dir, tmp_path, capsys):

@@ -64,7 +64,8 @@ def test_validate_report_export_and_a_ladder_work_unchanged(run_dir, capsys):
     assert main(["report", str(run_dir)]) == 0
     assert (run_dir / "report.html").exists()
     presets = run_dir / "styles.json"
-    assert main(["export", str(run_dir), "--kind", "style", "--count", "2",
+    # 3 games per elite tell no two styles apart: export elites, not distinct styles
+    assert main(["export", str(run_dir), "--kind", "style", "--count", "2", "--all-elites",
                  "-o", str(presets)]) == 0
     capsys.readouterr()
     out = run_dir / "ladder"

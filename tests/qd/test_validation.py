@@ -52,13 +52,24 @@ def test_validation_writes_table_two(validated):
     assert (v["win_rate_ci_low"] <= v["win_rate_validated"]).all()
     assert (v["win_rate_validated"] <= v["win_rate_ci_high"]).all()
     # the games behind each row
-    games = pd.read_csv(d / "validation_games.csv")
-    assert len(games) == 4 * len(v)
+    every = pd.read_csv(d / "validation_games.csv")
+    assert len(every) == 4 * (len(v) + 1)  # the elites, then the control on the same games
+    games = every[every["cell"] != "control"]
+    control = every[every["cell"] == "control"]
+    assert (control["index"] == -1).all() and len(control) == 4
+    assert control[["level", "elite_seat"]].values.tolist() == \
+        games[games["cell"] == v["cell"].iloc[0]][["level", "elite_seat"]].values.tolist()
+    assert not set(control["game_seed"]) & set(games["game_seed"])
     assert games.groupby("cell", sort=False)["elite_won"].sum().tolist() == \
         v["wins_validated"].tolist()
-    assert set(games["level"]) == {13, 14, 15}  # the held-out levels, never a training one
+    assert set(every["level"]) == {13, 14, 15}  # the held-out levels, never a training one
     # seats alternate: each elite plays 2 games from each seat
-    assert (games.groupby("cell")["elite_seat"].sum() == 2).all()
+    assert (every.groupby("cell")["elite_seat"].sum() == 2).all()
+    # the per-game feature values are the validated means and intervals
+    for f in ("research_slope", "tile_slope"):
+        means = games.groupby("cell", sort=False)[f].mean().tolist()
+        assert np.allclose(means, v[f"{f}_validated"], equal_nan=True)
+        assert (v[f"{f}_ci_low_validated"] <= v[f"{f}_validated"] + 1e-12).all()
     # the validated cell is where the validated features fall on the run's grid
     axes = RunFiles(d).axes
     for r in v.to_dict("records"):
@@ -83,6 +94,26 @@ def test_validation_summary(validated):
         assert s["spearman"][f] == (pytest.approx(want) if want is not None else None)
     md = (d / "validation.md").read_text()
     assert md.count("\n| [") == len(v) and "Spearman" in md
+    # distinct styles: recomputed from the per-game table
+    from qd.styles import Sample, distinct_styles
+    games = pd.read_csv(d / "validation_games.csv")
+    feats = ["research_slope", "tile_slope"]
+
+    def sample(cell):
+        g = games[games["cell"] == cell]
+        return Sample(cell, g["elite_won"].tolist(), {f: g[f].tolist() for f in feats})
+
+    found = distinct_styles([sample(c) for c in v["cell"].astype(str)], feats,
+                            control=sample("control"))
+    assert s["distinct_styles"] == found.count >= 1
+    assert s["distinct_styles_not_weaker"] == len(found.not_weaker)
+    assert s["styles"]["styles"] == found.styles
+    assert sorted(v.loc[v["distinct"], "cell"].astype(str)) == sorted(found.styles)
+    assert (v.loc[~v["distinct"], "style"] == 0).all()
+    assert s["control"]["games"] == 4
+    assert s["control"]["genome"] == {n: 0.5 for n in s["control"]["genome"]}
+    assert md.startswith(f"**{s['distinct_styles']} distinct style")
+    assert "Control (default weights)" in md and "Power:" in md
 
 
 def test_chosen_cells_play_the_same_games(validated, tmp_path):
@@ -92,7 +123,10 @@ def test_chosen_cells_play_the_same_games(validated, tmp_path):
                     show_progress=False, chart=False)
     assert part.table["cell"].tolist() == cells
     full = result.table.set_index("cell").loc[cells].reset_index()
-    pd.testing.assert_frame_equal(part.table, full)
+    # what an elite's own games give is the same; styles depend on which elites are compared
+    own = [c for c in full.columns
+           if c not in ("style", "distinct", "differs_from_control", "weaker_than_control")]
+    pd.testing.assert_frame_equal(part.table[own], full[own])
 
 
 def test_validation_errors(validated, tmp_path):
@@ -112,6 +146,7 @@ def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
                  cell, "--workers", "0", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert f"| [{cell}] |" in out and "validation.csv" in out
+    assert out.strip().splitlines()[-1].startswith("1 distinct style held up on held-out levels")
     v = pd.read_csv(d / "validation.csv")
     assert v["cell"].tolist() == [cell]
     assert set(pd.read_csv(d / "validation_games.csv")["level"]) == {21, 22}
@@ -139,6 +174,7 @@ def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp
     assert s["levels"] == [11, 12, 13, 14, 15]
     v = pd.read_csv(d / "validation.csv")
     games = pd.read_csv(d / "validation_games.csv")
+    games = games[games["cell"] != "control"]
     c = s["corrected"]
     cells = int(np.prod([a.bins for a in RunFiles(d).axes]))
     best = v.groupby("validated_cell")["win_rate_validated"].max()
@@ -165,5 +201,5 @@ def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp
     validate(d, levels="all", games=5, workers=0, show_progress=False, chart=False)
     write_report(d)
     page = (d / "report.html").read_text()
-    assert "QD score, evolved / corrected" in page and "on held-out levels" in page
+    assert "QD score, evolution / corrected" in page and "on held-out levels" in page
 

@@ -1,0 +1,613 @@
+"""Probing what the genome moves: which behaviour features a config's genome changes by more
+than the noise of the games each genome plays (`playstyles probe CONFIG`).
+
+A grid axis is worth evolving over only if the genome can move the feature: if every genome
+gives the same feature values up to the games' noise, the archive spreads genomes over that
+axis by luck. The probe plays a few fixed genomes many times and measures, for every feature
+registered for the game, how far apart their means lie compared with that noise.
+
+Genomes, in this order (their genome number): the control (`Plan.control`: the default
+weights; a mapping with genes: its registered control), the all-zero genome (`zero`) and every
+one-hot genome (one value 1, the others 0; labelled `<gene>=1`). Each plays N games on the
+config's training levels at the config's agent, opponent, budget and options, in every seat
+(`agents.ladder.alternating_games`: game g plays level g mod L, its seat moving on as in
+validation). Seeds come from the config's seed, a spawn key of the probe's own
+(`PROBE_KEY`, the genome number, g), so a game depends only on the config, the seed and its
+place, and N games are the first N of any larger N.
+
+Per feature (per-game values, NaN where undefined):
+
+* each genome's mean with its 95% t interval (`qd.styles.mean_interval`);
+* a Kruskal-Wallis test across the genomes (p = 1 when every value is equal), Holm's
+  correction over the features at 5%, and the effect size epsilon^2 = H / (n - 1);
+* the noise: sd_w, the within-genome standard deviation pooled over genomes; with g the
+  config's games per genome, `ratio` = (standard deviation of the genome means) / (sd_w /
+  sqrt(g)) and `min_width` = 2 * 1.96 * sd_w / sqrt(g), the width of one genome's 95%
+  interval at the config's games per genome;
+* the feature `moves` when Holm rejects and ratio >= 1.
+
+Files in the output directory (default runs/<config name>-probe/):
+
+    probe_games.csv    one row per game
+    probe_genomes.csv  one row per genome and feature: mean, 95% interval, n (and win_rate)
+    probe.csv          one row per feature, ranked by ratio
+    probe.json         settings (with a key telling whether a probe matches a config), results
+    probe.md           the report
+    probe.journal      the finished games while the probe runs (gone at its end)
+
+`plots.probe.draw_probe` draws probe.png from the CSV files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from agents.files import atomic_write
+from agents.ladder import Z95, alternating_games, wilson_interval
+from agents.runner import GameRecord, GameSpec
+from qd.styles import Sample, _pooled_sd, holm, mean_interval
+
+PROBE_KEY = 0x50524F
+"""First spawn-key entry of probe games ("PRO")."""
+VERSION = 1
+
+PROBE_SECONDS = 600.0
+"""The default N is sized for a probe of about this many seconds ..."""
+PROBE_CORES = 2
+"""... on this many cores."""
+MAX_GAMES = 200
+"""The default N is at most this (rounded down to whole passes over levels and seats)."""
+TOP_FEATURES = 4
+"""Features whose per-genome means probe.md shows."""
+
+CONTROL = "control"
+ZERO = "zero"
+WIN_RATE = "win_rate"
+
+GAMES = "probe_games.csv"
+GENOMES = "probe_genomes.csv"
+TABLE = "probe.csv"
+SETTINGS = "probe.json"
+REPORT = "probe.md"
+CHART = "probe.png"
+JOURNAL = "probe.journal"
+
+TABLE_COLUMNS = ("feature", "doc", "mapped", "kruskal_p", "holm_reject", "epsilon2",
+                 "sd_within", "spread", "games_per_genome_config", "ratio", "min_width",
+                 "width", "too_narrow", "moves", "rank")
+GENOME_COLUMNS = ("genome", "feature", "mean", "ci_low", "ci_high", "n")
+
+
+@dataclass
+class ProbeResult:
+    """What `probe` wrote.
+
+    Args:
+        out: the output directory.
+        table: probe.csv (one row per feature, ranked).
+        genomes: probe_genomes.csv (one row per genome and feature).
+        settings: probe.json's settings.
+        files: the files written.
+        results: probe.json's results (the features that move, those that do not, the ranking).
+    """
+
+    out: Path
+    table: pd.DataFrame
+    genomes: pd.DataFrame
+    settings: dict[str, Any]
+    files: list[Path] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------ the games
+
+def probe_genomes(config) -> list[tuple[str, np.ndarray]]:
+    """(label, genome) of every probed genome in genome-number order: the control, the
+    all-zero genome, then one one-hot genome per gene.
+
+    Args:
+        config: the run config (`qd.config.RunConfig`).
+    """
+    size = len(config.genome_names)
+    out = [(CONTROL, config.plan().control()), (ZERO, np.zeros(size))]
+    for i, name in enumerate(config.genome_names):
+        one = np.zeros(size)
+        one[i] = 1.0
+        out.append((f"{name}=1", one))
+    return out
+
+
+def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Sequence[int],
+                     games: int, seed: int) -> list[GameSpec]:
+    """Every probe game, game-major (game 0 of every genome, then game 1, ...), so the games
+    of N per genome are the first of any larger N; seeds from (seed, PROBE_KEY, genome
+    number, game), tags (genome number, game, seat).
+
+    Args:
+        genomes: (label, genome) in genome-number order.
+        plan: the config's `qd.games.Plan`.
+        levels: the levels played in turn.
+        games: games per genome.
+        seed: the config's seed.
+    """
+    from qd.games import seat_table
+    order = alternating_games(games, levels, plan.players)
+    mes = [plan.agent_for(genome) for _, genome in genomes]
+    specs = []
+    for g, (level, seat) in enumerate(order):
+        for k, me in enumerate(mes):
+            game_seed, agents, seeds = seat_table(seed, (PROBE_KEY, k, g), me, plan.opponent,
+                                                  seat, plan.players)
+            specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
+                                  agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
+    return specs
+
+
+def default_games(seconds: Sequence[float], genomes: int, unit: int) -> tuple[int, str]:
+    """The default games per genome from a pilot: enough for about PROBE_SECONDS on
+    PROBE_CORES cores at the pilot's median game time, at least `unit`, rounded down to a
+    multiple of `unit` (every level in every seat equally often), at most MAX_GAMES (rounded
+    down too); and a sentence saying so.
+
+    Args:
+        seconds: the pilot games' times (`qd.games.game_seconds`).
+        genomes: genomes probed.
+        unit: seats x levels.
+    """
+    median = float(np.median(seconds))
+    budget = PROBE_SECONDS * PROBE_CORES
+    raw = MAX_GAMES if median <= 0 else math.floor(budget / (genomes * median))
+    cap = max(unit, MAX_GAMES // unit * unit)
+    n = int(min(cap, max(unit, raw // unit * unit)))
+    text = (f"{n} games per genome, sized for ~{PROBE_SECONDS / 60:g} min on {PROBE_CORES} "
+            f"cores from a pilot of {len(seconds)} games; give --games {n} to repeat it")
+    return n, text
+
+
+# ------------------------------------------------------------------------------ statistics
+
+def kruskal(groups: Sequence[np.ndarray]) -> tuple[float, float, int]:
+    """Kruskal-Wallis across the groups with a defined value: (H, p, values); p = 1 (H = 0)
+    when every value is equal, p = 1 (H NaN) with fewer than two groups.
+
+    Args:
+        groups: one array of per-game values per genome (NaN dropped).
+    """
+    defined = [g[np.isfinite(g)] for g in groups]
+    defined = [g for g in defined if len(g)]
+    n = sum(len(g) for g in defined)
+    if len(defined) < 2:
+        return math.nan, 1.0, n
+    values = np.concatenate(defined)
+    if np.all(values == values[0]):
+        return 0.0, 1.0, n
+    h, p = stats.kruskal(*defined)
+    return float(h), float(p), n
+
+
+def spread_ratio(spread: float, se: float) -> float:
+    """spread / se; with no noise at all (se 0) inf when the genomes are apart, 0 when they
+    are not; NaN when either is undefined."""
+    if math.isnan(spread) or math.isnan(se):
+        return math.nan
+    if se > 0:
+        return spread / se
+    return math.inf if spread > 0 else 0.0
+
+
+def feature_row(samples: Sequence[Sample], feature, games_per_genome: int,
+                width: float, mapped: bool) -> dict[str, Any]:
+    """A feature's row of probe.csv without Holm, `moves` and the rank.
+
+    Args:
+        samples: one per genome, with per-game feature values.
+        feature: the `qd.features.Feature`.
+        games_per_genome: the config's games per genome (g).
+        width: the config's cell width (mapped) or the registered default.
+        mapped: whether the config maps the feature.
+    """
+    name = feature.name
+    h, p, n = kruskal([np.asarray(s.features[name], dtype=float) for s in samples])
+    sd_w = _pooled_sd(samples, name)
+    means = [mean_interval(s.features[name])[0] for s in samples]
+    means = [m for m in means if math.isfinite(m)]
+    spread = float(np.std(means, ddof=1)) if len(means) > 1 else math.nan
+    se = sd_w / math.sqrt(games_per_genome)
+    ratio = spread_ratio(spread, se)
+    min_width = 2 * Z95 * se
+    return {"feature": name, "doc": feature.doc, "mapped": mapped, "kruskal_p": p,
+            "epsilon2": h / (n - 1) if n > 1 and math.isfinite(h) else math.nan,
+            "sd_within": sd_w, "spread": spread, "games_per_genome_config": games_per_genome,
+            "ratio": ratio, "min_width": min_width, "width": float(width),
+            "too_narrow": bool(mapped and width < min_width)}
+
+
+def rank_features(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Holm over the features' Kruskal-Wallis p at 5%, `moves` (Holm rejects and ratio >= 1),
+    ranked by ratio, largest first (NaN last; ties in registration order)."""
+    reject = holm([r["kruskal_p"] for r in rows])
+    for r, rej in zip(rows, reject):
+        r["holm_reject"] = bool(rej)
+        r["moves"] = bool(rej and r["ratio"] >= 1)
+
+    def key(i: int) -> tuple[bool, float, int]:
+        ratio = rows[i]["ratio"]
+        undefined = math.isnan(ratio)
+        return undefined, 0.0 if undefined else -ratio, i
+
+    ranked = [{**rows[i], "rank": rank} for rank, i in enumerate(sorted(range(len(rows)),
+                                                                       key=key), 1)]
+    return pd.DataFrame(ranked, columns=list(TABLE_COLUMNS))
+
+
+# ------------------------------------------------------------------------------ settings
+
+def _config(config, out: str | Path | None, resume: bool):
+    """The RunConfig (a seedless config file resumes with the seed its probe recorded) and
+    the output directory."""
+    from qd.config import RunConfig, load_config, read_yaml
+    if isinstance(config, RunConfig):
+        return config, Path(out) if out is not None else default_probe_dir(config)
+    path = Path(config)
+    loaded = load_config(path)
+    here = Path(out) if out is not None else default_probe_dir(loaded)
+    raw = read_yaml(path)
+    if resume and isinstance(raw, dict) and raw.get("seed") is None:
+        seed = (_read_json(here) or {}).get("settings", {}).get("seed")
+        if seed is not None:
+            loaded = load_config(path, seed=int(seed))
+    return loaded, here
+
+
+def default_probe_dir(config) -> Path:
+    """Where a probe of a config writes by default (and where `evolve` looks for one)."""
+    return Path("runs") / f"{config.name}-probe"
+
+
+def _read_json(out: Path) -> dict[str, Any] | None:
+    path = out / SETTINGS
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
+        raise ValueError(f"{path}: not a probe's settings")
+    return data
+
+
+def _genome_params(config) -> set[str]:
+    """The agent parameters the genome mapping sets (left out of the settings key)."""
+    from qd.games import GENOME_MAPPINGS
+    plan = config.plan()
+    return set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
+
+
+def settings_key(config) -> str:
+    """sha256 of what decides the probe's games apart from the genome and the seed: game,
+    options, the agent's name and parameters without those the genome sets, the opponent
+    (none in a one-player game), the training levels, the seats, the genome mapping and the
+    genome's names.
+
+    Args:
+        config: the run config.
+    """
+    plan = config.plan()
+    genome_params = _genome_params(config)
+    agent = {"name": plan.agent.name,
+             "params": {k: v for k, v in plan.agent.params if k not in genome_params}}
+    opponent = ({"name": plan.opponent.name, "params": dict(plan.opponent.params)}
+                if plan.players > 1 else None)
+    data = {"game": config.game, "options": dict(config.options), "agent": agent,
+            "opponent": opponent, "levels": list(config.train_levels), "players": plan.players,
+            "mapping": plan.mapping, "genome": list(plan.genome_names)}
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
+              chosen: str | None, pilot: dict[str, Any] | None) -> dict[str, Any]:
+    plan = config.plan()
+    genome_params = _genome_params(config)
+    from qd.features import features_of
+    return {
+        "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
+        "agent": plan.agent_for(plan.control()).display(), "agent_name": plan.agent.name,
+        "agent_params": {k: v for k, v in plan.agent.params if k not in genome_params},
+        "genome_mapping": plan.mapping, "budget": config.agent.get("budget"),
+        "opponent": plan.opponent.display() if plan.players > 1 else None,
+        "opponent_params": dict(plan.opponent.params) if plan.players > 1 else None,
+        "options": dict(config.options), "train_levels": list(config.train_levels),
+        "players": plan.players, "games_per_genome": n, "games_chosen": chosen, "pilot": pilot,
+        "games_per_genome_config": plan.games_per_individual, "seed": config.seed,
+        "genome_names": list(config.genome_names),
+        "genomes": [{"number": k, "label": label,
+                     "values": {n_: float(v) for n_, v in zip(config.genome_names, genome)}}
+                    for k, (label, genome) in enumerate(genomes)],
+        "features": list(features_of(config.game)),
+        "mapped": [f.name for f in config.features],
+        "settings_key": settings_key(config)}
+
+
+def _write_json(out: Path, settings: dict[str, Any], results: dict[str, Any] | None) -> Path:
+    data = {"settings": settings, "complete": results is not None, "results": results}
+    return atomic_write(out / SETTINGS, json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / SETTINGS).exists() \
+            and not (out / JOURNAL).exists():
+        raise ValueError(f"--out {out}: the directory is not empty and holds no probe "
+                         f"({SETTINGS}); give another directory with --out")
+
+
+# ------------------------------------------------------------------------------ the probe
+
+def run_probe(config, games: int | None = None, out: str | Path | None = None,
+          workers: int | None = None, address: str | None = None, resume: bool = False,
+          show_progress: bool = True) -> ProbeResult:
+    """Play the control, the all-zero and every one-hot genome N games each on the config's
+    training levels and write what the genome moves (module text) into `out`.
+
+    Args:
+        config: a run config file or a `qd.config.RunConfig`.
+        games: games per genome N (default: a pilot of one game per genome sizes N for about
+            10 minutes on 2 cores; with `resume`, the N the probe recorded).
+        out: the output directory (default runs/<config name>-probe/); one that holds other
+            files and no probe.json is refused.
+        workers: CPUs of the local Ray (default: all); 0 plays in-process.
+        address: a Ray cluster to join.
+        resume: continue an interrupted probe (the games finished before Ctrl-C are kept in
+            probe.journal and only the missing ones are played).
+        show_progress: a progress bar (and the chosen N) on the terminal.
+
+    Raises:
+        ValueError: a bad argument or output directory, naming it.
+        agents.journal.Interrupted: on Ctrl-C, once the finished games are kept.
+    """
+    from agents.journal import GameJournal
+    from agents.parallel import ray_session
+    from qd.games import game_seconds
+    from qd.validation import play_journal
+
+    config, out = _config(config, out, resume)
+    _check_out(out)
+    if games is not None and int(games) < 1:
+        raise ValueError(f"games: at least one game per genome, got {games}")
+    plan = config.plan()
+    genomes = probe_genomes(config)
+    levels = list(config.train_levels)
+    unit = plan.players * len(levels)
+    recorded = (_read_json(out) or {}).get("settings", {}) if resume else {}
+    pilot = recorded.get("pilot")
+    if games is not None:
+        n: int | None = int(games)
+        chosen = f"{n} games per genome, as given"
+        pilot = None
+    elif recorded.get("games_per_genome"):
+        n, chosen = int(recorded["games_per_genome"]), recorded.get("games_chosen")
+    else:
+        n, chosen = None, None
+    journal_path = out / JOURNAL
+    out.mkdir(parents=True, exist_ok=True)
+    with ray_session():
+        if n is None:  # the pilot: game 0 of every genome, part of the final games
+            specs = plan_probe_games(genomes, plan, levels, 1, config.seed)
+            journal = GameJournal(journal_path, specs, "probe", resume=resume)
+            _write_json(out, _settings(config, genomes, None, None, None), None)
+            with journal.interruptible():
+                records = play_journal(journal, address, workers, show_progress, "probe pilot")
+            seconds = [game_seconds(r) for r in records]
+            n, chosen = default_games(seconds, len(genomes), unit)
+            pilot = {"games": len(records), "median_seconds": float(np.median(seconds))}
+            resume = True  # the pilot's games are in the journal
+            if show_progress:
+                print(f"probe: {chosen}", file=sys.stderr)
+        specs = plan_probe_games(genomes, plan, levels, n, config.seed)
+        journal = GameJournal(journal_path, specs, "probe", resume=resume)
+        settings = _settings(config, genomes, n, chosen, pilot)
+        _write_json(out, settings, None)
+        with journal.interruptible():
+            records = play_journal(journal, address, workers, show_progress, "probe")
+            result = _write_results(config, out, genomes, records, settings)
+    journal.finish()
+    return result
+
+
+def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
+                   records: Sequence[GameRecord], settings: dict[str, Any]) -> ProbeResult:
+    from qd.features import PlayerGame, features_of, per_game
+    from qd.games import credit, genome_side
+
+    feats = features_of(config.game)
+    mapped = {f.name: f for f in config.features}
+    count = len(genomes)
+    n = settings["games_per_genome"]
+    samples, game_rows, genome_rows = [], [], []
+    for k, (label, _) in enumerate(genomes):
+        mine = list(genome_side(records[k::count]))
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in mine]
+        values = per_game(pg, feats.values())
+        wins = [credit(rec, seat) for rec, seat in mine]
+        samples.append(Sample(label, wins, values))
+        for g, (rec, seat) in enumerate(mine):
+            s = rec.spec
+            row = {"genome": label, "genome_number": k, "game": g, "level": s.level,
+                   "seat": seat, "game_seed": s.seed, "won": wins[g]}
+            row.update({f: float(values[f][g]) for f in feats})
+            game_rows.append(row)
+        for f in feats:
+            m, lo, hi, nf = mean_interval(values[f])
+            genome_rows.append({"genome": label, "feature": f, "mean": m, "ci_low": lo,
+                                "ci_high": hi, "n": nf})
+        low, high = wilson_interval(float(sum(wins)), len(wins))
+        genome_rows.append({"genome": label, "feature": WIN_RATE,
+                            "mean": float(np.mean(wins)) if wins else math.nan,
+                            "ci_low": low, "ci_high": high, "n": len(wins)})
+    g_config = config.plan().games_per_individual
+    rows = [feature_row(samples, f, g_config, mapped[name].width if name in mapped else f.width,
+                        name in mapped) for name, f in feats.items()]
+    table = rank_features(rows)
+    genome_table = pd.DataFrame(genome_rows, columns=list(GENOME_COLUMNS))
+    moves = dict(zip(table["feature"], table["moves"]))
+    results = {"moves": [f for f, m in moves.items() if m],
+               "does_not_move": [f for f, m in moves.items() if not m],
+               "too_narrow": table.loc[table["too_narrow"], "feature"].tolist(),
+               "ranking": table["feature"].tolist(),
+               "games": len(records), "games_per_genome": n}
+    files = [out / GAMES, out / GENOMES, out / TABLE, out / SETTINGS, out / REPORT]
+    atomic_write(files[0], pd.DataFrame(game_rows).to_csv(index=False))
+    atomic_write(files[1], genome_table.to_csv(index=False))
+    atomic_write(files[2], table.to_csv(index=False))
+    _write_json(out, settings, results)
+    atomic_write(files[4], probe_markdown(table, genome_table, settings, results))
+    return ProbeResult(out, table, genome_table, settings, files, results)
+
+
+# ------------------------------------------------------------------------------ the report
+
+def _fmt(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, float) and math.isinf(x):
+        return "inf"
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _interval(m: float, lo: float, hi: float) -> str:
+    if not math.isfinite(m):
+        return "n/a"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return _fmt(m)
+    return f"{_fmt(m)} ± {_fmt((hi - lo) / 2)}"
+
+
+def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[str, Any],
+                   results: dict[str, Any]) -> str:
+    """probe.md: the settings, the ranked features, the top features' means per genome and
+    the win rates.
+
+    Args:
+        table: probe.csv.
+        genomes: probe_genomes.csv.
+        settings: probe.json's settings.
+        results: probe.json's results.
+    """
+    s = settings
+    n, g = s["games_per_genome"], s["games_per_genome_config"]
+    levels = ", ".join(map(str, s["train_levels"]))
+    against = (f"against {s['opponent']}" if s.get("opponent")
+               else "(a one-player game: the genome plays alone)")
+    seats = "in every seat" if s["players"] > 1 else "alone"
+    labels = [x["label"] for x in s["genomes"]]
+    lines = [f"# Probe of {s['config']}: what the genome moves", "",
+             f"{n} games per genome on the training levels {levels} of {s['game']}, {seats}, "
+             f"{against}, agent {s['agent']} (budget {s['budget']}, options "
+             f"{json.dumps(s['options'], default=str)}, seed {s['seed']}); {len(labels)} genomes: the "
+             f"control, all zero, and one one-hot per gene ({', '.join(s['genome_names'])}).",
+             f"{s['games_chosen']}.",
+             f"Every number below comes from these probe games on the training levels; g = {g} "
+             f"is the config's games per genome.", "",
+             "## Features, ranked by ratio", "",
+             "| rank | feature | mapped | moves | Kruskal-Wallis p | Holm 5% | ε² | sd within "
+             "| spread of means | ratio | min width | width |",
+             "|" + "---|" * 12]
+    for r in table.to_dict("records"):
+        lines.append("| " + " | ".join([
+            str(r["rank"]), f"`{r['feature']}`", "yes" if r["mapped"] else "no",
+            "**yes**" if r["moves"] else "no", _fmt(r["kruskal_p"]),
+            "reject" if r["holm_reject"] else "-", _fmt(r["epsilon2"]), _fmt(r["sd_within"]),
+            _fmt(r["spread"]), _fmt(r["ratio"]), _fmt(r["min_width"]),
+            _fmt(r["width"]) + (" (too narrow)" if r["too_narrow"] else "")]) + " |")
+    lines += ["", f"ratio = standard deviation of the genome means / (sd within / √{g}); "
+                  f"min width = 2 × 1.96 × sd within / √{g}, the width of one genome's 95% "
+                  f"interval at the config's {g} games per genome; a feature moves when "
+                  f"Holm's correction over the features rejects equal distributions at 5% "
+                  f"(Kruskal-Wallis) and ratio ≥ 1. Width: the config's for a mapped feature, "
+                  f"else the registered default.", ""]
+    moves, still = results["moves"], results["does_not_move"]
+    lines.append("The genome moves: " + (", ".join(moves) if moves else "no feature") + ".")
+    lines.append("The genome does not move: " + ", ".join(still) + "." if still
+                 else "The genome moves every feature.")
+    if results["too_narrow"]:
+        lines.append("Mapped features with cells narrower than the noise allows: "
+                     + ", ".join(results["too_narrow"]) + ".")
+    top = table["feature"].tolist()[:TOP_FEATURES]
+    by = genomes.set_index(["genome", "feature"])
+    lines += ["", f"## Means per genome of the top {len(top)} features (± half the 95% t "
+                  f"interval; probe games, training levels)", "",
+              "| genome | " + " | ".join(f"`{f}`" for f in top) + " |",
+              "|" + "---|" * (len(top) + 1)]
+    for label in labels:
+        cells = [_interval(*(float(by.at[(label, f), c]) for c in ("mean", "ci_low",
+                                                                    "ci_high"))) for f in top]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "## Win rates per genome (probe games, training levels; Wilson 95% "
+                  "interval)", "", "| genome | games | win rate | 95% interval |",
+              "|---|---|---|---|"]
+    for label in labels:
+        r = by.loc[(label, WIN_RATE)]
+        lines.append(f"| {label} | {int(r['n'])} | {100 * r['mean']:.1f}% | "
+                     f"{100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ warnings
+
+def probe_warnings(config, probe_dir: str | Path) -> list[str]:
+    """What a probe says about a run config's grid: one line per mapped feature whose cells
+    are narrower than the games' noise allows at the config's games per genome, and one per
+    mapped feature the genome does not move. Empty when the probe's settings do not match the
+    config's (`settings_key`).
+
+    Args:
+        config: a run config file or a `qd.config.RunConfig`.
+        probe_dir: a probe's output directory.
+
+    Raises:
+        ValueError: the directory holds no finished probe.
+    """
+    from qd.config import RunConfig, load_config
+    if not isinstance(config, RunConfig):
+        config = load_config(config, seed=0)
+    here = Path(probe_dir)
+    data = _read_json(here)
+    if data is None:
+        raise ValueError(f"{here / SETTINGS}: not found (no probe in {here})")
+    if data["settings"].get("settings_key") != settings_key(config):
+        return []
+    if not data.get("complete") or not (here / TABLE).exists():
+        raise ValueError(f"{here}: the probe did not finish (continue it with --resume)")
+    table = pd.read_csv(here / TABLE).set_index("feature")
+    g = config.plan().games_per_individual
+    out = []
+    for f in config.features:
+        if f.name not in table.index:
+            continue
+        r = table.loc[f.name]
+        sd, spread = float(r["sd_within"]), float(r["spread"])
+        se = sd / math.sqrt(g)
+        min_width = 2 * Z95 * se
+        if f.width < min_width:
+            out.append(f"feature {f.name}: cells {f.width:.3g} wide, narrower than the "
+                       f"{min_width:.3g} that the games' noise allows at {g} games per genome "
+                       f"(probe {here}/)")
+        ratio = spread_ratio(spread, se)
+        if not (bool(r["holm_reject"]) and ratio >= 1):
+            out.append(f"feature {f.name}: the genome does not move it beyond the games' noise "
+                       f"(Kruskal-Wallis p {float(r['kruskal_p']):.2g}, ratio {ratio:.3g} at "
+                       f"{g} games per genome) (probe {here}/)")
+    return out
