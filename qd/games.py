@@ -94,8 +94,15 @@ def _ignore(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
     return {}
 
 
+def _exploration(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
+    """Any tree search with an exploration constant `c` (MCTS, P-MCTS), in any game: one
+    gene, c = 2 sqrt(2) x gene, so the control 0.5 is the usual sqrt(2)."""
+    return {"c": float(2 * np.sqrt(2) * genome[0])}
+
+
 register_mapping("weights", _weights)
 register_mapping("none", _ignore)
+register_mapping("exploration", _exploration, genes=("exploration",), control=[0.5])
 
 
 # ------------------------------------------------------------------ the games of an individual

@@ -653,7 +653,8 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
     lines = [f"A style counts when every pair of counted styles differs in at least one of "
              f"{', '.join(feats)} on these games (Welch's t test, Holm's correction over the "
              f"{st['pairs_tested']} pair-and-feature tests, family-wise error "
-             f"{100 * st['alpha']:.0f}%; elites taken strongest first). "
+             f"{100 * st['alpha']:.0f}%; the largest such set of elites, the strongest "
+             f"of the largest). "
              f"{st['pairs_differing']} of the {st['pairs_tested']} tests found a difference."]
     det = [f"{f} {_fmt(power[f]['detectable'])} (per-game sd {_fmt(power[f]['sd'])})"
            for f in feats if f in power]

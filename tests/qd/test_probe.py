@@ -302,3 +302,24 @@ def test_evolve_warns_from_a_probe(probed, tmp_path, capsys):
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "r2"), "--workers", "0",
                  "--quiet"]) == 0
     assert "cells" not in capsys.readouterr().err
+
+
+def test_probe_on_an_openspiel_game(tmp_path):
+    """Any game: an OpenSpiel game has no scripts, so its genome is the exploration constant
+    of MCTS (the `exploration` mapping); the probe plays it and names what does not move."""
+    pytest.importorskip("pyspiel")
+    config = config_from_dict({
+        "name": "ttt", "game": "openspiel:tic_tac_toe", "seed": 1,
+        "agent": {"name": "mcts", "budget": 8, "genome_mapping": "exploration"},
+        "opponent": "random", "levels": {"set": "range:0-3", "train": 2},
+        "features": ["rounds", "win_round"]})
+    r = run_probe(config, games=8, out=tmp_path / "p", workers=0, show_progress=False)
+    games = pd.read_csv(r.out / "probe_games.csv")
+    assert games["genome"].drop_duplicates().tolist() == ["control", "zero", "exploration=1"]
+    assert len(games) == 3 * 8
+    assert set(r.table["feature"]) == {"rounds", "win_round"}
+    md = (r.out / "probe.md").read_text()
+    moving = [f for f, m in zip(r.table["feature"], r.table["moves"]) if m]
+    still = [f for f in r.table["feature"] if f not in moving]
+    if still:
+        assert "The genome does not move: " in md and all(f in md for f in still)
