@@ -316,6 +316,14 @@ def _resume_arg(p: argparse.ArgumentParser, what: str) -> None:
                         f"(give the same arguments)")
 
 
+def _playing_args(p: argparse.ArgumentParser, what: str) -> None:
+    """--address, --workers, --resume and --quiet: the flags of a command that plays games."""
+    p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    p.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
+    _resume_arg(p, what)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
@@ -390,10 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="play at most N rounds in every game")
     tour.add_argument("--seed", type=int, help="tournament seed (all game and agent seeds)")
     tour.add_argument("--out", help="output directory (default runs/tournament)")
-    tour.add_argument("--address", help="Ray cluster address (default: a local Ray)")
-    tour.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
-    _resume_arg(tour, "tournament")
-    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    _playing_args(tour, "tournament")
     tour.set_defaults(func=_tournament)
 
     evo = sub.add_parser("evolve", help="breed play-styles with MAP-Elites (a run directory)")
@@ -424,13 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--games", type=AT_LEAST_ONE, help="games per elite (default: 2 per level)")
     val.add_argument("--cells", nargs="+", help="only these cells, named as in elites.csv "
                                                 "(e.g. 14:4 6:-1)")
-    val.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    val.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     val.add_argument("--no-control", action="store_true",
                      help="do not play the control genome (the default weights) beside the "
                           "elites; styles are then not compared with it")
-    _resume_arg(val, "validation")
-    val.add_argument("--quiet", action="store_true", help="no progress bar")
+    _playing_args(val, "validation")
     val.set_defaults(func=_validate)
 
     prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
@@ -440,10 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="games per genome (default: sized from a pilot for about 10 minutes "
                           "on 2 cores, at most 200)")
     prb.add_argument("--out", help="output directory (default runs/<name>-probe)")
-    prb.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    prb.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
-    _resume_arg(prb, "probe")
-    prb.add_argument("--quiet", action="store_true", help="no progress bar")
+    _playing_args(prb, "probe")
     prb.set_defaults(func=_probe)
 
     exp = sub.add_parser("export", help="export elites as presets (difficulty levels or styles)")
@@ -501,10 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play at most N rounds (default: the presets' game options)")
     lad.add_argument("--seed", type=int, default=0, help="seed of all games and agents")
     lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the file)")
-    lad.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    lad.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
-    _resume_arg(lad, "ladder")
-    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+    _playing_args(lad, "ladder")
     lad.set_defaults(func=_ladder)
 
     trn = sub.add_parser("train-evaluator", help="train a learned state evaluator on self-play "

@@ -509,14 +509,15 @@ def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[st
     s = settings
     n, g = s["games_per_genome"], s["games_per_genome_config"]
     levels = ", ".join(map(str, s["train_levels"]))
-    against = (f"against {s['opponent']}" if s.get("opponent")
-               else "(a one-player game: the genome plays alone)")
-    seats = "in every seat" if s["players"] > 1 else "alone"
+    where = (f"in every seat, against {s['opponent']}" if s["players"] > 1
+             else "alone (a one-player game)")
     labels = [x["label"] for x in s["genomes"]]
     lines = [f"# Probe of {s['config']}: what the genome moves", "",
-             f"{n} games per genome on the training levels {levels} of {s['game']}, {seats}, "
-             f"{against}, agent {s['agent']} (budget {s['budget']}, options "
-             f"{json.dumps(s['options'], default=str)}, seed {s['seed']}); {len(labels)} genomes: the "
+             f"{n} games per genome on the training levels {levels} of {s['game']}, {where}, "
+             f"agent {s['agent']} ("
+             + (f"budget {s['budget']}, " if s.get("budget") is not None else "")
+             + f"options {json.dumps(s['options'], default=str)}, seed {s['seed']}); "
+             f"{len(labels)} genomes: the "
              f"control, all zero, and one one-hot per gene ({', '.join(s['genome_names'])}).",
              f"{s['games_chosen']}.",
              f"Every number below comes from these probe games on the training levels; g = {g} "

@@ -203,3 +203,41 @@ def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp
     page = (d / "report.html").read_text()
     assert "QD score, evolution / corrected" in page and "on held-out levels" in page
 
+
+
+def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
+    """`validate:` in a config: evolve ends by validating every elite beside the control and
+    prints the headline; --resume on the finished run keeps that validation; a run without
+    the key says how to validate."""
+    import yaml
+    data = {"name": "nimv", "game": "nim", "levels": {"set": "range:0-5", "train": 2},
+            "agent": {"name": "pmcts_pu", "budget": 5, "params": {"expansion": "prior"}},
+            "opponent": "random", "features": ["stones_per_move", "moves"], "repetitions": 2,
+            "evaluations": 6, "emitter": {"batch_size": 3, "initial_random": 2},
+            "validate": {"games": 8}, "seed": 3}
+    cfg = tmp_path / "nimv.yaml"
+    cfg.write_text(yaml.safe_dump(data))
+    run = tmp_path / "run"
+    assert main(["evolve", str(cfg), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    s = json.loads((run / "validation_summary.json").read_text())
+    assert s["games_per_elite"] == 8 and len(s["levels"]) == 4  # the 4 held-out levels
+    assert s["settings"] == {"games": 8, "levels": "held_out", "control": True}
+    assert last.startswith(f"{s['distinct_styles']} distinct style")
+    assert f"(of {s['elites']} elites, 8 games each)" in last
+    games = pd.read_csv(run / "validation_games.csv")
+    assert (games["cell"] == "control").sum() == 8
+    assert not set(games["level"]) & set(yaml.safe_load((run / "config.yaml").read_text())
+                                          ["levels"]["train"])
+    before = (run / "validation_games.csv").read_bytes()
+    assert main(["evolve", str(cfg), "--out", str(run), "--workers", "0", "--quiet",
+                 "--resume"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == last
+    assert (run / "validation_games.csv").read_bytes() == before
+    del data["validate"]
+    cfg.write_text(yaml.safe_dump(data))
+    assert main(["evolve", str(cfg), "--out", str(tmp_path / "plain"), "--workers", "0",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "have not been checked on held-out levels: playstyles validate" in out
+    assert not (tmp_path / "plain" / "validation_summary.json").exists()
