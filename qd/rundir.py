@@ -570,7 +570,8 @@ def dominant_scripts(weights: Mapping[str, float], top: int = 2) -> str:
     """An elite's dominant scripts in words: the `top` scripts of highest weight with their
     weights, highest first (ties in genome order), and how many more share the last weight
     shown (`ResearchMountains 1, SpawnDefensive 0.75`; `ResearchFarms 1, ResearchNaval 1 (+3
-    more at 1)`).
+    more at 1)`); a script of weight 0 is not named beside one above it (`ResearchMountains 1
+    (the other 10 at 0)`).
 
     Args:
         weights: script -> weight, in genome order (NaN weights are left out).
@@ -582,10 +583,15 @@ def dominant_scripts(weights: Mapping[str, float], top: int = 2) -> str:
         return ""
     ranked = sorted(range(len(items)), key=lambda i: (-items[i][1], i))
     shown = [items[i] for i in ranked[:top]]
+    if shown[0][1] > 0:  # a zero weight is no dominance: `A 1 (the other 10 at 0)`
+        shown = [x for x in shown if x[1] > 0]
     text = ", ".join(f"{name} {w:.3g}" for name, w in shown)
     last = shown[-1][1]
-    tied = sum(1 for i in ranked[top:] if items[i][1] == last)
-    if tied:
+    rest = [items[i][1] for i in ranked[len(shown):]]
+    tied = sum(1 for w in rest if w == last)
+    if rest and all(w == 0 for w in rest) and last > 0:
+        text += f" (the other {len(rest)} at 0)"
+    elif tied:
         text += f" (+{tied} more at {last:.3g})"
     return text
 

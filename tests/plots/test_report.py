@@ -315,6 +315,9 @@ def test_dominant_scripts():
     assert dominant_scripts({"A": 1.0, "B": 0.5, "C": 1.0, "D": 1.0}) == "A 1, C 1 (+1 more at 1)"
     assert dominant_scripts({"A": float("nan"), "B": 0.3}) == "B 0.3"
     assert dominant_scripts({}) == ""
+    one_hot = {"A": 0.0, "B": 1.0, "C": 0.0, "D": 0.0}
+    assert dominant_scripts(one_hot) == "B 1 (the other 3 at 0)"
+    assert dominant_scripts({"A": 0.0, "B": 0.0}) == "A 0, B 0"
 
 
 def test_axes_carry_the_features_doc_and_words(tmp_path):
@@ -346,7 +349,7 @@ def test_report_of_an_unvalidated_run_says_no_style_was_checked(tmp_path):
     # every elite shows its dominant scripts (fake_run: elite k has SpawnRange 0.25 k,
     # ResearchRoads 1 - 0.25 k)
     table = pd.read_csv(d / "elites_table.csv").set_index("cell")
-    assert table.loc["14:4", "dominant_scripts"] == "ResearchRoads 1, SpawnRange 0"
+    assert table.loc["14:4", "dominant_scripts"].startswith("ResearchRoads 1")
     assert table.loc["14:-1", "dominant_scripts"] == "SpawnRange 0.75, ResearchRoads 0.25"
     assert "SpawnRange 0.75, ResearchRoads 0.25" in page
     assert "from evolution" in page
