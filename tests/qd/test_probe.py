@@ -323,3 +323,19 @@ def test_probe_on_an_openspiel_game(tmp_path):
     still = [f for f in r.table["feature"] if f not in moving]
     if still:
         assert "The genome does not move: " in md and all(f in md for f in still)
+
+
+def test_the_quickstart_maps_what_its_committed_probe_found_moving():
+    """experiments/quickstart.yaml shares its probe's settings, maps only features the probe
+    found moving, and no cell is narrower than the probe's noise allows."""
+    from pathlib import Path
+
+    from qd.config import load_config
+    root = Path(__file__).resolve().parents[2]
+    config = load_config(root / "experiments" / "quickstart.yaml")
+    probe_dir = root / "experiments" / "results" / "probe" / "usecase_styles"
+    recorded = json.loads((probe_dir / "probe.json").read_text())
+    assert recorded["settings"]["settings_key"] == settings_key(config)
+    assert probe_warnings(config, probe_dir) == []
+    moving = set(recorded["results"]["moves"])
+    assert {f.name for f in config.features} <= moving
