@@ -224,4 +224,6 @@ def test_a_tiny_navy_evolution_runs_end_to_end(tmp_path):
     assert summary["opponent"] is None and summary["games_per_elite"] == 2
     table = (out / "validation.md").read_text()
     assert "genome plays alone" in table and "against" not in table
-    assert "Mean score evolved / validated" in table.splitlines()[0]
+    header = next(line for line in table.splitlines() if line.startswith("| Cell"))
+    assert "Mean score evolved / validated" in header
+    assert table.startswith("**1 distinct style held up on held-out levels")
