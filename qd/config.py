@@ -490,6 +490,11 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     except ValueError as e:
         raise ConfigError(f"{source}: {e}") from None
     validation = _validate_key(data.get("validate"), source)
+    if validation is not None and validation["levels"] in ("held_out", "train") \
+            and not (held_out if validation["levels"] == "held_out" else train):
+        raise _err(source, "validate.levels", f"the config holds no "
+                                              f"{validation['levels'].replace('_', '-')} levels "
+                                              f"(levels.train takes them all); give a level set")
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
     return RunConfig(name=run_name, game=game, options=options, train_levels=train,

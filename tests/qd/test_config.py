@@ -63,6 +63,7 @@ def test_missing_seed_is_drawn_and_recorded(tmp_path):
     ({"features": [{"name": "attacks", "rnage": [0, 1]}]}, "features[0].rnage: unknown key"),
     ({"options": {"max_round": 3}}, "options.max_round: unknown key"),
     ({"emitter": {"kind": "iso_line", "sigma0": 0.3}}, "emitter.sigma0: unknown key"),
+    ({"validate": {"game": 3}}, "validate.game: unknown key"),
 ])
 def test_unknown_keys_are_named(patch, key):
     with pytest.raises(ConfigError) as e:
@@ -96,6 +97,11 @@ def test_unknown_keys_are_named(patch, key):
     ({"options": {"mode": "conquest"}}, "options"),
     ({"name": "a/b"}, "name"),
     ({"game": "chess"}, "game"),
+    ({"validate": {"games": 0}}, "validate.games"),
+    ({"validate": {"levels": 3}}, "validate.levels"),
+    ({"validate": {"control": "yes"}}, "validate.control"),
+    ({"validate": "yes"}, "validate"),
+    ({"validate": True, "levels": {"set": "paper", "train": 25}}, "validate.levels"),
 ])
 def test_invalid_values_name_the_key(patch, key):
     with pytest.raises(ConfigError) as e:
