@@ -196,26 +196,32 @@ class Styles:
 EXACT_LIMIT = 60
 """Up to this many candidates the largest set is searched exactly; beyond, greedily."""
 
+SEARCH_STEPS = 200_000
+"""At most this many steps of the exact search; past them, the larger of the best set found
+so far and the greedy one (deterministic: the same graph gives the same set)."""
+
 
 def largest_set(keys: Sequence[str], differs, strength: Mapping[str, float]) -> list[str]:
     """The largest set of keys in which every pair differs (a maximum clique of the
     'differs' graph; Bron-Kerbosch with pivoting), the strongest such set when several are
-    as large; strongest first. With more than `EXACT_LIMIT` keys, the greedy walk: from the
-    strongest down, a key joins when it differs from every key taken.
+    as large; strongest first. With more than `EXACT_LIMIT` keys (or past `SEARCH_STEPS`
+    steps of the search), the greedy walk where it is not beaten: from the strongest down, a
+    key joins when it differs from every key taken.
 
     Args:
         keys: the candidates, strongest first.
         differs: (a, b) -> whether a and b differ.
         strength: key -> win rate (ties between sets of equal size go to the larger sum).
     """
+    greedy: list[str] = []
+    for k in keys:
+        if all(differs(k, c) for c in greedy):
+            greedy.append(k)
     if len(keys) > EXACT_LIMIT:
-        chosen: list[str] = []
-        for k in keys:
-            if all(differs(k, c) for c in chosen):
-                chosen.append(k)
-        return chosen
+        return greedy
     nbrs = {a: {b for b in keys if b != a and differs(a, b)} for a in keys}
-    best: list[set[str]] = [set()]
+    best: list[set[str]] = [set(greedy)]
+    steps = [0]
 
     def better(r: set[str]) -> bool:
         if len(r) != len(best[0]):
@@ -223,6 +229,9 @@ def largest_set(keys: Sequence[str], differs, strength: Mapping[str, float]) -> 
         return sum(strength[k] for k in r) > sum(strength[k] for k in best[0]) + 1e-12
 
     def expand(r: set[str], p: set[str], x: set[str]) -> None:
+        steps[0] += 1
+        if steps[0] > SEARCH_STEPS:
+            return
         if not p and not x:
             if better(r):
                 best[0] = set(r)

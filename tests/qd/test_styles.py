@@ -132,3 +132,18 @@ def test_detectable_shrinks_with_games():
     assert detectable(1, 1, 40, 40, 0.05) == pytest.approx(
         (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * math.sqrt(2 / 40))
     assert detectable(1, 1, 1, 10, 0.05) == math.inf
+
+
+def test_a_cut_search_keeps_the_greedy_set(monkeypatch):
+    import qd.styles as S
+    pairs = {("b", "c"), ("b", "d"), ("c", "d")}
+
+    def differs(x, y):
+        return (x, y) in pairs or (y, x) in pairs
+
+    strength = {"a": 0.9, "b": 0.5, "c": 0.4, "d": 0.3}
+    monkeypatch.setattr(S, "SEARCH_STEPS", 0)
+    assert largest_set(["a", "b", "c", "d"], differs, strength) == ["a"]  # greedy: a first
+    monkeypatch.setattr(S, "EXACT_LIMIT", 2)
+    monkeypatch.setattr(S, "SEARCH_STEPS", 10 ** 6)
+    assert largest_set(["a", "b", "c", "d"], differs, strength) == ["a"]
