@@ -669,15 +669,24 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
                      "80% of the time, a difference of at least " + "; ".join(det) + ".")
     c = summary.get("control")
     if c:
-        lo, hi = c["win_rate_ci"]
         fe = ", ".join(f"{f} {_fmt(v['mean'])} ({_fmt(v['ci'][0])} to {_fmt(v['ci'][1])})"
                        for f, v in c["features"].items())
-        wr = power.get("win_rate_vs_control", {})
-        lines.append(f"Control (default weights), on the same levels and seats: win rate "
-                     f"{_fmt(c['win_rate'], True)} ({_fmt(lo, True)}-{_fmt(hi, True)}, "
-                     f"{c['games']} games); {fe}. A style is weaker when its win rate is below "
-                     f"the control's (one-sided Welch, 5%, uncorrected; it detects a gap of "
-                     f"{_fmt(wr.get('detectable'), True)} with 80% power).")
+        if st.get("quality") == "score":  # a one-player game: every game is won
+            lo, hi = c["mean_score_ci"]
+            wr = power.get("score_vs_control", {})
+            strength = (f"mean score {_fmt(c['mean_score'])} ({_fmt(lo)} to {_fmt(hi)}, "
+                        f"{c['games']} games)")
+            rule = (f"its mean score is below the control's (a one-player game; one-sided "
+                    f"Welch, 5%, uncorrected; it detects a gap of {_fmt(wr.get('detectable'))}")
+        else:
+            lo, hi = c["win_rate_ci"]
+            wr = power.get("win_rate_vs_control", {})
+            strength = (f"win rate {_fmt(c['win_rate'], True)} ({_fmt(lo, True)}-"
+                        f"{_fmt(hi, True)}, {c['games']} games)")
+            rule = (f"its win rate is below the control's (one-sided Welch, 5%, uncorrected; "
+                    f"it detects a gap of {_fmt(wr.get('detectable'), True)}")
+        lines.append(f"Control (default weights), on the same levels and seats: {strength}; "
+                     f"{fe}. A style is weaker when {rule} with 80% power).")
         diff = [k for k, v in st["differs_from_control"].items() if v]
         weak = [k for k, v in st["weaker_than_control"].items() if v]
         lines.append(f"Styles that differ from the control in a feature: {len(diff)} of "

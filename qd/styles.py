@@ -130,7 +130,8 @@ class Sample:
 
     Args:
         key: its name (an elite's cell, or "control").
-        wins: its share of first place in each game.
+        wins: its quality in each game: its share of first place, or in a one-player game
+            (where that is always 1) its score.
         features: feature -> one value per game.
     """
 
@@ -154,15 +155,17 @@ class Styles:
         pairs: one record per pair and feature tested: a, b, feature, p, differs.
         differs_from_control: style key -> whether some feature differs from the control
             (Holm over styles and features); empty without a control.
-        weaker_than_control: style key -> whether its win rate is below the control's (Welch,
-            one-sided, at `alpha`, uncorrected: a lenient correction would hide weak styles).
+        weaker_than_control: style key -> whether its quality (win rate, or mean score in a
+            one-player game) is below the control's (Welch, one-sided, at `alpha`,
+            uncorrected: a lenient correction would hide weak styles).
         not_weaker: the styles that are not weaker than the control (all, without one).
         power: feature -> the smallest difference of two styles' means the pairwise test
             detects with 80% power at the games played (at Holm's strictest level), the
-            pooled per-game standard deviation and that level; `win_rate_vs_control`: the
-            same for the one-sided test of a style's win rate against the control's.
+            pooled per-game standard deviation and that level; `<quality>_vs_control`: the
+            same for the one-sided test of a style's quality against the control's.
         alpha: the family-wise error.
         games: games per sample (the smallest, when they differ).
+        quality: what `Sample.wins` holds: "win_rate" or "score".
     """
 
     styles: list[str]
@@ -173,6 +176,7 @@ class Styles:
     power: dict[str, dict[str, float]] = field(default_factory=dict)
     alpha: float = ALPHA
     games: int = 0
+    quality: str = "win_rate"
 
     @property
     def count(self) -> int:
@@ -190,7 +194,8 @@ class Styles:
                 "weaker_than_control": dict(self.weaker_than_control),
                 "pairs_tested": len(self.pairs),
                 "pairs_differing": sum(1 for r in self.pairs if r["differs"]),
-                "alpha": self.alpha, "games": self.games, "power": self.power}
+                "alpha": self.alpha, "games": self.games, "power": self.power,
+                "quality": self.quality}
 
 
 EXACT_LIMIT = 60
@@ -271,7 +276,8 @@ def _pooled_sd(samples: Sequence[Sample], f: str | None) -> float:
 
 
 def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
-                    control: Sample | None = None, alpha: float = ALPHA) -> Styles:
+                    control: Sample | None = None, alpha: float = ALPHA,
+                    quality: str = "win_rate") -> Styles:
     """The distinct styles among `samples`, strongest first.
 
     Every pair of samples is compared on every feature (Welch's t test); Holm's correction
@@ -289,6 +295,8 @@ def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
         features: the features that tell styles apart (the run's mapped features).
         control: the control's per-game values on the same games, if played.
         alpha: the family-wise error.
+        quality: what the samples' `wins` hold: "win_rate" (shares of first place) or
+            "score" (a one-player game's scores).
     """
     order = sorted(range(len(samples)), key=lambda i: (-np.nan_to_num(samples[i].win_rate,
                                                                        nan=-1.0), i))
@@ -312,7 +320,7 @@ def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
                     "detectable": detectable(sd, sd, games, games, alpha / tests)
                     if sd == sd else math.inf}
     out = Styles(styles=chosen, tested=[s.key for s in samples], pairs=pairs, alpha=alpha,
-                 games=games, power=power)
+                 games=games, power=power, quality=quality)
     if control is not None:
         by_key = {s.key: s for s in samples}
         tests_c = [(k, f, welch_p(by_key[k].features[f], control.features[f]))
@@ -326,7 +334,7 @@ def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
                                    for k in chosen}
         sd = _pooled_sd([*samples, control], None)
         n_c = len(_clean(control.wins))
-        out.power["win_rate_vs_control"] = {
+        out.power[f"{quality}_vs_control"] = {
             "sd": sd, "level": alpha,
             "detectable": detectable(sd, sd, games, n_c, alpha, sides=1) if sd == sd
             else math.inf}

@@ -274,13 +274,15 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         feats = config.features
         mapped = [f.name for f in feats]
         rows, game_rows, samples = [], [], []
+        solo = plan.players == 1
+        control_games: list[PlayerGame] = []
         for k, row in enumerate(chosen.to_dict("records")):
             mine = records[k * n_games:(k + 1) * n_games]
             pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
             genome = np.array([float(row[n]) for n in names])
             ev = evaluate_games(genome, pg, feats)
             values = per_game(pg, feats)
-            samples.append(Sample(str(row["cell"]), [g.credit for g in pg], values))
+            samples.append(Sample(str(row["cell"]), _quality(pg, solo), values))
             v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
             v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
             e_grid = parse_grid_index(row["grid_index"])
@@ -314,11 +316,13 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         if control:
             mine = records[len(chosen) * n_games:]
             pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
-            control_sample = Sample(CONTROL, [g.credit for g in pg], per_game(pg, feats))
+            control_sample = Sample(CONTROL, _quality(pg, solo), per_game(pg, feats))
+            control_games = pg
             me = {"cell": CONTROL, "index": -1}
             for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
                 game_rows.append(_game_row(me, g, rec, seat, p, feats))
-        found = distinct_styles(samples, mapped, control=control_sample)
+        found = distinct_styles(samples, mapped, control=control_sample,
+                                quality="score" if solo else "win_rate")
         rank = {c: i + 1 for i, c in enumerate(found.styles)}
         for out in rows:
             c = str(out["cell"])
@@ -345,7 +349,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             "distinct_styles": found.count,
             "distinct_styles_not_weaker": len(found.not_weaker) if control else None,
             "styles": found.summary(),
-            "control": _control_summary(control_sample, plan.control(), names, mapped),
+            "control": _control_summary(control_sample, control_games, plan.control(), names,
+                                        mapped),
             "spearman": spear,
             "same_cell_share": float(table["same_cell"].mean()),
             "neighbour_share": float(table["neighbour"].mean()),
@@ -452,16 +457,25 @@ def _game_row(elite: dict, g: int, rec: GameRecord, seat: int, pg: PlayerGame | 
     return row
 
 
-def _control_summary(sample: Sample | None, genome: np.ndarray, names: Sequence[str],
-                     features: Sequence[str]) -> dict[str, Any] | None:
-    """The control genome's held-out win rate and feature means with their intervals."""
+def _quality(games: Sequence[PlayerGame], solo: bool) -> list[float]:
+    """Per game, what 'weaker' compares: the share of first place, or in a one-player game
+    (where it is always 1) the score."""
+    return [g.final("score") for g in games] if solo else [g.credit for g in games]
+
+
+def _control_summary(sample: Sample | None, games: Sequence[PlayerGame], genome: np.ndarray,
+                     names: Sequence[str], features: Sequence[str]) -> dict[str, Any] | None:
+    """The control genome's held-out win rate, mean score and feature means with their
+    intervals."""
     if sample is None:
         return None
-    wins = [w for w in sample.wins if w == w]
+    wins = [g.credit for g in games]
     low, high = wilson_interval(sum(wins), len(wins))
+    m, lo, hi, _ = mean_interval([g.final("score") for g in games])
     out: dict[str, Any] = {"genome": {n: float(v) for n, v in zip(names, genome)},
-                           "games": len(wins), "win_rate": sample.win_rate,
-                           "win_rate_ci": [low, high], "features": {}}
+                           "games": len(wins), "win_rate": float(np.mean(wins)),
+                           "win_rate_ci": [low, high], "mean_score": m,
+                           "mean_score_ci": [lo, hi], "features": {}}
     for f in features:
         m, lo, hi, n = mean_interval(sample.features[f])
         out["features"][f] = {"mean": m, "ci": [lo, hi], "games": n}
