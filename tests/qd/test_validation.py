@@ -241,3 +241,15 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "have not been checked on held-out levels: playstyles validate" in out
     assert not (tmp_path / "plain" / "validation_summary.json").exists()
+
+
+def test_validation_without_the_control(tmp_path_factory, tmp_path):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    r = validate(d, games=2, workers=0, show_progress=False, chart=False, control=False)
+    games = pd.read_csv(d / "validation_games.csv")
+    assert "control" not in set(games["cell"])
+    assert r.summary["control"] is None and r.summary["distinct_styles_not_weaker"] is None
+    assert r.summary["distinct_styles"] >= 1
+    from qd.validation import headline
+    assert "not weaker" not in headline(r.summary)
+    assert r.table["weaker_than_control"].isna().all()
