@@ -2,7 +2,7 @@
 
 For each results folder (a copy of a run directory's config.yaml, validation_games.csv and
 validation_summary.json), the counts are computed again from validation_games.csv alone: the
-per-game wins and mapped-feature values of every elite and of the control (`qd.styles`), and
+per-game wins (scores in a one-player game) and mapped-feature values of every elite and of the control (`qd.styles`), and
 compared with what validation_summary.json says.
 
     python experiments/recount_styles.py experiments/results/quickstart experiments/results/styles/*
@@ -36,13 +36,17 @@ def recount(folder: Path) -> dict:
     if summary.get("distinct_styles") is None:  # validated before styles were counted
         return {"folder": str(folder), "summary_says": (None, None)}
 
+    quality = (summary.get("styles") or {}).get("quality", "win_rate")
+    column = "elite_score" if quality == "score" else "elite_won"  # a one-player game: scores
+
     def sample(cell: str) -> Sample:
         g = games[games["cell"].astype(str) == cell]
-        return Sample(cell, g["elite_won"].tolist(), {f: g[f].tolist() for f in features})
+        return Sample(cell, g[column].tolist(), {f: g[f].tolist() for f in features})
 
     cells = [c for c in games["cell"].astype(str).drop_duplicates() if c != CONTROL]
     control = sample(CONTROL) if (games["cell"] == CONTROL).any() else None
-    found = distinct_styles([sample(c) for c in cells], features, control=control)
+    found = distinct_styles([sample(c) for c in cells], features, control=control,
+                            quality=quality)
     return {"folder": str(folder), "elites": len(cells),
             "games_per_elite": int(games[games["cell"] != CONTROL].groupby("cell").size().min()),
             "held_out_levels": int(games["level"].nunique()),
