@@ -2,8 +2,8 @@
 
 For each results folder (a copy of a run directory's config.yaml, validation_games.csv and
 validation_summary.json), the counts are computed again from validation_games.csv alone: the
-per-game wins (scores in a one-player game) and mapped-feature values of every elite and of the control (`qd.styles`), and
-compared with what validation_summary.json says.
+per-game wins (scores in a one-player game) and mapped-feature values of every elite and of
+the control (`qd.styles`), and compared with what validation_summary.json says.
 
     python experiments/recount_styles.py experiments/results/quickstart experiments/results/styles/*
 
