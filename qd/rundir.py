@@ -671,20 +671,16 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
     if c:
         fe = ", ".join(f"{f} {_fmt(v['mean'])} ({_fmt(v['ci'][0])} to {_fmt(v['ci'][1])})"
                        for f, v in c["features"].items())
-        if st.get("quality") == "score":  # a one-player game: every game is won
-            lo, hi = c["mean_score_ci"]
-            wr = power.get("score_vs_control", {})
-            strength = (f"mean score {_fmt(c['mean_score'])} ({_fmt(lo)} to {_fmt(hi)}, "
-                        f"{c['games']} games)")
-            rule = (f"its mean score is below the control's (a one-player game; one-sided "
-                    f"Welch, 5%, uncorrected; it detects a gap of {_fmt(wr.get('detectable'))}")
-        else:
-            lo, hi = c["win_rate_ci"]
-            wr = power.get("win_rate_vs_control", {})
-            strength = (f"win rate {_fmt(c['win_rate'], True)} ({_fmt(lo, True)}-"
-                        f"{_fmt(hi, True)}, {c['games']} games)")
-            rule = (f"its win rate is below the control's (one-sided Welch, 5%, uncorrected; "
-                    f"it detects a gap of {_fmt(wr.get('detectable'), True)}")
+        score = st.get("quality") == "score"  # a one-player game: every game is won
+        key, name, pct = ("mean_score", "mean score", False) if score else \
+            ("win_rate", "win rate", True)
+        lo, hi = c[f"{key}_ci"]
+        wr = power.get(f"{'score' if score else 'win_rate'}_vs_control", {})
+        strength = (f"{name} {_fmt(c[key], pct)} ({_fmt(lo, pct)}{'-' if pct else ' to '}"
+                    f"{_fmt(hi, pct)}, {c['games']} games)")
+        rule = (f"its {name} is below the control's ({'a one-player game; ' if score else ''}"
+                f"one-sided Welch, 5%, uncorrected; it detects a gap of "
+                f"{_fmt(wr.get('detectable'), pct)}")
         lines.append(f"Control (default weights), on the same levels and seats: {strength}; "
                      f"{fe}. A style is weaker when {rule} with 80% power).")
         diff = [k for k, v in st["differs_from_control"].items() if v]
