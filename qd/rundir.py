@@ -643,7 +643,8 @@ def headline(summary: Mapping[str, Any]) -> str:
               "the run's training levels on fresh seeds" if played <= train else
               f"held-out and training levels ({len(train)} of {len(played)} training)")
     text = (f"{k} distinct style{'s' if k != 1 else ''} held up on {levels} (of "
-            f"{summary['elites']} elites, {summary['games_per_elite']} games each)")
+            f"{summary['elites']} elite{'s' if summary['elites'] != 1 else ''}, "
+            f"{summary['games_per_elite']} games each)")
     if summary.get("distinct_styles_not_weaker") is not None:
         text += f"; {summary['distinct_styles_not_weaker']} not weaker than the control"
     return text

@@ -224,7 +224,7 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
     assert s["games_per_elite"] == 8 and len(s["levels"]) == 4  # the 4 held-out levels
     assert s["settings"] == {"games": 8, "levels": "held_out", "control": True}
     assert last.startswith(f"{s['distinct_styles']} distinct style")
-    assert f"(of {s['elites']} elites, 8 games each)" in last
+    assert f"(of {s['elites']} elite" in last and "8 games each)" in last
     games = pd.read_csv(run / "validation_games.csv")
     assert (games["cell"] == "control").sum() == 8
     assert not set(games["level"]) & set(yaml.safe_load((run / "config.yaml").read_text())
