@@ -521,14 +521,16 @@ def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
                      show_progress: bool) -> dict[str, Any]:
     """The config's `validate` step once evolution has finished: every elite replayed on the
     held-out levels beside the control (`qd.validation.validate`). A validation already
-    written with the same settings is kept; an interrupted one continues from its journal
-    (`evolve --resume`)."""
+    written with the same settings is kept, and so is one written by `playstyles validate`
+    (evolve does not overwrite what it did not write); an interrupted one continues from its
+    journal (`evolve --resume`)."""
     from qd.rundir import RunFiles
     from qd.validation import validate
     v = config.validation
     run = RunFiles(run_dir)
     old = run.validation_summary if run.has(VALIDATION_SUMMARY) else None
-    if old and old.get("settings") == v and old.get("distinct_styles") is not None:
+    if old and old.get("distinct_styles") is not None and \
+            ("settings" not in old or old["settings"] == v):
         return old
     summary = validate(run_dir, levels=v["levels"], games=v["games"], workers=workers,
                        address=address, show_progress=show_progress, control=v["control"],

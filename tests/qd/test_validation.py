@@ -234,6 +234,14 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
                  "--resume"]) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1] == last
     assert (run / "validation_games.csv").read_bytes() == before
+    # a validation written by `playstyles validate` is not overwritten by evolve --resume
+    assert main(["validate", str(run), "--games", "2", "--workers", "0", "--quiet"]) == 0
+    mine = (run / "validation_games.csv").read_bytes()
+    capsys.readouterr()
+    assert main(["evolve", str(cfg), "--out", str(run), "--workers", "0", "--quiet",
+                 "--resume"]) == 0
+    assert "2 games each" in capsys.readouterr().out.strip().splitlines()[-1]
+    assert (run / "validation_games.csv").read_bytes() == mine
     del data["validate"]
     cfg.write_text(yaml.safe_dump(data))
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "plain"), "--workers", "0",
