@@ -357,8 +357,8 @@ def _check_out(out: Path) -> None:
 # ------------------------------------------------------------------------------ the probe
 
 def run_probe(config, games: int | None = None, out: str | Path | None = None,
-          workers: int | None = None, address: str | None = None, resume: bool = False,
-          show_progress: bool = True) -> ProbeResult:
+              workers: int | None = None, address: str | None = None, resume: bool = False,
+              show_progress: bool = True) -> ProbeResult:
     """Play the control, the all-zero and every one-hot genome N games each on the config's
     training levels and write what the genome moves (module text) into `out`.
 
