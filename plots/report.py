@@ -48,6 +48,7 @@ from qd.rundir import (
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
+    csv_true,
     dominant_scripts,
     evolved_column,
     headline,
@@ -131,13 +132,9 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
     out = elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
     if "distinct" in out:
         out[NOT_HELD] = out["distinct"].map(
-            lambda d: (not _truth(d)) if d is not None and d == d else np.nan)
+            lambda d: (not csv_true(d)) if d is not None and d == d else np.nan)
     return out
 
-
-def _truth(v: Any) -> bool:
-    """A boolean read back from a CSV (True, "True", 1)."""
-    return str(v).strip().lower() in ("true", "1", "1.0")
 
 
 def held_out_frame(run: RunFiles) -> pd.DataFrame:
@@ -159,7 +156,7 @@ def held_out_frame(run: RunFiles) -> pd.DataFrame:
     v = v.rename(columns={c: validated_column(c) for c in WIN_RATE_CI if c in v})
     v["objective"] = v[WIN_RATE_VALIDATED].astype(float)
     if "distinct" in v:
-        v[NOT_HELD] = ~v["distinct"].map(_truth)
+        v[NOT_HELD] = ~v["distinct"].map(csv_true)
         v["objective"] += 2.0 * (~v[NOT_HELD])
     return v
 
@@ -489,12 +486,12 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
             row.append(f"{_num(r.get(validated_column(f)))} <span class=small>"
                        f"({_num(lo)} to {_num(hi)})</span>")
         control = []
-        if _truth(r.get("differs_from_control")):
+        if csv_true(r.get("differs_from_control")):
             control.append("differs")
         elif r.get("differs_from_control") is not None and r.get("differs_from_control") == \
                 r.get("differs_from_control"):
             control.append("no feature differs")
-        if _truth(r.get("weaker_than_control")):
+        if csv_true(r.get("weaker_than_control")):
             control.append("weaker")
         row.append(_esc(", ".join(control)) if control else "n/a")
         idx = int(r["index"])

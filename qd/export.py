@@ -45,6 +45,7 @@ from qd.rundir import (
     STYLE_COLUMNS,
     WIN_RATE_CI,
     RunFiles,
+    csv_true,
     mean_column,
     measure_column,
     parse_grid_index,
@@ -274,7 +275,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                             f"only the styles that hold up")
         if counted and not all_elites:
             distinct = validated = True
-            held = elites[elites["distinct"].map(_truth)]
+            held = elites[elites["distinct"].map(csv_true)]
             held = held.sort_values("style", kind="stable").reset_index(drop=True)
             if held.empty:
                 raise ValueError(f"{run_dir}: none of the {tried} validated elites held up as a "
@@ -490,10 +491,6 @@ def _crossed(labels: Sequence[str], rows: list[dict[str, Any]], budgets: Sequenc
         for b in budgets or [None]:
             yield label, r, b
 
-
-def _truth(v: Any) -> bool:
-    """A boolean read back from a CSV (True, "True", 1)."""
-    return str(v).strip().lower() in ("true", "1", "1.0")
 
 
 def _pair(low: Any, high: Any) -> list[float] | None:

@@ -146,13 +146,26 @@ class Plan:
             for _ in range(self.repetitions):
                 key = (individual, g) if replay == 0 else (individual, g, replay)
                 seat = g % self.players
-                game_seed, agents, seeds = seat_table(self.seed, key, me, self.opponent, seat,
-                                                      self.players)
-                out.append(GameSpec(game=self.game, level=level, seed=game_seed,
-                                    agents=agents, agent_seeds=seeds, options=self.options,
-                                    tag=(individual, g, seat) + ((replay,) if replay else ())))
+                out.append(self.spec(me, key, level, seat,
+                                     (individual, g, seat) + ((replay,) if replay else ())))
                 g += 1
         return out
+
+    def spec(self, me: AgentSpec, key: tuple, level: Any, seat: int, tag: tuple) -> GameSpec:
+        """One game of `me` in `seat` against the opponent on `level`, with seeds from (run
+        seed, `key`) (`seat_table`).
+
+        Args:
+            me: the evaluated agent.
+            key: the game's spawn key.
+            level: the level.
+            seat: `me`'s seat.
+            tag: the game's tag (the evaluated agent's number, the game, the seat, ...).
+        """
+        game_seed, agents, seeds = seat_table(self.seed, key, me, self.opponent, seat,
+                                              self.players)
+        return GameSpec(game=self.game, level=level, seed=game_seed, agents=agents,
+                        agent_seeds=seeds, options=self.options, tag=tag)
 
 
 def seat_table(seed: int, key: tuple, me: AgentSpec, opponent: AgentSpec, seat: int,

@@ -44,7 +44,7 @@ import hashlib
 import json
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -140,17 +140,11 @@ def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Se
         games: games per genome.
         seed: the config's seed.
     """
-    from qd.games import seat_table
+    plan = replace(plan, seed=seed)
     order = alternating_games(games, levels, plan.players)
     mes = [plan.agent_for(genome) for _, genome in genomes]
-    specs = []
-    for g, (level, seat) in enumerate(order):
-        for k, me in enumerate(mes):
-            game_seed, agents, seeds = seat_table(seed, (PROBE_KEY, k, g), me, plan.opponent,
-                                                  seat, plan.players)
-            specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
-                                  agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
-    return specs
+    return [plan.spec(me, (PROBE_KEY, k, g), level, seat, (k, g, seat))
+            for g, (level, seat) in enumerate(order) for k, me in enumerate(mes)]
 
 
 def default_games(seconds: Sequence[float], genomes: int, unit: int) -> tuple[int, str]:
@@ -205,6 +199,20 @@ def spread_ratio(spread: float, se: float) -> float:
     return math.inf if spread > 0 else 0.0
 
 
+def noise_at(sd_within: float, spread: float, games_per_genome: int) -> tuple[float, float]:
+    """(ratio, min width) of a feature at g games per genome: the spread of the genome means
+    over one genome's standard error sd / sqrt(g), and the width of one genome's 95% interval,
+    2 x 1.96 x sd / sqrt(g).
+
+    Args:
+        sd_within: the pooled within-genome standard deviation.
+        spread: the standard deviation of the genome means.
+        games_per_genome: g.
+    """
+    se = sd_within / math.sqrt(games_per_genome)
+    return spread_ratio(spread, se), 2 * Z95 * se
+
+
 def feature_row(samples: Sequence[Sample], feature, games_per_genome: int,
                 width: float, mapped: bool) -> dict[str, Any]:
     """A feature's row of probe.csv without Holm, `moves` and the rank.
@@ -222,9 +230,7 @@ def feature_row(samples: Sequence[Sample], feature, games_per_genome: int,
     means = [mean_interval(s.features[name])[0] for s in samples]
     means = [m for m in means if math.isfinite(m)]
     spread = float(np.std(means, ddof=1)) if len(means) > 1 else math.nan
-    se = sd_w / math.sqrt(games_per_genome)
-    ratio = spread_ratio(spread, se)
-    min_width = 2 * Z95 * se
+    ratio, min_width = noise_at(sd_w, spread, games_per_genome)
     return {"feature": name, "doc": feature.doc, "mapped": mapped, "kruskal_p": p,
             "epsilon2": h / (n - 1) if n > 1 and math.isfinite(h) else math.nan,
             "sd_within": sd_w, "spread": spread, "games_per_genome_config": games_per_genome,
@@ -287,11 +293,12 @@ def _read_json(out: Path) -> dict[str, Any] | None:
     return data
 
 
-def _genome_params(config) -> set[str]:
-    """The agent parameters the genome mapping sets (left out of the settings key)."""
+def _agent_params(config) -> dict[str, Any]:
+    """The evolved agent's parameters without those the genome mapping sets."""
     from qd.games import GENOME_MAPPINGS
     plan = config.plan()
-    return set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
+    genome = set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
+    return {k: v for k, v in plan.agent.params if k not in genome}
 
 
 def settings_key(config) -> str:
@@ -304,9 +311,7 @@ def settings_key(config) -> str:
         config: the run config.
     """
     plan = config.plan()
-    genome_params = _genome_params(config)
-    agent = {"name": plan.agent.name,
-             "params": {k: v for k, v in plan.agent.params if k not in genome_params}}
+    agent = {"name": plan.agent.name, "params": _agent_params(config)}
     opponent = ({"name": plan.opponent.name, "params": dict(plan.opponent.params)}
                 if plan.players > 1 else None)
     data = {"game": config.game, "options": dict(config.options), "agent": agent,
@@ -319,12 +324,11 @@ def settings_key(config) -> str:
 def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
               chosen: str | None, pilot: dict[str, Any] | None) -> dict[str, Any]:
     plan = config.plan()
-    genome_params = _genome_params(config)
     from qd.features import features_of
     return {
         "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
         "agent": plan.agent_for(plan.control()).display(), "agent_name": plan.agent.name,
-        "agent_params": {k: v for k, v in plan.agent.params if k not in genome_params},
+        "agent_params": _agent_params(config),
         "genome_mapping": plan.mapping, "budget": config.agent.get("budget"),
         "opponent": plan.opponent.display() if plan.players > 1 else None,
         "opponent_params": dict(plan.opponent.params) if plan.players > 1 else None,
@@ -599,14 +603,11 @@ def probe_warnings(config, probe_dir: str | Path) -> list[str]:
         if f.name not in table.index:
             continue
         r = table.loc[f.name]
-        sd, spread = float(r["sd_within"]), float(r["spread"])
-        se = sd / math.sqrt(g)
-        min_width = 2 * Z95 * se
+        ratio, min_width = noise_at(float(r["sd_within"]), float(r["spread"]), g)
         if f.width < min_width:
             out.append(f"feature {f.name}: cells {f.width:.3g} wide, narrower than the "
                        f"{min_width:.3g} that the games' noise allows at {g} games per genome "
                        f"(probe {here}/)")
-        ratio = spread_ratio(spread, se)
         if not (bool(r["holm_reject"]) and ratio >= 1):
             out.append(f"feature {f.name}: the genome does not move it beyond the games' noise "
                        f"(Kruskal-Wallis p {float(r['kruskal_p']):.2g}, ratio {ratio:.3g} at "

@@ -600,6 +600,15 @@ def dominant_scripts(weights: Mapping[str, float], top: int = 2) -> str:
 # (validation_summary.json read for people: `qd.validation` writes it, the report, export and
 # the command line say it; here so that a run directory reads without the code)
 
+def csv_true(value: Any) -> bool:
+    """A boolean read back from a CSV table (True, "True", 1).
+
+    Args:
+        value: the cell.
+    """
+    return str(value).strip().lower() in ("true", "1", "1.0")
+
+
 def validation_source(summary: Mapping[str, Any]) -> str:
     """Which games validation.csv's values come from, in words: `held out (N games on M
     held-out levels)`, `replayed (N fresh games on M training levels)` for a validation on
@@ -625,7 +634,9 @@ def styles_counted(summary: Mapping[str, Any] | None) -> bool:
     return bool(summary) and summary.get("distinct_styles") is not None
 
 
-def _fmt(x: Any, pct: bool = False) -> str:
+def number_text(x: Any, pct: bool = False) -> str:
+    """A number as the tables print it (3 significant digits, or a percentage); n/a when
+    missing or not finite."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "n/a"
     return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
@@ -663,25 +674,25 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
              f"{100 * st['alpha']:.0f}%; the largest such set of elites, the strongest "
              f"of the largest). "
              f"{st['pairs_differing']} of the {st['pairs_tested']} tests found a difference."]
-    det = [f"{f} {_fmt(power[f]['detectable'])} (per-game sd {_fmt(power[f]['sd'])})"
+    det = [f"{f} {number_text(power[f]['detectable'])} (per-game sd {number_text(power[f]['sd'])})"
            for f in feats if f in power]
     if det:
         lines.append("Power: with " + f"{st['games']} games per elite the pairwise test finds, "
                      "80% of the time, a difference of at least " + "; ".join(det) + ".")
     c = summary.get("control")
     if c:
-        fe = ", ".join(f"{f} {_fmt(v['mean'])} ({_fmt(v['ci'][0])} to {_fmt(v['ci'][1])})"
-                       for f, v in c["features"].items())
+        fe = ", ".join(f"{f} {number_text(v['mean'])} ({number_text(v['ci'][0])} to "
+                       f"{number_text(v['ci'][1])})" for f, v in c["features"].items())
         score = st.get("quality") == "score"  # a one-player game: every game is won
         key, name, pct = ("mean_score", "mean score", False) if score else \
             ("win_rate", "win rate", True)
         lo, hi = c[f"{key}_ci"]
         wr = power.get(f"{'score' if score else 'win_rate'}_vs_control", {})
-        strength = (f"{name} {_fmt(c[key], pct)} ({_fmt(lo, pct)}{'-' if pct else ' to '}"
-                    f"{_fmt(hi, pct)}, {c['games']} games)")
+        strength = (f"{name} {number_text(c[key], pct)} ({number_text(lo, pct)}{'-' if pct else ' to '}"
+                    f"{number_text(hi, pct)}, {c['games']} games)")
         rule = (f"its {name} is below the control's ({'a one-player game; ' if score else ''}"
                 f"one-sided Welch, 5%, uncorrected; it detects a gap of "
-                f"{_fmt(wr.get('detectable'), pct)}")
+                f"{number_text(wr.get('detectable'), pct)}")
         lines.append(f"Control (default weights), on the same levels and seats: {strength}; "
                      f"{fe}. A style is weaker when {rule} with 80% power).")
         diff = [k for k, v in st["differs_from_control"].items() if v]

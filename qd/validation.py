@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,9 +38,9 @@ import pandas as pd
 
 from agents.files import atomic_write
 from agents.ladder import alternating_games, wilson_interval
-from agents.runner import AgentSpec, GameRecord, GameSpec
+from agents.runner import GameRecord, GameSpec
 from qd.features import PlayerGame, per_game
-from qd.games import credit, seat_table
+from qd.games import credit
 from qd.rundir import (
     CONFIG,
     ELITES,
@@ -57,6 +57,7 @@ from qd.rundir import (
     headline,
     mean_column,
     measure_column,
+    number_text,
     parse_grid_index,
     styles_text,
     validated_ci_columns,
@@ -168,14 +169,12 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
                for row in elites.to_dict("records")]
     if control:
         players.append((CONTROL_KEY, plan.control()))
+    plan = replace(plan, seed=seed)
     specs = []
     for k, (key, genome) in enumerate(players):
-        me: AgentSpec = plan.agent_for(genome)
-        for g, (level, seat) in enumerate(order):
-            game_seed, agents, seeds = seat_table(seed, (VALIDATION_KEY, *key, g), me,
-                                                  plan.opponent, seat, plan.players)
-            specs.append(GameSpec(game=plan.game, level=level, seed=game_seed, agents=agents,
-                                  agent_seeds=seeds, options=plan.options, tag=(k, g, seat)))
+        me = plan.agent_for(genome)
+        specs += [plan.spec(me, (VALIDATION_KEY, *key, g), level, seat, (k, g, seat))
+                  for g, (level, seat) in enumerate(order)]
     return specs
 
 
@@ -482,12 +481,6 @@ def _control_summary(sample: Sample | None, games: Sequence[PlayerGame], genome:
     return out
 
 
-def _fmt(x: Any, pct: bool = False) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
-
-
 def _style_text(r: dict[str, Any]) -> str:
     k = r.get(STYLE)
     if not k or k != k:
@@ -514,12 +507,12 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
     ci_low, ci_high = WIN_RATE_CI
     for r in table.to_dict("records"):
         cells = [f"[{r['cell']}]", _style_text(r),
-                 f"{_fmt(r[evolved_column('win_rate')], True)} / "
-                 f"{_fmt(r[validated_column('win_rate')], True)} "
-                 f"({_fmt(r[ci_low], True)}-{_fmt(r[ci_high], True)})",
-                 f"{_fmt(r[evolved_column('mean_score')])} / "
-                 f"{_fmt(r[validated_column('mean_score')])}"]
-        cells += [f"{_fmt(r[evolved_column(f)])} / {_fmt(r[validated_column(f)])}"
+                 f"{number_text(r[evolved_column('win_rate')], True)} / "
+                 f"{number_text(r[validated_column('win_rate')], True)} "
+                 f"({number_text(r[ci_low], True)}-{number_text(r[ci_high], True)})",
+                 f"{number_text(r[evolved_column('mean_score')])} / "
+                 f"{number_text(r[validated_column('mean_score')])}"]
+        cells += [f"{number_text(r[evolved_column(f)])} / {number_text(r[validated_column(f)])}"
                   for f in features]
         cells.append(f"[{r['validated_cell']}]")
         lines.append("| " + " | ".join(cells) + " |")
@@ -530,21 +523,21 @@ def table_two_markdown(table: pd.DataFrame, features: Sequence[str],
     lines += ["", f"{summary['elites']} elites, {summary['games_per_elite']} games each on "
                   f"{len(summary['levels'])} levels {against}.",
               "Spearman (evolved vs validated): " + ", ".join(
-                  f"{k} {_fmt(v)}" for k, v in sp.items()) + ".",
+                  f"{k} {number_text(v)}" for k, v in sp.items()) + ".",
               f"Validated features in the elite's own cell: "
-              f"{_fmt(summary['same_cell_share'], True)}; in its cell or a neighbour: "
-              f"{_fmt(summary['neighbour_share'], True)}."]
+              f"{number_text(summary['same_cell_share'], True)}; in its cell or a neighbour: "
+              f"{number_text(summary['neighbour_share'], True)}."]
     c = summary.get("corrected")
     if c:
         gaps = summary.get("mean_abs_gap") or {}
         lines += [f"Corrected archive (each elite at its replayed cell and win rate): "
-                  f"{c['cells']} cells (coverage {_fmt(c['coverage'], True)}), QD score "
+                  f"{c['cells']} cells (coverage {number_text(c['coverage'], True)}), QD score "
                   f"{c['qd_score']:.2f}; evolved: {c['cells_evolved']} cells (coverage "
-                  f"{_fmt(c['coverage_evolved'], True)}), QD score {c['qd_score_evolved']:.2f}.",
+                  f"{number_text(c['coverage_evolved'], True)}), QD score {c['qd_score_evolved']:.2f}.",
                   "Mean absolute gap, evolved vs replayed: " + ", ".join(
-                      f"{k} {_fmt(v, k == 'win_rate')}" for k, v in gaps.items()) + "."]
+                      f"{k} {number_text(v, k == 'win_rate')}" for k, v in gaps.items()) + "."]
         for group, g in (summary.get("by_level_group") or {}).items():
             lines.append(f"On {group.replace('_', '-')} levels: {g['games']} games, mean "
-                         f"replayed win rate {_fmt(g['mean_win_rate'], True)}, mean absolute "
-                         f"gap {_fmt(g['mean_abs_gap_win_rate'], True)}.")
+                         f"replayed win rate {number_text(g['mean_win_rate'], True)}, mean absolute "
+                         f"gap {number_text(g['mean_abs_gap_win_rate'], True)}.")
     return "\n".join(lines) + "\n"
