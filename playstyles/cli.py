@@ -193,6 +193,8 @@ def _evolve(args: argparse.Namespace) -> int:
         raise  # main() prints how to continue
     except RunError as e:
         raise ValueError(str(e)) from None
+    for note in result.notes:
+        print(f"playstyles: {note}", file=sys.stderr)
     s = result.stats
     from qd.rundir import RunFiles
     fresh = " (re-estimated on fresh games)" if RunFiles(result.run_dir).reestimated else ""

@@ -10,13 +10,14 @@ Files of a run (written by `playstyles evolve`):
 
     config.yaml      the resolved config: every default, the seed, the level seeds, and
                      `genome_scripts` (the evolved scripts, in genome order)
-    checkpoint.pkl   the run state after the last completed batch
+    checkpoint.jsonl the told batches as data, from which the run state is rebuilt
+                     (`qd.checkpoint`)
     elites.csv       one row per elite, by cell
     individuals.csv  one row per evaluated genome
     metrics.csv      one row per batch
     games.csv        one row per game
     run.log          start, one line per batch, stop / resume
-    partial.pkl      the finished games of the batches in flight (gone when none is)
+    partial.jsonl    the finished games of the batches in flight (gone when none is)
 
 and of the tools after it: `validation*.{csv,json,md,png}` (`playstyles validate`), the report's
 `heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html` (`playstyles report`)
@@ -35,6 +36,7 @@ pyribs or matplotlib), so that a run directory can be read without the code that
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -44,25 +46,38 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from playstyles.datalog import last_entry
+
 # ------------------------------------------------------------------------------ files
 
 CONFIG = "config.yaml"
-CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT = "checkpoint.jsonl"
 ELITES = "elites.csv"
 INDIVIDUALS = "individuals.csv"
 METRICS = "metrics.csv"
 GAMES = "games.csv"
 LOG = "run.log"
-PARTIAL = "partial.pkl"
+PARTIAL = "partial.jsonl"
+LEGACY_CHECKPOINT = "checkpoint.pkl"
+"""The checkpoint of older versions: a pickle, never read (unpickling can run code)."""
+LEGACY_PARTIAL = "partial.pkl"
 
 RUN_FILES = (CONFIG, CHECKPOINT, ELITES, INDIVIDUALS, METRICS, GAMES, LOG)
-"""The files of a run directory after its first batch (`partial.pkl` only while batches are in
-flight)."""
+"""The files of a run directory after its first batch."""
+TRANSIENT_FILES = (PARTIAL, LEGACY_CHECKPOINT, LEGACY_PARTIAL)
+"""Files a run directory may also hold: the partial batch while batches are in flight, and
+the pickles of older versions (kept, never read)."""
 BATCH_TABLES = (GAMES, INDIVIDUALS, METRICS)
-"""Tables appended batch by batch (a `batch` column); rows of a batch whose checkpoint was
-never written are dropped on resume."""
-OCCUPIED = (CHECKPOINT, CONFIG)
+"""Tables appended batch by batch (a `batch` column); rows of a batch that was never
+checkpointed are dropped on resume."""
+OCCUPIED = (CHECKPOINT, CONFIG, LEGACY_CHECKPOINT)
 """Either file marks a directory as holding a run."""
+CHECKPOINT_FORMAT = "playstyles-checkpoint"
+CHECKPOINT_VERSION = 3
+"""3: a data log of told batches (`qd.checkpoint`); versions 1 and 2 were pickles, never
+read."""
+CHECKED_TABLES = (GAMES, INDIVIDUALS, METRICS, ELITES)
+"""The tables whose size, rows and SHA-256 every checkpoint line records (`check_table`)."""
 
 VALIDATION = "validation.csv"
 VALIDATION_GAMES = "validation_games.csv"
@@ -383,6 +398,62 @@ class Axis:
         return f"{self.lo + i * self.width:.6g}"
 
 
+# ------------------------------------------------------------------------------ checks
+
+def table_problem(run_dir: Path, name: str, recorded: Mapping[str, Any]) -> str | None:
+    """What is wrong with a table, measured against what the last checkpoint recorded (None:
+    the file begins with exactly the bytes it recorded; rows after them belong to a batch
+    that was never checkpointed).
+
+    Args:
+        run_dir: the run directory.
+        name: the table's file name.
+        recorded: the checkpoint's `files` entry of the table.
+    """
+    path = run_dir / name
+    if not path.exists():
+        return f"{path}: missing (the checkpoint counts {recorded.get('rows')} rows)"
+    size = path.stat().st_size
+    want = recorded.get("bytes")
+    if not isinstance(want, int) or size < want:
+        return (f"{path}: {size} bytes, fewer than the {want} the checkpoint recorded "
+                f"(it counts {recorded.get('rows')} rows): truncated")
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        left = want
+        while left:
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    if h.hexdigest() != recorded.get("sha256"):
+        return (f"{path}: its rows differ from those the checkpoint recorded (SHA-256 "
+                f"mismatch over its first {want} bytes): changed or damaged")
+    return None
+
+
+def check_table(run_dir: str | Path, name: str) -> None:
+    """Refuse a table that does not hold what the run's last checkpoint recorded of it
+    (nothing to check in a run without a checkpoint of this format, e.g. an older run).
+
+    Args:
+        run_dir: the run directory.
+        name: the table (one of `CHECKED_TABLES`).
+
+    Raises:
+        ValueError: naming the table, what is wrong, and how to rebuild it.
+    """
+    run_dir = Path(run_dir)
+    last = last_entry(run_dir / CHECKPOINT, CHECKPOINT_FORMAT, (CHECKPOINT_VERSION,))
+    files = last.get("files") if isinstance(last, dict) else None
+    if isinstance(files, dict) and isinstance(files.get(name), dict):
+        problem = table_problem(run_dir, name, files[name])
+        if problem:
+            raise ValueError(f"{problem}; `playstyles evolve {run_dir / CONFIG} --resume` "
+                             f"rebuilds the run's tables from its checkpoint")
+
+
 class RunFiles:
     """The files of one run directory, read lazily; missing optional files read as None.
 
@@ -432,6 +503,8 @@ class RunFiles:
         """A CSV of the run directory, or None when it is absent or empty."""
         if name not in self._cache:
             frame = None
+            if name in CHECKED_TABLES:
+                check_table(self.dir, name)
             if self.has(name):
                 try:
                     frame = pd.read_csv(self.dir / name)
