@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
+from agents.files import read_npz
 from games.registry import load_plugin, lookup_keys
 
 FORMAT = "playstyles-learned-evaluator"
@@ -141,12 +141,8 @@ def _cache_key(path: Path) -> tuple:
 
 
 def _read(path: Path) -> Model:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise ValueError(f"{path}: not a model file (a .npz written by `playstyles "
-                         f"train-evaluator`): {e}") from None
+    arrays = read_npz(path, what="a model file (a .npz of plain arrays written by "
+                                 "`playstyles train-evaluator`)")
     if "metadata" not in arrays:
         raise ValueError(f"{path}: metadata: missing (not a model file)")
     try:

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import get_encoding
+from agents.files import read_npz
 from agents.parallel import progress, run_games
 from agents.runner import GameSpec, new_state, play_game
 from games.api import results
@@ -99,8 +100,7 @@ class Samples:
         """Samples saved by `save`; refused (one error naming the file) when they come from
         other games, another encoding or other views than `fingerprint` says."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
+            arrays = read_npz(path)
             meta = json.loads(str(arrays.pop("meta")))
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{path}: not a samples file: {e}") from None

@@ -503,8 +503,10 @@ class RunFiles:
         """A CSV of the run directory, or None when it is absent or empty."""
         if name not in self._cache:
             frame = None
-            if name in CHECKED_TABLES:
-                check_table(self.dir, name)
+            if "checked" not in self._cache:  # every table, once: a damaged one is refused
+                for checked in CHECKED_TABLES:
+                    check_table(self.dir, checked)
+                self._cache["checked"] = True
             if self.has(name):
                 try:
                     frame = pd.read_csv(self.dir / name)
