@@ -8,7 +8,6 @@ small and exact; it also lets a designer watch a play-style turn by turn long af
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -27,10 +26,19 @@ def make_record(game: str, level_text: str, seed: int, options: dict[str, Any],
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    from agents.files import atomic_write
+    atomic_write(path, json.dumps(record, indent=None, separators=(",", ":")) + "\n")
+
+
+def is_record(path: str | Path) -> bool:
+    """Whether `path` is a game record (its `format` field), i.e. one `playstyles play
+    --record` wrote: what it may overwrite with --force.
+
+    Args:
+        path: the file.
+    """
+    from agents.files import json_format
+    return json_format(path) == FORMAT
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
