@@ -26,7 +26,7 @@ def make_record(game: str, level_text: str, seed: int, options: dict[str, Any],
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    from agents.files import atomic_write
+    from playstyles.outputs import atomic_write
     atomic_write(path, json.dumps(record, indent=None, separators=(",", ":")) + "\n")
 
 
@@ -37,7 +37,7 @@ def is_record(path: str | Path) -> bool:
     Args:
         path: the file.
     """
-    from agents.files import json_format
+    from playstyles.outputs import json_format
     return json_format(path) == FORMAT
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.files import save_figure
+from playstyles.outputs import save_figure
 from qd.rundir import METRICS, RunFiles
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from agents.files import save_figure
+from playstyles.outputs import save_figure
 from qd.probe import CHART, CONTROL, GENOMES, TABLE, WIN_RATE
 
 PANELS = 8

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from agents.files import save_figure
+from playstyles.outputs import save_figure
 from qd.rundir import (
     VALIDATION,
     RunFiles,
