@@ -7,8 +7,10 @@ import them as `agents.files`; this module needs nothing of the project, so that
 
 * `check_output_file`: before a command writes one file (a preset file, a game record, a
   model), it refuses a path that is not a regular file (a device, a FIFO, a directory), one of
-  a run directory's own files, and an existing file the command did not write; an existing
-  file of its own is overwritten only when the user says so (`--force`).
+  a run directory's own files (the caller names them: `qd.rundir.run_files`, as this module
+  knows nothing of runs), and an existing file the command did not write (recognized by its
+  format: `json_format`, `npz_json`); an existing file of its own is overwritten only when the
+  user says so (`--force`).
 * `claim_folder` (`check_folder` only checks): before a command writes into an output folder
   (a tournament, a ladder, a probe), the folder must be absent or empty, or hold the marker
   `.playstyles.json` of the same command (then `--force` or `--resume` must say what to do
@@ -16,7 +18,7 @@ import them as `agents.files`; this module needs nothing of the project, so that
   refused, whatever the flags.
 * `atomic_write` and `save_figure`: a file is written to a temporary name beside it and
   renamed over the target, so readers see the old file or the new one; a failed write (a full
-  disk) leaves neither a temporary file nor an empty one.
+  disk) leaves neither a temporary file nor an empty one (`save_npz` for numpy arrays).
 """
 
 from __future__ import annotations
@@ -156,6 +158,8 @@ def check_output_file(path: str | Path, *, command: str,
 
 
 def _marker(folder: Path) -> Any:
+    if not (folder / MARKER).is_file():  # (a FIFO of that name is not waited on)
+        return None
     try:
         return json.loads((folder / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
