@@ -326,3 +326,6 @@ def test_the_file_rules(tmp_path):
     with pytest.raises(ValueError, match="give --force"):
         check_output_file(p, command="x", ours=lambda f: True)
     assert check_output_file(p, command="x", ours=lambda f: True, force=True) == p
+    if stat.S_ISCHR(os.stat("/dev/null").st_mode):  # a device is looked at, never opened
+        with pytest.raises(ValueError, match="/dev/null: exists and is a character device"):
+            check_output_file("/dev/null", command="x", force=True)
