@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from playstyles.outputs import atomic_write, json_format
+
 FORMAT = "playstyles-game/1"
 
 
@@ -26,7 +28,6 @@ def make_record(game: str, level_text: str, seed: int, options: dict[str, Any],
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    from playstyles.outputs import atomic_write
     atomic_write(path, json.dumps(record, indent=None, separators=(",", ":")) + "\n")
 
 
@@ -37,7 +38,6 @@ def is_record(path: str | Path) -> bool:
     Args:
         path: the file.
     """
-    from playstyles.outputs import json_format
     return json_format(path) == FORMAT
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
+from playstyles.outputs import atomic_write
+
 __all__ = [
     "TRIBE_KEYS",
     "TRIBE_NAMES",
@@ -216,5 +218,4 @@ def load_level(path: str | os.PathLike[str]) -> Level:
 
 def save_level(level: Level, path: str | os.PathLike[str]) -> None:
     """Write a level CSV file atomically, so a crash never leaves a half-written level."""
-    from playstyles.outputs import atomic_write
     atomic_write(path, level.to_csv())
