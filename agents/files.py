@@ -1,25 +1,25 @@
 """Reading config files with errors that name them, and writing result files so that a crash
-never leaves a half-written one behind."""
+never leaves a half-written one behind (the writers live in `playstyles.outputs`, which needs
+nothing of the project, so that `plots` and `games` use them too; they are imported here for
+the agents, qd and the command line)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-
-def atomic_write(path: str | Path, data: str | bytes) -> Path:
-    """Write to a temporary file, flush it to disk, then rename it over `path`: readers see
-    the old file or the new one, never a mixture. Missing parent folders are made."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data.encode() if isinstance(data, str) else data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return path
+from playstyles.outputs import (  # noqa: F401 - the writers, re-exported
+    MARKER,
+    MARKER_FORMAT,
+    atomic_write,
+    check_folder,
+    check_output_file,
+    claim_folder,
+    json_format,
+    npz_json,
+    save_figure,
+    save_npz,
+)
 
 
 def read_yaml(path: str | Path, error: type[ValueError] = ValueError) -> Any:

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from playstyles.outputs import save_figure
+
 
 @dataclass
 class WinMatrix:
@@ -83,7 +85,7 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "")
     bar.set_label("row's win rate against the column")
     bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

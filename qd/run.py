@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from ribs.schedulers import Scheduler
 
-from agents.files import atomic_write
+from agents.files import atomic_write, check_folder, claim_folder
 from agents.journal import Interrupted, plain
 from agents.runner import GameRecord
 from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
@@ -413,6 +413,15 @@ def _logger(run_dir: Path) -> logging.Logger:
     return log
 
 
+EVOLVE = "evolve"
+"""The command, as a run directory's marker names it (`agents.files`)."""
+
+
+def _occupied(run_dir: Path) -> bool:
+    """Whether `run_dir` holds a run (`OCCUPIED`)."""
+    return any((run_dir / name).exists() for name in OCCUPIED)
+
+
 def _prepare(config_path: str | Path, out, resume: bool
              ) -> tuple[RunConfig, Path, tuple[list[Any], int | None] | None]:
     """Validate the config and the run directory; when resuming, read the checkpoint and
@@ -422,12 +431,17 @@ def _prepare(config_path: str | Path, out, resume: bool
     name = raw.get("name") if isinstance(raw, dict) else None
     run_dir = _run_dir(config_path, name if isinstance(name, str) and name else
                        config_path.stem, out)
-    occupied = any((run_dir / name).exists() for name in OCCUPIED)
+    occupied = _occupied(run_dir)
     if occupied and not resume:
         raise RunError(f"{run_dir} already holds a run; continue it with --resume, or give "
                        f"another directory with --out")
     if resume and not occupied:
         raise RunError(f"{run_dir}: nothing to resume (no {' or '.join(OCCUPIED)})")
+    if not occupied:  # a folder of other files is no place for a run
+        try:
+            check_folder(run_dir, command=EVOLVE)
+        except ValueError as e:
+            raise RunError(f"{e} with --out") from None
     kept = previous = None
     if resume:
         try:
@@ -471,7 +485,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         RunError: the run cannot start or continue (the message says why and what to do).
     """
     config, run_dir, kept = _prepare(config_path, out, resume)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    claim_folder(run_dir, command=EVOLVE, resume=resume, ours=_occupied)
     checkpoint = CheckpointLog(run_dir / CHECKPOINT)
     digests = TableDigests(run_dir)
     notes: list[str] = []

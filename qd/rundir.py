@@ -94,6 +94,33 @@ REPORT = "report.html"
 ELITES_TABLE = "elites_table.csv"
 PROGRESS_CHART = "progress.png"
 
+OWN_FILES = RUN_FILES + (PARTIAL,) + VALIDATION_FILES + (VALIDATION_JOURNAL, REPORT,
+                                                         ELITES_TABLE, PROGRESS_CHART)
+"""The files of a run directory that only evolve, validate and report write (`run_files`)."""
+
+
+def is_run_dir(folder: str | Path) -> bool:
+    """Whether `folder` is a run directory: config.yaml together with checkpoint.pkl or
+    elites.csv.
+
+    Args:
+        folder: the folder.
+    """
+    folder = Path(folder)
+    return (folder / CONFIG).is_file() and any((folder / n).is_file()
+                                                for n in (CHECKPOINT, ELITES))
+
+
+def run_files(folder: str | Path) -> tuple[str, ...]:
+    """The file names no other command may write into `folder` (`OWN_FILES` when it is a run
+    directory, else none): what a command passes as `protected` to
+    `agents.files.check_output_file`.
+
+    Args:
+        folder: the folder of an output file.
+    """
+    return OWN_FILES if is_run_dir(folder) else ()
+
 
 def heatmap_file(field: str) -> str:
     """The report's heatmap of one elites field.
