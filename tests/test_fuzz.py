@@ -1,0 +1,315 @@
+"""Fuzzing every file kind the tool reads, and every command-line count.
+
+Each file kind starts from a valid file that the tool wrote (or that its docs show), damaged
+by hypothesis (cut, bytes flipped, text or numbers put in, lines dropped or doubled). Reading
+it must end in the file's result or in one `ValueError` (the CLI's "playstyles: error: ...",
+exit 2): no other exception (a traceback), no hang (each example is stopped after
+`HANG_SECONDS`), and nothing written outside the command's own folder. Examples are drawn
+deterministically (`derandomize`), so a failure reproduces.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from playstyles.cli import build_parser, main
+
+HANG_SECONDS = 20
+EXAMPLES = 25
+
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def bounded():
+    """Fail an example that runs longer than HANG_SECONDS."""
+    def stop(*_):
+        raise Hang(f"no answer within {HANG_SECONDS} s")
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+NUMBERS = [b"0", b"-1", b"1e20", b"nan", b"-inf", b"99999999999999999999", b"1.5", b"[]",
+           b"{}", b"null", b"true", b"\"x\"", b"\xff\xfe", b"&a", b"*a", b"!!python/object:os.system"]
+
+
+@st.composite
+def damaged(draw, data: bytes) -> bytes:
+    """`data` with one to three damages."""
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["cut", "flip", "insert", "number", "drop", "double"]))
+        n = len(data)
+        at = draw(st.integers(0, max(0, n - 1)))
+        if kind == "cut":
+            data = data[:at]
+        elif kind == "flip" and n:
+            data = data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1:]
+        elif kind == "insert":
+            data = data[:at] + draw(st.binary(max_size=8) | st.sampled_from(NUMBERS)) + data[at:]
+        elif kind == "number":
+            digits = [i for i, c in enumerate(data) if 48 <= c <= 57]
+            if digits:
+                i = draw(st.sampled_from(digits))
+                data = data[:i] + draw(st.sampled_from(NUMBERS)) + data[i + 1:]
+        else:
+            lines = data.splitlines(keepends=True)
+            if lines:
+                k = draw(st.integers(0, len(lines) - 1))
+                lines[k:k + 1] = [] if kind == "drop" else [lines[k]] * 2
+                data = b"".join(lines)
+    return data
+
+
+def snapshot(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*")
+            if p.is_file()}
+
+
+def written_outside(before: dict[str, int], after: dict[str, int], allowed: tuple[str, ...]
+                    ) -> list[str]:
+    return sorted(k for k in after if before.get(k) != after[k]
+                  and not k.startswith(allowed))
+
+
+def read_or_refuse(fn, path: Path, *args, **kw):
+    """fn(path, ...)'s result, or None when it refused the file with one ValueError that
+    names it."""
+    with bounded():
+        try:
+            return fn(path, *args, **kw)
+        except ValueError as e:
+            assert path.name in str(e), f"the error names no file: {e}"
+            return None
+
+
+def cli(argv: list[str], capsys) -> int:
+    with bounded():
+        code = main(argv)
+    err = capsys.readouterr().err
+    assert code in (0, 2), (code, err)
+    assert "Traceback" not in err
+    return code
+
+
+# ------------------------------------------------------------------------------ fixtures
+
+NIM_RUN = {"name": "fz", "game": "nim", "levels": {"set": "range:0-5", "train": 2},
+           "agent": {"name": "pmcts_pu", "budget": 5}, "opponent": "random",
+           "features": ["stones_per_move", "moves"],
+           "emitter": {"batch_size": 2, "initial_random": 2}, "evaluations": 6, "seed": 3}
+
+
+@pytest.fixture(scope="module")
+def nim_run(tmp_path_factory):
+    from qd.run import evolve
+    base = tmp_path_factory.mktemp("fuzz")
+    cfg = base / "c.yaml"
+    cfg.write_text(yaml.safe_dump(NIM_RUN))
+    evolve(cfg, out=base / "run", workers=0, show_progress=False)
+    assert main(["validate", str(base / "run"), "--workers", "0", "--quiet"]) == 0
+    assert main(["export", str(base / "run"), "--count", "2", "-o",
+                 str(base / "presets.json")]) == 0
+    assert main(["play", "--game", "nim", "--p1", "random", "--p2", "random", "--record",
+                 str(base / "game.json")]) == 0
+    return base
+
+
+# ------------------------------------------------------------------------------ files
+
+@FUZZ
+@given(data=st.data())
+def test_run_configs(tmp_path, data, nim_run):
+    from qd.config import load_config
+    text = (nim_run / "run" / "config.yaml").read_bytes()
+    path = tmp_path / "c.yaml"
+    path.write_bytes(data.draw(damaged(text)))
+    read_or_refuse(load_config, path)
+
+
+@FUZZ
+@given(data=st.data())
+def test_tournament_configs(tmp_path, data):
+    from agents.tournament import load_config
+    text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
+                           "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
+    path = tmp_path / "t.yaml"
+    path.write_bytes(data.draw(damaged(text)))
+    read_or_refuse(load_config, path)
+
+
+@FUZZ
+@given(data=st.data())
+def test_preset_files(tmp_path, data, nim_run):
+    from agents.presets import load_presets
+    path = tmp_path / "p.json"
+    path.write_bytes(data.draw(damaged((nim_run / "presets.json").read_bytes())))
+    read_or_refuse(load_presets, path)
+
+
+@FUZZ
+@given(data=st.data())
+def test_game_records(tmp_path, data, nim_run, capsys):
+    path = tmp_path / "g.json"
+    path.write_bytes(data.draw(damaged((nim_run / "game.json").read_bytes())))
+    before = snapshot(tmp_path)
+    cli(["replay", str(path), "--ascii"], capsys)
+    assert written_outside(before, snapshot(tmp_path), ()) == []
+
+
+@pytest.fixture(scope="module")
+def level_csv(tmp_path_factory):
+    """A Tribes level file, as `playstyles levels show --csv` writes one."""
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["levels", "show", "--seed", "3", "--csv"]) == 0
+    return out.getvalue().encode()
+
+
+@FUZZ
+@given(data=st.data())
+def test_level_files(tmp_path, data, level_csv):
+    from games.tribes.level import load_level
+    path = tmp_path / "l.csv"
+    path.write_bytes(data.draw(damaged(level_csv)))
+    read_or_refuse(load_level, path)
+
+
+@FUZZ
+@given(data=st.data())
+def test_models(tmp_path, data):
+    from agents.learned import load_model, model_path
+    path = tmp_path / "m.npz"
+    path.write_bytes(data.draw(damaged(Path(model_path("tribes", None)).read_bytes())))
+    read_or_refuse(load_model, path)
+
+
+@pytest.mark.parametrize("name", ["elites.csv", "individuals.csv", "metrics.csv",
+                                  "validation.csv", "validation_summary.json", "config.yaml"])
+def test_run_directory_files(tmp_path, nim_run, name, capsys):
+    """export and report read a run directory whose file was damaged: a result or one error,
+    and nothing written outside the run directory and the preset file's folder."""
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        d = tmp_path / "run"
+        if d.exists():
+            shutil.rmtree(d)
+        shutil.copytree(nim_run / "run", d)
+        (d / name).write_bytes(data.draw(damaged((nim_run / "run" / name).read_bytes())))
+        out = tmp_path / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        before = snapshot(tmp_path)
+        cli(["export", str(d), "--count", "2", "-o", str(out / "p.json")], capsys)
+        assert written_outside(before, snapshot(tmp_path), ("run", "out")) == []
+    one()
+
+
+def test_checkpoints_and_journals(tmp_path, nim_run, capsys):
+    """evolve --resume on a damaged checkpoint, validate --resume on a damaged journal."""
+    from agents.journal import GameJournal
+    from agents.runner import AgentSpec, GameSpec, run_game
+
+    @FUZZ
+    @given(data=st.data())
+    def checkpoint(data):
+        d = tmp_path / "run"
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(nim_run / "run", d)
+        text = (nim_run / "run" / "checkpoint.jsonl").read_bytes()
+        (d / "checkpoint.jsonl").write_bytes(data.draw(damaged(text)))
+        before = snapshot(tmp_path)
+        cli(["evolve", str(d / "config.yaml"), "--resume", "--workers", "0", "--quiet"], capsys)
+        assert written_outside(before, snapshot(tmp_path), ("run",)) == []
+    checkpoint()
+
+    a = AgentSpec.of("random")
+    specs = [GameSpec("nim", i, i, (a, a), (i, i + 1)) for i in range(3)]
+    path = tmp_path / "games.journal"
+    j = GameJournal(path, specs, "tournament")
+    for i in range(3):
+        j.add(i, run_game(specs[i]))
+    j.log.close()
+    good = path.read_bytes()
+
+    @FUZZ
+    @given(data=st.data())
+    def journal(data):
+        path.write_bytes(data.draw(damaged(good)))
+        got = read_or_refuse(GameJournal, path, specs, "tournament", resume=True)
+        if got is not None:
+            got.log.close()
+            for i, rec in got.done.items():
+                assert rec.spec == specs[i]
+    journal()
+
+
+# ------------------------------------------------------------------------------ counts
+
+COUNTS = [("tournament", "--reps"), ("tournament", "--budget"), ("tournament", "--rounds"),
+          ("tournament", "--seed"), ("validate", "--games"), ("export", "--count"),
+          ("export", "--games"), ("export", "--candidates"), ("ladder", "--games"),
+          ("ladder", "--rounds"), ("play", "--rounds"), ("play", "--seed"),
+          ("probe", "--games"), ("evolve", "--workers")]
+
+
+def _argv(command: str, flag: str, value: str) -> list[str]:
+    first = {"tournament": [], "validate": ["run"], "export": ["run"], "ladder": ["p.json"],
+             "play": [], "probe": ["c.yaml"], "evolve": ["c.yaml"]}[command]
+    return [command, *first, flag, value]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(case=st.sampled_from(COUNTS),
+       value=st.integers(-10**30, 10**30).map(str) | st.floats(allow_nan=True).map(repr)
+       | st.sampled_from(["1e9", "1e20", "", "x", "0x10", "1_000", " 3", "inf", "-0"]))
+def test_command_line_counts(case, value, capsys):
+    """Every count on the command line parses to a bounded integer or is one usage error."""
+    command, flag = case
+    with bounded():
+        try:
+            args = build_parser().parse_args(_argv(command, flag, value))
+        except SystemExit as e:
+            assert e.code == 2
+            err = capsys.readouterr().err
+            assert flag in err or "argument" in err
+            return
+    got = getattr(args, flag.lstrip("-").replace("-", "_"))
+    assert isinstance(got, int) and not isinstance(got, bool)
+    assert abs(got) < 2**63
+    if flag not in ("--seed",):
+        assert 0 <= got <= 10**7, f"{flag} {value} accepted as {got}"
+
+
+def test_the_fuzz_suite_sees_damage():
+    """The damage strategy changes its input in many ways (a fuzz suite that never damaged
+    its input would pass for nothing)."""
+    good = b"a: 1\nb: 2\nc: [3, 4]\n"
+    seen = set()
+
+    @settings(max_examples=40, derandomize=True, database=None)
+    @given(data=st.data())
+    def collect(data):
+        seen.add(data.draw(damaged(good)))
+    collect()
+    assert len(seen - {good}) > 10
