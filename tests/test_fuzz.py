@@ -279,7 +279,8 @@ def _argv(command: str, flag: str, value: str) -> list[str]:
     return [command, *first, flag, value]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=st.sampled_from(COUNTS),
        value=st.integers(-10**30, 10**30).map(str) | st.floats(allow_nan=True).map(repr)
        | st.sampled_from(["1e9", "1e20", "", "x", "0x10", "1_000", " 3", "inf", "-0"]))
