@@ -15,7 +15,8 @@ snapped to the nearest grid value, and a snapped genome that is already an elite
 in the batch) gets the paper's one-weight mutation so that no evaluation is spent on a copy.
 
 Every random choice comes from numpy Generators seeded from the run seed (the emitter's own,
-and pyribs' internal ones, seeded at construction and pickled with the checkpoint).
+and pyribs' internal ones, seeded at construction; a resumed run rebuilds them by telling
+the emitter the checkpoint's batches again).
 
 A new emitter is one class and one registration: subclass `GridEmitter` (or `RibsEmitter` to
 wrap a pyribs emitter), set `kind` and `params` (its own parameters and their defaults; the
@@ -383,9 +384,7 @@ class PaperEmitter(GridEmitter):
 class RibsEmitter(GridEmitter):
     """Base of the emitters that wrap a pyribs emitter (`self.inner`, built by the subclass
     with `_inner_args()`); its solutions are snapped to the value grid, and a snapped genome
-    that is already an elite or in the batch gets one weight mutated. (Checkpoints written
-    before the split into one class per pyribs emitter hold instances of this class; they
-    resume through its `_search` and `_search_tell`.)
+    that is already an elite or in the batch gets one weight mutated.
 
     Args:
         archive: the pyribs archive.

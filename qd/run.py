@@ -310,7 +310,7 @@ def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
 def _finished(state: RunState, config: RunConfig) -> bool:
     """Evolution is over (every evaluation asked, or the games of `max_games`) and the noise
     method's closing batch, if it has one, was asked (with nothing in flight: played)."""
-    noise = getattr(state, "noise", None)
+    noise = state.noise
     return _evolution_over(state, config) and not (noise is not None and noise.pending)
 
 
@@ -318,7 +318,7 @@ def _evolution_over(state: RunState, config: RunConfig) -> bool:
     """No more genomes are asked: every evaluation was asked, the games asked reach
     `max_games` (less what the noise method keeps back for its closing replays), or the
     closing batch was asked."""
-    noise = getattr(state, "noise", None)
+    noise = state.noise
     if state.asked >= config.evaluations or (noise is not None and noise.closed):
         return True
     if config.max_games is None:
@@ -340,8 +340,8 @@ def _games_asked(state: RunState, config: RunConfig) -> int:
 
 
 def _replays(b: InFlight) -> list:
-    """The replays of a batch in flight (none in a checkpoint from before noise methods)."""
-    return getattr(b, "replays", None) or []
+    """The replays of a batch in flight."""
+    return b.replays
 
 
 def _rows(archive: EliteArchive, records: Sequence[GameRecord]) -> np.ndarray:
@@ -647,7 +647,7 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
     past the evaluations. Depends only on the state, so a resumed run asks the same."""
     new = []
     emitter = state.emitter
-    noise = getattr(state, "noise", None)
+    noise = state.noise
     while len(state.in_flight) < lag:
         asked = state.asked
         if _evolution_over(state, config):
