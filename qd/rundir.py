@@ -859,9 +859,6 @@ def config_axes(config: Mapping[str, Any], source: str | Path = CONFIG) -> list[
         if not (math.isfinite(width) and width > 0):
             raise ValueError(f"{where}: a positive width expected, got {width!r}")
         out.append(Axis(f["name"], lo, hi, width))
-    if math.prod(a.bins for a in out) > 10 ** 7:
-        raise ValueError(f"{source}: features: a grid of {math.prod(a.bins for a in out)} "
-                         f"cells; not a run's grid")
     return out
 
 
@@ -1000,7 +997,7 @@ def _cells(rows: _Rows, column: str, axes: Sequence[Axis], *, config: bool) -> n
     return values.astype(int)
 
 
-def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> np.ndarray:
+def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> None:
     """elites.csv against config.yaml's grid: every elite's `grid_index` on the grid, its
     `index` the flat index of that cell (as pyribs numbers them), its `cell` label the lower
     bin edges, and its measures inside the cell (clipped at the grid's ends, as the archive
@@ -1013,10 +1010,12 @@ def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> np.ndarray:
     bad = index != flat
     rows.fail(bad, "index", f"is not the index of its grid_index on the grid of {CONFIG} "
                             f"({' x '.join(map(str, dims))} cells)", _mismatch(bad))
-    label = rows.frame["cell"].astype(str).str.split(":", expand=True)
-    if label.shape[1] != len(axes):
-        every = np.ones(n, dtype=bool)
-        rows.fail(every, "cell", f"is not a label of {len(axes)} bin edges", _mismatch(every))
+    text = rows.frame["cell"].astype(str).str.strip()
+    parts = text.str.count(":").to_numpy() + 1
+    rows.fail(parts != len(axes), "cell", f"is not a label of {len(axes)} bin edges "
+                                          f"(lower edges separated by colons)",
+              _mismatch(parts != len(axes)))
+    label = text.str.split(":", expand=True) if n else pd.DataFrame(columns=range(len(axes)))
     for j, a in enumerate(axes):
         m = rows.numbers(measure_column(a.name))
         c = coords[:, j]
@@ -1033,7 +1032,6 @@ def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> np.ndarray:
     again = pd.Series(flat).duplicated().to_numpy()
     rows.fail(again, "grid_index", "is a cell already taken by an earlier row (one elite per "
                                    "cell)")
-    return coords
 
 
 def _weights(run: "RunFiles", rows: _Rows, names: Sequence[str]) -> None:
@@ -1118,12 +1116,12 @@ def _check_metrics(run: "RunFiles", rows: _Rows) -> None:
     if rows.has("coverage") and len(rows.frame):  # cells / coverage: the grid's size
         cells, cover = rows.numbers("cells"), rows.numbers("coverage", missing_ok=True)
         grid = math.prod(a.bins for a in run.axes)
-        ok = np.isnan(cover) | (cover <= 0)
+        counted = ~np.isnan(cover) & (cover > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            off = ~ok & ~np.isclose(cells / cover, grid, rtol=1e-6)
+            off = counted & ~np.isclose(cells / cover, grid, rtol=1e-6)
         rows.fail(off, "coverage", f"is not cells over the {grid} cells of the grid of "
                                    f"{CONFIG} ({_grid_text(run.axes)})",
-                  _mismatch(off[~ok] if (~ok).any() else off, METRICS))
+                  _mismatch(off[counted], METRICS))
 
 
 def _check_games(run: "RunFiles", rows: _Rows) -> None:
@@ -1205,6 +1203,11 @@ def check_table(run: "RunFiles", name: str, frame: pd.DataFrame) -> None:
         check(run, _Rows(run.path(name), frame.reset_index(drop=True)))
 
 
+def _keys(node: Any) -> list[Any]:
+    """The keys of a JSON object, or the items of a JSON list; nothing for anything else."""
+    return list(node) if isinstance(node, (dict, list)) else []
+
+
 def check_summary(run: "RunFiles", summary: Any) -> None:
     """Check validation_summary.json: a mapping; its shares in [0, 1], its counts whole and
     not negative, and the cells it names elites of elites.csv.
@@ -1249,19 +1252,14 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
                 "mean_win_rate_validated", "mean_abs_gap.win_rate", "styles.alpha",
                 "control.win_rate", "corrected.coverage", "corrected.coverage_evolved"):
         number(key, hi=1)
-    for key, v in (get("spearman") or {}).items() if isinstance(get("spearman"), dict) else ():
+    for key in _keys(get("spearman")):
         number(f"spearman.{key}", lo=-1, hi=1)
-    groups = get("by_level_group")
-    for g in groups if isinstance(groups, dict) else ():
+    for g in _keys(get("by_level_group")):
         number(f"by_level_group.{g}.games", whole=True)
         number(f"by_level_group.{g}.mean_win_rate", hi=1)
         number(f"by_level_group.{g}.mean_abs_gap_win_rate", hi=1)
-    cells = get("cells")
-    named = list(cells) if isinstance(cells, list) else []
-    styles = get("styles.styles")
-    named += list(styles) if isinstance(styles, list) else []
-    for key in ("styles.differs_from_control", "styles.weaker_than_control"):
-        named += list(get(key) or {}) if isinstance(get(key), dict) else []
+    named = [*_keys(get("cells")), *_keys(get("styles.styles")),
+             *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control"))]
     if named:
         known = set(run.elites["cell"].astype(str)) if "cell" in run.elites else set()
         gone = [str(c) for c in named if str(c) not in known]
