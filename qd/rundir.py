@@ -29,6 +29,12 @@ are `<feature>_mean` and `<feature>_std`. games.csv holds, per game, the columns
 under the prefixes `genome_` and `opponent_`. validation.csv puts `_evolved` and `_validated`
 after the names it compares.
 
+Reading checks what it reads: one reader for every table (`read_table`: a size cap, and an
+error naming the file and the line for a file that is not UTF-8 or not a valid CSV table), and
+one check per table, once per load (`check_table`, `check_summary`: the columns the readers
+need, values in range, elites.csv's cells on config.yaml's grid), each problem one ValueError
+naming the file, the line and the column.
+
 This module is game-neutral and light (numpy, pandas and yaml only: no game, agent, Ray,
 pyribs or matplotlib), so that a run directory can be read without the code that produced it.
 """
