@@ -427,6 +427,8 @@ class RunFiles:
                     data = yaml.safe_load(stream)
             except OSError as e:
                 raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}: {_first_undecodable(path)}") from None
             except yaml.YAMLError as e:
                 raise ValueError(f"{path}: not valid YAML: {e}") from None
             if not isinstance(data, dict):

@@ -93,6 +93,9 @@ ELITES_DAMAGE = {
     "missing column": (lambda d: drop_column(d / rundir.ELITES, "wins"),
                        ["elites.csv: no column 'wins'"]),
     "non-UTF-8 byte": (_bad_byte, ["elites.csv: line 3: not UTF-8 text (byte 0xff"]),
+    "non-UTF-8 config": (lambda d: (d / rundir.CONFIG).write_bytes(
+        b"# \xe9\n" + (d / rundir.CONFIG).read_bytes()),
+        ["config.yaml: line 1: not UTF-8 text (byte 0xe9 at character 3)"]),
     "malformed row": (_extra_field, ["elites.csv: not a valid CSV table: ", "in line 3"]),
     "changed width": (lambda d: edit_config(d, 0, width=0.5),
                       ["elites.csv: line ", "config.yaml does not match elites.csv"]),
