@@ -1005,6 +1005,19 @@ def _cells(rows: _Rows, column: str, axes: Sequence[Axis], *, config: bool) -> n
     return values.astype(int)
 
 
+def _cell_keys(labels: pd.Series) -> list[tuple[float, ...] | str]:
+    """Cell labels (`0.25:0`) as comparable keys, their bin edges as numbers: a label reads
+    back from a CSV table as text, or as a number in a one-feature grid (`1` or `1.0`). A
+    label that is not numbers stays text."""
+    text = labels.astype(str).str.strip()
+    parts = text.str.split(":", expand=True) if len(text) else pd.DataFrame(index=text.index)
+    edges = np.column_stack([pd.to_numeric(parts[j], errors="coerce").to_numpy(dtype=float)
+                             for j in parts.columns]) if parts.shape[1] else \
+        np.zeros((len(text), 0))
+    edges = np.round(edges, 9)
+    return [t if np.isnan(e).any() else tuple(e.tolist()) for t, e in zip(text, edges)]
+
+
 def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> None:
     """elites.csv against config.yaml's grid: every elite's `grid_index` on the grid, its
     `index` the flat index of that cell (as pyribs numbers them), its `cell` label the lower
@@ -1169,13 +1182,12 @@ def _check_validation(run: "RunFiles", rows: _Rows) -> None:
         rows.fail(np.ones(len(index), dtype=bool), "index", f"is not an elite of {ELITES} "
                   f"(it has none): validate again")
         return
-    known = pd.Series(elites["cell"].astype(str).to_numpy(),
-                      index=elites["index"].astype(int).to_numpy())
+    known = pd.Series(_cell_keys(elites["cell"]), index=elites["index"].astype(int).to_numpy())
     present = np.isin(index, known.index.to_numpy())
     rows.fail(~present, "index", f"is not an elite of {ELITES}: validate again")
-    cell = rows.frame["cell"].astype(str).to_numpy()
-    rows.fail(cell != known.reindex(index.astype(int)).to_numpy(), "cell",
-              f"is not the cell of the row's index in {ELITES}")
+    cell = pd.Series(_cell_keys(rows.frame["cell"]))
+    rows.fail((cell != known.reindex(index.astype(int)).reset_index(drop=True)).to_numpy(),
+              "cell", f"is not the cell of the row's index in {ELITES}")
 
 
 def _check_validation_games(run: "RunFiles", rows: _Rows) -> None:
@@ -1269,8 +1281,9 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
     named = [*_keys(get("cells")), *_keys(get("styles.styles")),
              *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control"))]
     if named:
-        known = set(run.elites["cell"].astype(str)) if "cell" in run.elites else set()
-        gone = [str(c) for c in named if str(c) not in known]
+        known = set(_cell_keys(run.elites["cell"])) if "cell" in run.elites else set()
+        gone = [str(c) for c, key in zip(named, _cell_keys(pd.Series(named, dtype=object)))
+                if key not in known]
         if gone:
             raise ValueError(f"{path}: cell {gone[0]} is not an elite's cell in {ELITES}"
                              + (f" (nor {len(gone) - 1} more)" if len(gone) > 1 else "")

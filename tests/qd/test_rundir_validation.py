@@ -350,3 +350,26 @@ def test_checks_are_vectorised(validated, tmp_path):
     start = time.perf_counter()
     rundir.check_table(run, rundir.GAMES, frame)
     assert time.perf_counter() - start < 1.0 and len(frame) >= 200_000
+
+
+def test_cell_labels_that_read_back_as_numbers(tmp_path, capsys):
+    """In a one-feature grid pandas reads the labels as numbers: `6` in a validation of one
+    elite, `6.0` beside `0.5` in elites.csv; the same cell either way."""
+    d = fake_run(tmp_path / "one", features=(("attacks", 0, 20, 0.5),),
+                 cells=((12, 0.5), (1, 0.75)))
+    (d / rundir.METRICS).unlink()  # made for the 100 cells of fake_run's own grid
+    e = pd.read_csv(d / rundir.ELITES)
+    assert e["cell"].tolist() == [6.0, 0.5] or e["cell"].tolist() == [0.5, 6.0]
+    row = e[e["grid_index"] == 12].iloc[0]
+    (d / rundir.VALIDATION).write_text(
+        "cell,grid_index,index,win_rate_validated,games_validated\n"
+        f"6,12,{int(row['index'])},0.5,10\n")
+    (d / rundir.VALIDATION_SUMMARY).write_text(json.dumps({"elites": 1, "cells": ["6"]}))
+    run = RunFiles(d).check()
+    assert len(run.validation) == 1
+    (d / rundir.VALIDATION).write_text(
+        "cell,grid_index,index,win_rate_validated,games_validated\n"
+        f"0.5,12,{int(row['index'])},0.5,10\n")
+    with pytest.raises(ValueError, match=r"validation\.csv: line 2, column 'cell': 0\.5 is not "
+                                         r"the cell of the row's index in elites\.csv"):
+        RunFiles(d).check()
