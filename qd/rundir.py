@@ -453,7 +453,7 @@ class RunFiles:
         if name not in self._cache:
             p = self.dir / name
             data = _read_json(p) if p.exists() else None
-            if data is not None and name == VALIDATION_SUMMARY:
+            if p.exists() and name == VALIDATION_SUMMARY:
                 check_summary(self, data)
             self._cache[name] = data
         return self._cache[name]
@@ -1066,11 +1066,11 @@ def _weights(run: "RunFiles", rows: _Rows, names: Sequence[str]) -> None:
         rows.numbers(name, lo=lo, hi=hi)
 
 
-def _quality(rows: _Rows, games_missing_ok: bool = False) -> None:
+def _quality(rows: _Rows) -> None:
     """win_rate a proportion, games a count, wins within games, the win-rate interval a pair
-    of proportions."""
+    of proportions (elites.csv, individuals.csv)."""
     rows.numbers("win_rate", lo=0, hi=1)
-    games = rows.numbers("games", lo=0, whole=True, missing_ok=games_missing_ok)
+    games = rows.numbers("games", lo=0, whole=True)
     rows.numbers("wins", lo=0)
     rows.within("wins", games, above=False, words="is more than the row's games")
     for c in WIN_RATE_CI:
@@ -1081,6 +1081,7 @@ def _quality(rows: _Rows, games_missing_ok: bool = False) -> None:
 
 
 def _check_elites(run: "RunFiles", rows: _Rows) -> None:
+    """elites.csv: its columns, quality, weights, and its cells against config.yaml's grid."""
     axes = run.axes
     scripts = run.genome_scripts
     measures = [measure_column(a.name) for a in axes]
@@ -1100,6 +1101,8 @@ def _check_elites(run: "RunFiles", rows: _Rows) -> None:
 
 
 def _check_individuals(run: "RunFiles", rows: _Rows) -> None:
+    """individuals.csv: when each genome was evaluated, its status, weights, quality and
+    measures."""
     axes = run.axes
     scripts = run.genome_scripts
     rows.require([*FOUND_COLUMNS, *QUALITY_COLUMNS[:3]])
@@ -1128,6 +1131,7 @@ _METRIC_REQUIRED = ("batch", "evaluations", "cells", "qd_score", "best_win_rate"
 
 
 def _check_metrics(run: "RunFiles", rows: _Rows) -> None:
+    """metrics.csv: counts, shares, and `coverage` against the size of config.yaml's grid."""
     rows.require(_METRIC_REQUIRED)
     for c in _METRIC_COUNTS:
         rows.numbers(c, lo=0, whole=True, missing_ok=c not in _METRIC_REQUIRED)
@@ -1146,6 +1150,7 @@ def _check_metrics(run: "RunFiles", rows: _Rows) -> None:
 
 
 def _check_games(run: "RunFiles", rows: _Rows) -> None:
+    """games.csv: which genome and game each row is, and the genome's share of first place."""
     rows.require(("batch", "evaluation", "game"))
     for c in ("batch", "evaluation", "game"):
         rows.numbers(c, lo=0, whole=True)
@@ -1155,6 +1160,8 @@ def _check_games(run: "RunFiles", rows: _Rows) -> None:
 
 
 def _check_validation(run: "RunFiles", rows: _Rows) -> None:
+    """validation.csv: win rates, games, wins, cells on the grid, and each elite validated an
+    elite of elites.csv, once."""
     axes = run.axes
     wr, games, wins = (validated_column(c) for c in ("win_rate", "games", "wins"))
     rows.require([*CELL_COLUMNS, wr, games])
@@ -1191,6 +1198,7 @@ def _check_validation(run: "RunFiles", rows: _Rows) -> None:
 
 
 def _check_validation_games(run: "RunFiles", rows: _Rows) -> None:
+    """validation_games.csv: the game numbers and the elite's share of first place."""
     rows.require(("cell", "game"))
     rows.numbers("game", lo=0, whole=True)
     rows.numbers("index", lo=-1, whole=True, missing_ok=True)  # -1: the control
@@ -1241,7 +1249,9 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
     """
     path = run.path(VALIDATION_SUMMARY)
     if not isinstance(summary, dict):
-        raise ValueError(f"{path}: a JSON object expected, got {type(summary).__name__}")
+        got = "null" if summary is None else "an array" if isinstance(summary, list) else \
+            "a string" if isinstance(summary, str) else "a number or true/false"
+        raise ValueError(f"{path}: a JSON object expected, got {got}")
 
     def get(key: str) -> Any:
         node: Any = summary

@@ -126,6 +126,8 @@ VALIDATION_DAMAGE = {
     "summary cell": (lambda d: _summary(d, cells=["7.5:0"]),
                      ["validation_summary.json: cell 7.5:0 is not an elite's cell in "
                       "elites.csv"]),
+    "summary not an object": (lambda d: (d / rundir.VALIDATION_SUMMARY).write_text("null"),
+                              ["validation_summary.json: a JSON object expected, got null"]),
     "summary syntax": (lambda d: (d / rundir.VALIDATION_SUMMARY).write_text('{"elites": 4,\n}'),
                        ["validation_summary.json: not valid JSON: line 2, column 1"]),
 }
