@@ -8,65 +8,194 @@ the one it played (game, level, options, agents and their parameters, seeds, sea
 argument changed between the two invocations replays what it changed. The journal is removed
 once the command's results are written.
 
-The file format is a log of pickles (`RecordLog`, also used for evolution's partial batch):
-a header, then one entry per game; a torn last entry (a kill in the middle of a write) is
-ignored when the log is read.
+The file format is a data log (`DataLog`, also used for evolution's checkpoint and partial
+batch), never code: one JSON value per line, each line prefixed by a checksum of its text,
+
+    <first 16 hex digits of the SHA-256 of the JSON text> TAB <JSON text> NEWLINE
+
+the first line a header naming the format and its version. A game's entry holds its index,
+the digest of its planned spec (`spec_digest`) and its record without the spec
+(`record_data`); read back, the record is rebuilt against the spec planned now. A torn last
+line (a kill in the middle of a write) or a line whose checksum fails ends the log: what
+follows it is played again. A file that is not a log of this format is refused, and a file
+written as a pickle by an older version is never read (unpickling can run code).
 """
 
 from __future__ import annotations
 
-import pickle
+import dataclasses
+import hashlib
+import json
+import math
+import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
 
 from agents.runner import GameRecord, GameSpec
+from playstyles.datalog import encode_line, read_log
 
-JOURNAL_FORMAT = 1
-
+JOURNAL_FORMAT = "playstyles-journal"
+JOURNAL_VERSION = 2
+"""2: a data log; version 1 was a pickle log and is refused."""
 
 class Interrupted(RuntimeError):
     """A command stopped by Ctrl-C after keeping what it finished; the message says how much
     and how to continue."""
 
 
-def read_log(path: str | Path) -> Iterator[Any]:
-    """The objects of a pickle log in order (the header first); stops quietly at the end of
-    the file or at a torn or unreadable entry."""
-    path = Path(path)
-    if not path.exists():
-        return
-    with open(path, "rb") as fh:
-        while True:
-            try:
-                item = pickle.load(fh)
-            except Exception:  # noqa: BLE001 - end of file, or a torn last entry
-                return
-            yield item
+# ------------------------------------------------------------------------------ data
+
+def plain(obj: Any) -> Any:
+    """`obj` as JSON data: numbers, strings, booleans, None, lists and string-keyed dicts
+    (a dataclass becomes a dict of its fields, a tuple a list, a numpy array a list of its
+    values, a numpy scalar its Python value). Anything else becomes its type name and repr,
+    which keeps a digest deterministic for level objects that define a repr.
+
+    Args:
+        obj: the value.
+    """
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    if isinstance(obj, float):
+        return obj
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return plain(obj.tolist())
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, Mapping):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    return f"{type(obj).__qualname__}:{obj!r}"
 
 
-class RecordLog:
-    """An append-only log of pickles: every `add` is flushed at once, so a killed process
-    loses at most the entry it was writing."""
+def digest(obj: Any) -> str:
+    """A short, deterministic digest of a value's data (`plain`): equal data, equal digest.
+
+    Args:
+        obj: the value.
+    """
+    text = json.dumps(plain(obj), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def spec_digest(spec: GameSpec) -> str:
+    """The digest of a game's spec: a kept game is reused only for a spec of the same
+    digest.
+
+    Args:
+        spec: the game's spec.
+    """
+    return digest(spec)
+
+
+RECORD_FIELDS = ("winner", "ranking", "rounds", "summaries", "sides", "events", "decisions",
+                 "think_seconds", "seconds", "cpu_seconds", "results")
+
+
+def record_data(record: GameRecord) -> dict[str, Any]:
+    """A game's record as JSON data, without its spec (`record_from` takes the spec).
+
+    Args:
+        record: the record.
+    """
+    return {name: plain(getattr(record, name)) for name in RECORD_FIELDS}
+
+
+def record_from(data: Any, spec: GameSpec) -> GameRecord:
+    """The record `record_data` gave, for `spec`.
+
+    Args:
+        data: the record's data.
+        spec: the game's spec (the one its digest was kept for).
+
+    Raises:
+        ValueError: the data is not a record's.
+    """
+    if not isinstance(data, dict) or set(data) != set(RECORD_FIELDS):
+        raise ValueError("not a game record")
+    n = len(spec.agents)
+    winner, rounds = data["winner"], data["rounds"]
+    lists = ("ranking", "summaries", "sides", "events", "decisions", "think_seconds", "results")
+    if not (winner is None or _is_int(winner)) or not _is_int(rounds) \
+            or not all(isinstance(data[k], list) for k in lists) \
+            or not all(isinstance(s, dict) for s in data["summaries"]) \
+            or not all(isinstance(e, list) for e in data["events"]) \
+            or not all(_is_number(data[k]) for k in ("seconds", "cpu_seconds")) \
+            or len(data["summaries"]) != n or len(data["sides"]) != n:
+        raise ValueError("not a game record of this game")
+    return GameRecord(
+        spec=spec, winner=winner, ranking=list(data["ranking"]), rounds=rounds,
+        summaries=[dict(s) for s in data["summaries"]], sides=list(data["sides"]),
+        events=[tuple(e) for e in data["events"]], decisions=list(data["decisions"]),
+        think_seconds=list(data["think_seconds"]), seconds=float(data["seconds"]),
+        cpu_seconds=float(data["cpu_seconds"]), results=list(data["results"]))
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+# ------------------------------------------------------------------------------ the log
+
+class DataLog:
+    """An append-only data log: every `add` is flushed at once, so a killed process loses at
+    most the line it was writing.
+
+    Args:
+        path: the file.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.fh = None
         self.entries = 0
 
-    def rewrite(self, header: Any, items: Iterable[Any] = ()) -> None:
+    def rewrite(self, header: Any, items: Sequence[Any] = ()) -> None:
         """Replace the file (atomically) by the header and these entries, and keep appending
-        to it."""
+        to it.
+
+        Args:
+            header: the header (names the format and version).
+            items: the entries.
+        """
         from agents.files import atomic_write
         self.close()
-        chunks = [pickle.dumps(item, protocol=5) for item in items]
-        atomic_write(self.path, pickle.dumps(header, protocol=5) + b"".join(chunks))
-        self.entries = len(chunks)
+        atomic_write(self.path, b"".join(encode_line(v) for v in (header, *items)))
+        self.entries = len(items)
         self.fh = open(self.path, "ab")
 
-    def add(self, item: Any) -> None:
-        pickle.dump(item, self.fh, protocol=5)
-        self.fh.flush()
+    def add(self, item: Any, sync: bool = False) -> None:
+        """Append an entry and flush it.
+
+        Args:
+            item: the entry (JSON data).
+            sync: also make it durable (fsync) before returning.
+        """
+        line = encode_line(item)
+        size = self.fh.tell()
+        try:
+            self.fh.write(line)
+            self.fh.flush()
+            if sync:
+                os.fsync(self.fh.fileno())
+        except BaseException:
+            try:  # no torn line is left behind
+                self.fh.truncate(size)
+            except OSError:
+                pass
+            raise
         self.entries += 1
 
     def close(self) -> None:
@@ -82,6 +211,8 @@ class RecordLog:
         self.path.unlink(missing_ok=True)
 
 
+# ------------------------------------------------------------------------------ journals
+
 class GameJournal:
     """The finished games of one command's planned games, kept in `path`.
 
@@ -95,7 +226,7 @@ class GameJournal:
 
     Raises:
         ValueError: an interrupted command's journal is there and `resume` is false, or
-            `resume` is true and there is none.
+            `resume` is true and there is none, or the file is not a journal of this version.
     """
 
     def __init__(self, path: str | Path, specs: Sequence[GameSpec], command: str,
@@ -106,7 +237,7 @@ class GameJournal:
         self.done: dict[int, GameRecord] = {}
         here = self.path.parent
         if self.path.exists() and not resume:
-            n = sum(1 for _ in read_log(self.path)) - 1
+            n = len(self._entries())
             if n > 0:  # (a command stopped before its first game left nothing to keep)
                 raise ValueError(f"{here}/ holds an interrupted {command} ({n} games played); "
                                  f"continue it with --resume, or delete {self.path} to start again")
@@ -115,26 +246,33 @@ class GameJournal:
                              f"({self.path.name} not found)")
         if resume:
             self.done = self._read()
-        self.log = RecordLog(self.path)
+        self.log = DataLog(self.path)
         self._write(lambda: self.log.rewrite(
-            {"format": JOURNAL_FORMAT, "command": command, "games": len(self.specs)},
-            sorted(self.done.items())))
+            {"format": JOURNAL_FORMAT, "version": JOURNAL_VERSION, "command": command,
+             "games": len(self.specs)},
+            [self._entry(i, rec) for i, rec in sorted(self.done.items())]))
+
+    def _entries(self) -> list[Any]:
+        return read_log(self.path, JOURNAL_FORMAT, (JOURNAL_VERSION,), "a game journal",
+                        "delete it to play its games again")[1]
 
     def _read(self) -> dict[int, GameRecord]:
-        items = read_log(self.path)
-        header = next(items, None)
-        if not (isinstance(header, dict) and header.get("format") == JOURNAL_FORMAT):
-            raise ValueError(f"{self.path}: not a game journal of this version; delete it to "
-                             f"start again")
         done = {}
-        for entry in items:
-            if not (isinstance(entry, tuple) and len(entry) == 2):
+        for entry in self._entries():
+            if not isinstance(entry, dict):
                 continue
-            i, rec = entry
-            if isinstance(i, int) and 0 <= i < len(self.specs) and isinstance(rec, GameRecord) \
-                    and _same(rec.spec, self.specs[i]):
-                done[i] = rec
+            i = entry.get("i")
+            if _is_int(i) and 0 <= i < len(self.specs) \
+                    and entry.get("spec") == spec_digest(self.specs[i]):
+                try:
+                    done[i] = record_from(entry.get("record"), self.specs[i])
+                except ValueError:  # a damaged entry: the game is played again
+                    continue
         return done
+
+    def _entry(self, index: int, record: GameRecord) -> dict[str, Any]:
+        return {"i": index, "spec": spec_digest(self.specs[index]),
+                "record": record_data(record)}
 
     def _write(self, action) -> None:
         try:
@@ -153,7 +291,7 @@ class GameJournal:
     def add(self, index: int, record: GameRecord) -> None:
         """Keep a finished game (flushed to the file at once)."""
         self.done[index] = record
-        self._write(lambda: self.log.add((index, record)))
+        self._write(lambda: self.log.add(self._entry(index, record)))
 
     def records(self) -> list[tuple[int, GameRecord]]:
         """(index, record) of every finished game, in plan order."""
@@ -175,15 +313,6 @@ class GameJournal:
                 f"{len(self.specs)} games; continue with --resume") from None
         finally:
             self.log.close()
-
-
-def _same(a: GameSpec, b: GameSpec) -> bool:
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # parameters that do not compare to a bool (arrays)
-        return repr(a) == repr(b)
-
-
 def play_missing(journal: GameJournal, address: str | None = None, workers: int | None = None,
                  show_progress: bool = True, on_game=None) -> list[tuple[int, GameRecord]]:
     """Play the journal's missing games (on Ray unless workers == 0), keeping each as it

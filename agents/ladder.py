@@ -31,11 +31,34 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write
+from agents.files import atomic_write, claim_folder
 from agents.runner import AgentSpec, GameSpec
 
 Z95 = 1.959963984540054
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
+
+LADDER = "ladder"
+"""The command that writes a ladder directory, as its marker names it (`agents.files`)."""
+
+
+def ladder_dir(presets_path: str | Path) -> Path:
+    """The default ladder directory of a preset file: `<stem>-ladder/` beside it.
+
+    Args:
+        presets_path: the preset file.
+    """
+    return Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
+
+
+def is_ladder_dir(folder: Path) -> bool:
+    """Whether `folder` holds a ladder written before output folders had markers (its
+    ladder.json, or the journal of an interrupted one).
+
+    Args:
+        folder: the folder.
+    """
+    from agents.tournament import JOURNAL
+    return (folder / "ladder.json").is_file() or (folder / JOURNAL).is_file()
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -367,7 +390,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
                address: str | None = None, show_progress: bool = True,
                resume: bool = False, field: str | None = None,
-               finish: bool = True) -> LadderResult:
+               finish: bool = True, force: bool = False) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
@@ -383,7 +406,11 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     Every finished game is kept in `out`/games.journal; Ctrl-C raises
     `agents.journal.Interrupted`, and the same call with `resume=True` plays only the games
     still missing. With `finish=False` the journal stays after the files are written (for a
-    caller with more to write, which removes it when done: `calibrate`)."""
+    caller with more to write, which removes it when done: `calibrate`).
+
+    The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
+    ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
+    is refused before anything is written (`agents.files.claim_folder`)."""
     from agents.journal import GameJournal, play_missing
     from agents.parallel import ray_session
     from agents.presets import load_presets
@@ -425,9 +452,8 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     if n_games < 1:
         raise ValueError(f"games: at least one game per pair, got {n_games}")
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed, players, filler)
-    out = Path(out) if out is not None else \
-        Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_folder(out if out is not None else ladder_dir(presets_path), command=LADDER,
+                       force=force, resume=resume, ours=is_ladder_dir)
     journal = GameJournal(out / JOURNAL, specs, "ladder", resume=resume)
     with journal.interruptible():
         with ray_session():
@@ -550,7 +576,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
               levels: str | Sequence[int] | None = None, seed: int = 0,
               workers: int | None = None, address: str | None = None,
               show_progress: bool = True, keep: int | None = None,
-              resume: bool = False) -> tuple[Any, LadderResult]:
+              resume: bool = False, force: bool = False) -> tuple[Any, LadderResult]:
     """Give a preset file's presets calibrated strength: play the ladder of the presets and
     the baselines, then write into each preset's evidence its Bradley-Terry rating with its
     95% interval and its win rates against the baselines, and into the file's source the
@@ -572,6 +598,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         resume: continue an interrupted calibration: play only the ladder's missing games.
             The ladder's journal stays until the preset file is rewritten, so a calibration
             that stops after its games (or is interrupted during them) loses none.
+        force: overwrite the ladder directory of an earlier calibration.
 
     Returns:
         The rewritten `PresetFile` and the ladder's result.
@@ -581,7 +608,8 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         raise ValueError("baselines: calibration needs at least one shared baseline")
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
                         seed=seed, workers=workers, address=address,
-                        show_progress=show_progress, resume=resume, finish=False)
+                        show_progress=show_progress, resume=resume, finish=False,
+                        force=force)
     pf = load_presets(presets_path)
     r = result.ratings
     pos = {lab: k for k, lab in enumerate(r.labels)}

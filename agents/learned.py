@@ -26,14 +26,13 @@ name a game's plug-in registers with `register_model`: ``learned`` alone and
 from __future__ import annotations
 
 import json
-import os
-import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
+from agents.files import npz_json, read_npz, save_npz
 from games.registry import load_plugin, lookup_keys
 
 FORMAT = "playstyles-learned-evaluator"
@@ -92,18 +91,25 @@ class Model:
 
     def save(self, path: str | Path) -> Path:
         """Write the model file (atomically: a reader never sees half a file)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         meta = {**self.metadata, "format": FORMAT, "format_version": FORMAT_VERSION,
                 "layers": self.layers, "activation": self.activation, "output": "logistic"}
         arrays: dict[str, np.ndarray] = {"metadata": np.array(json.dumps(meta, indent=1))}
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             arrays[f"W{i}"], arrays[f"b{i}"] = w, b
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
+        path = save_npz(path, **arrays)
         self.metadata = meta
         return path
+
+
+def is_model_file(path: str | Path) -> bool:
+    """Whether `path` is a learned evaluator's model file (its metadata's `format`), i.e. one
+    `playstyles train-evaluator` wrote: what it may overwrite with --force.
+
+    Args:
+        path: the file.
+    """
+    meta = npz_json(path, "metadata")
+    return isinstance(meta, dict) and meta.get("format") == FORMAT
 
 
 def load_model(path: str | Path, game: str | None = None) -> Model:
@@ -141,12 +147,8 @@ def _cache_key(path: Path) -> tuple:
 
 
 def _read(path: Path) -> Model:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise ValueError(f"{path}: not a model file (a .npz written by `playstyles "
-                         f"train-evaluator`): {e}") from None
+    arrays = read_npz(path, what="a model file (a .npz of plain arrays written by "
+                                 "`playstyles train-evaluator`)")
     if "metadata" not in arrays:
         raise ValueError(f"{path}: metadata: missing (not a model file)")
     try:

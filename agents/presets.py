@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from agents.files import atomic_write
+from agents.files import atomic_write, json_format
 from agents.registry import agent_names, check_agent, make_agent_from
 from agents.runner import AgentSpec
 from games.registry import get_game
@@ -317,6 +317,16 @@ def load_presets(path: str | Path) -> PresetFile:
     pf = presets_from_dict(data, str(path))
     pf.path = p
     return pf
+
+
+def is_preset_file(path: str | Path) -> bool:
+    """Whether `path` is a preset file (its `format` field), i.e. one `playstyles export`
+    wrote: what export may overwrite with --force.
+
+    Args:
+        path: the file.
+    """
+    return json_format(path) == FORMAT
 
 
 def dump_presets(pf: PresetFile, path: str | Path) -> Path:

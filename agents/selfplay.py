@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -29,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import get_encoding
+from agents.files import npz_json, read_npz, save_npz
 from agents.parallel import progress, run_games
 from agents.runner import GameSpec, new_state, play_game
 from games.api import results
@@ -83,24 +83,28 @@ class Samples:
     def save(self, path: str | Path, fingerprint: str) -> Path:
         """Write the samples to one ``.npz`` with the fingerprint of the games they come from
         (`plan_fingerprint`), so that training again can reuse them."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"fingerprint": fingerprint, "length": self.length, "games": self.games}
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), indptr=self.indptr,
-                            indices=self.indices, label=self.label, game=self.game,
-                            round=self.round, viewer=self.viewer, to_move=self.to_move,
-                            score_lead=self.score_lead)
-        os.replace(tmp, path)
-        return path
+        return save_npz(path, meta=np.array(json.dumps(meta)), indptr=self.indptr,
+                        indices=self.indices, label=self.label, game=self.game,
+                        round=self.round, viewer=self.viewer, to_move=self.to_move,
+                        score_lead=self.score_lead)
+
+    @staticmethod
+    def recognize(path: str | Path) -> bool:
+        """Whether `path` is a samples file (`save` wrote it), of whatever games.
+
+        Args:
+            path: the file.
+        """
+        meta = npz_json(path, "meta")
+        return isinstance(meta, dict) and "fingerprint" in meta
 
     @staticmethod
     def load(path: str | Path, fingerprint: str) -> "Samples":
         """Samples saved by `save`; refused (one error naming the file) when they come from
         other games, another encoding or other views than `fingerprint` says."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
+            arrays = read_npz(path)
             meta = json.loads(str(arrays.pop("meta")))
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{path}: not a samples file: {e}") from None

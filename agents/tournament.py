@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write, read_yaml
+from agents.files import atomic_write, claim_folder, read_yaml
 from agents.ladder import wilson_interval
 from agents.parallel import progress, run_games
 from agents.registry import validate_agent
@@ -245,11 +245,12 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 
 PARTIAL_EVERY = 20  # games between two writes of the partial results
 JOURNAL = "games.journal"  # the finished games while a tournament plays (agents.journal)
+TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (agents.files)
 
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                    address: str | None = None, workers: int | None = None,
-                   show_progress: bool = True, resume: bool = False
+                   show_progress: bool = True, resume: bool = False, force: bool = False
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play every planned game (on Ray unless workers == 0) and write, if `out` is given,
     games.csv, summary.csv and summary.md there. Returns (games, summary).
@@ -267,6 +268,9 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         workers: local worker processes; 0 plays in this process.
         show_progress: a progress bar on the terminal.
         resume: continue the interrupted tournament in `out`.
+        force: overwrite the results of an earlier tournament in `out`. Without it, and
+            always when `out` holds anything else, a non-empty `out` is refused before
+            anything is written (`agents.files.claim_folder`).
     """
     from agents.journal import GameJournal, play_missing
     specs = plan(config)
@@ -279,8 +283,9 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                                 total=len(specs), desc="tournament", enabled=show_progress))
         games = games_frame(records, config.agents)
         return games, summarise(games, columns)
-    out.mkdir(parents=True, exist_ok=True)
-    journal = GameJournal(out / JOURNAL, specs, "tournament", resume=resume)
+    claim_folder(out, command=TOURNAMENT, force=force, resume=resume,
+                 ours=lambda d: (d / "tournament.json").is_file() or (d / JOURNAL).is_file())
+    journal = GameJournal(out / JOURNAL, specs, TOURNAMENT, resume=resume)
     with journal.interruptible():
         atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
 

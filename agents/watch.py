@@ -6,10 +6,12 @@ a style turn by turn in the terminal, plays against it, or renders board images.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from agents.files import claim_folder
 from agents.human import GameAbandoned
 from agents.runner import play_game
 from agents.specs import parse_agent_spec
@@ -125,18 +127,28 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
     return state
 
 
+def _frames_only(folder: Path) -> bool:
+    """A folder of board images written by `replay_shown` before folders had markers."""
+    return all(re.fullmatch(r"frame_\d{5}\.png", p.name) for p in folder.iterdir())
+
+
 def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False,
-                 images: str | Path | None = None, say: Callable[[str], None] = print) -> int:
+                 images: str | Path | None = None, say: Callable[[str], None] = print,
+                 force: bool = False) -> int:
     """Show a recorded game after every turn (or every action), and/or write one board image
     per turn into `images` (and say how many, and where). Returns the number of actions
-    replayed."""
+    replayed.
+
+    `images` must be a new or empty directory, or hold the images of an earlier replay (then
+    `force` overwrites them); any other non-empty directory is refused before anything is
+    written (`agents.files.claim_folder`)."""
     record = load_record(path)
     game = get_game(record["game"])
     if every not in ("turn", "action"):
         raise ValueError(f"every: 'turn' or 'action', got {every!r}")
     image_dir = Path(images) if images is not None else None
     if image_dir is not None:
-        image_dir.mkdir(parents=True, exist_ok=True)
+        claim_folder(image_dir, command="replay --images", force=force, ours=_frames_only)
     n = 0
     images_written = 0
     turn_start = True  # the yielded state is the start of a turn: show it

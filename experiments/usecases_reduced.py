@@ -86,7 +86,7 @@ def run_use_case(key: str, out: Path, workers: int | None) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     path = out / f"{cfg['name']}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    result = evolve(path, out=run_dir, resume=(run_dir / "checkpoint.pkl").exists(),
+    result = evolve(path, out=run_dir, resume=(run_dir / "checkpoint.jsonl").exists(),
                     workers=workers, show_progress=True)
     summary_file = run_dir / "validation_summary.json"
     summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}

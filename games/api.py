@@ -312,7 +312,8 @@ class BaseGame:
         fig.text(0.02, 0.98, text, family="monospace", va="top", fontsize=9)
         if title:
             fig.suptitle(title)
-        fig.savefig(path, dpi=100)
+        from playstyles.outputs import save_figure
+        save_figure(fig, path, dpi=100)
         plt.close(fig)
 
 

@@ -8,9 +8,10 @@ small and exact; it also lets a designer watch a play-style turn by turn long af
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterator
+
+from playstyles.outputs import atomic_write, json_format
 
 FORMAT = "playstyles-game/1"
 
@@ -27,10 +28,17 @@ def make_record(game: str, level_text: str, seed: int, options: dict[str, Any],
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(record, indent=None, separators=(",", ":")) + "\n")
+
+
+def is_record(path: str | Path) -> bool:
+    """Whether `path` is a game record (its `format` field), i.e. one `playstyles play
+    --record` wrote: what it may overwrite with --force.
+
+    Args:
+        path: the file.
+    """
+    return json_format(path) == FORMAT
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

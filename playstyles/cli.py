@@ -102,12 +102,27 @@ def _levels_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_file(path: str, command: str, ours, force: bool) -> None:
+    """Refuse an output file before anything runs (`agents.files.check_output_file`): a
+    special file, a run directory's own file, a file `command` did not write, or one it
+    wrote without --force."""
+    from pathlib import Path
+
+    from agents.files import check_output_file
+    from qd.rundir import run_files
+    check_output_file(path, command=command, ours=ours, force=force,
+                      protected=run_files(Path(path).parent))
+
+
 def _is_human(spec: str | None) -> bool:
     return spec is not None and spec.partition(":")[0].strip() == "human"
 
 
 def _play(args: argparse.Namespace) -> int:
     from agents.watch import play_shown
+    if args.record:
+        from games.recording import is_record
+        _output_file(args.record, "play --record", is_record, args.force)
     players = [args.p1, args.p2] + ([args.p3] if args.p3 else [])
     delay = args.delay
     if delay is None:  # pace a watched game in a terminal; a human paces it anyway
@@ -121,7 +136,8 @@ def _play(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from agents.watch import replay_shown
-    replay_shown(args.record, every=args.every, ascii_only=args.ascii, images=args.images)
+    replay_shown(args.record, every=args.every, ascii_only=args.ascii, images=args.images,
+                 force=args.force)
     return 0
 
 
@@ -159,7 +175,7 @@ def _tournament(args: argparse.Namespace) -> int:
     try:
         games, summary = run_tournament(config, out=out, address=args.address,
                                         workers=args.workers, show_progress=not args.quiet,
-                                        resume=args.resume)
+                                        resume=args.resume, force=args.force)
     finally:
         shutdown()
     print(to_markdown(summary, table_columns(config.game)), end="")
@@ -193,6 +209,8 @@ def _evolve(args: argparse.Namespace) -> int:
         raise  # main() prints how to continue
     except RunError as e:
         raise ValueError(str(e)) from None
+    for note in result.notes:
+        print(f"playstyles: {note}", file=sys.stderr)
     s = result.stats
     from qd.rundir import RunFiles
     fresh = " (re-estimated on fresh games)" if RunFiles(result.run_dir).reestimated else ""
@@ -233,7 +251,8 @@ def _probe(args: argparse.Namespace) -> int:
     from plots.probe import draw_probe
     from qd.probe import run_probe
     result = run_probe(args.config, games=args.games, out=args.out, workers=args.workers,
-                   address=args.address, resume=args.resume, show_progress=not args.quiet)
+                   address=args.address, resume=args.resume, show_progress=not args.quiet,
+                   force=args.force)
     chart = draw_probe(result.out)
     print((result.out / "probe.md").read_text(), end="")
     names = ", ".join(f.name for f in [*result.files, chart])
@@ -250,7 +269,7 @@ def _export(args: argparse.Namespace) -> int:
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
                               show_progress=not args.quiet, resume=args.resume,
-                              all_elites=args.all_elites)
+                              all_elites=args.all_elites, force=args.force)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -270,7 +289,8 @@ def _ladder(args: argparse.Namespace) -> int:
     result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
-                        show_progress=not args.quiet, resume=args.resume, field=args.field)
+                        show_progress=not args.quiet, resume=args.resume, field=args.field,
+                        force=args.force)
     print((result.out / "ladder.md").read_text(), end="")
     print(f"results in {result.out}/ (ladder_matrix.csv, ladder_pairs.csv, ladder.json, "
           f"ladder.png, games.csv)")
@@ -278,9 +298,18 @@ def _ladder(args: argparse.Namespace) -> int:
 
 
 def _train_evaluator(args: argparse.Namespace) -> int:
+    from agents.learned import is_model_file
     from agents.parallel import shutdown
+    from agents.selfplay import Samples
     from agents.train_evaluator import load_train_config, to_markdown, train_evaluator
     config = load_train_config(args.config)
+    _output_file(args.out or config.output, "train-evaluator", is_model_file, args.force)
+    if args.summary:
+        _output_file(args.summary, "train-evaluator --summary",
+                     lambda p: p.read_text(errors="replace").startswith(SUMMARY_TITLE),
+                     args.force)
+    if args.samples:  # an existing samples file is read, not written
+        _output_file(args.samples, "train-evaluator --samples", Samples.recognize, True)
     try:
         result = train_evaluator(config, output=args.out, address=args.address,
                                  workers=args.workers, show_progress=not args.quiet,
@@ -289,14 +318,23 @@ def _train_evaluator(args: argparse.Namespace) -> int:
         shutdown()
     text = to_markdown(result.summary)
     if args.summary:
-        from pathlib import Path
-        Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.summary).write_text(f"# Learned evaluator {result.path.name}: held-out "
-                                      f"accuracy\n\nMade by `playstyles train-evaluator "
-                                      f"{args.config}`.\n\n{text}", encoding="utf-8")
+        from agents.files import atomic_write
+        atomic_write(args.summary, f"{SUMMARY_TITLE}{result.path.name}: held-out accuracy\n\n"
+                                   f"Made by `playstyles train-evaluator {args.config}`.\n\n"
+                                   f"{text}")
     print(text, end="")
     print(f"model written to {result.path}; use it as evaluator=learned:{result.path}")
     return 0
+
+
+SUMMARY_TITLE = "# Learned evaluator "
+"""How `train-evaluator --summary` files begin (how it recognizes its own)."""
+
+
+def _force_arg(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--force", action="store_true",
+                   help=f"overwrite {what} written by an earlier run of this command (a file "
+                        f"or directory of anything else is never overwritten)")
 
 
 def _game_arg(p: argparse.ArgumentParser) -> None:
@@ -373,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
                            f"{WATCH_DELAY} in a terminal without a human player, else 0)")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     play.add_argument("--record", help="write a replayable record of the game (JSON)")
+    _force_arg(play, "the --record file")
     play.set_defaults(func=_play)
 
     rep = sub.add_parser("replay", help="show a recorded game turn by turn, or as board images")
@@ -381,6 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="show the board after every turn (default) or every action")
     rep.add_argument("--images", help="also write one PNG board per turn into this directory")
     rep.add_argument("--ascii", action="store_true", help="ASCII symbols only")
+    _force_arg(rep, "the --images directory")
     rep.set_defaults(func=_replay)
 
     tour = sub.add_parser("tournament", help="agents against each other over a level set")
@@ -397,7 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
                       help="play at most N rounds in every game")
     tour.add_argument("--seed", type=int, help="tournament seed (all game and agent seeds)")
-    tour.add_argument("--out", help="output directory (default runs/tournament)")
+    tour.add_argument("--out", help="output directory (default runs/tournament): new or empty, "
+                                    "or an earlier tournament's (--force, --resume)")
+    _force_arg(tour, "the results of a tournament")
     _playing_args(tour, "tournament")
     tour.set_defaults(func=_tournament)
 
@@ -441,7 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     prb.add_argument("--games", type=AT_LEAST_ONE,
                      help="games per genome (default: sized from a pilot for about 10 minutes "
                           "on 2 cores, at most 200)")
-    prb.add_argument("--out", help="output directory (default runs/<name>-probe)")
+    prb.add_argument("--out", help="output directory (default runs/<name>-probe): new or "
+                                   "empty, or an earlier probe's (--force, --resume)")
+    _force_arg(prb, "the results of a probe")
     _playing_args(prb, "probe")
     prb.set_defaults(func=_probe)
 
@@ -451,6 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="difficulty: spread over win rate; style: distinct feature regions")
     exp.add_argument("--count", type=AT_LEAST_ONE, default=3, help="number of presets (default 3)")
     exp.add_argument("-o", "--output", help="preset file (default <run>/presets_<kind>.json)")
+    _force_arg(exp, "a preset file (and its --calibrate ladder directory)")
     exp.add_argument("--names", nargs="+", help="preset names instead of generated ones")
     exp.add_argument("--min-games", type=AT_LEAST_ONE, default=None,
                      help="warn about a preset whose win rate rests on fewer games (default 20)")
@@ -499,7 +544,10 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
                      help="play at most N rounds (default: the presets' game options)")
     lad.add_argument("--seed", type=int, default=0, help="seed of all games and agents")
-    lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the file)")
+    lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the "
+                                   "file): new or empty, or an earlier ladder's (--force, "
+                                   "--resume)")
+    _force_arg(lad, "the results of a ladder")
     _playing_args(lad, "ladder")
     lad.set_defaults(func=_ladder)
 
@@ -512,6 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "them and save them there (to train again with other "
                                        "network settings)")
     trn.add_argument("--summary", help="also write the held-out accuracy tables (Markdown) here")
+    _force_arg(trn, "the model file and the --summary file")
     trn.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
     trn.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     trn.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playstyles.outputs import save_figure
 from qd.rundir import METRICS, RunFiles
 
 
@@ -80,6 +81,6 @@ def draw_progress(p: Progress, path: str | Path, title: str = "") -> Path:
     if title:
         fig.suptitle(title)
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

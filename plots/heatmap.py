@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from playstyles.outputs import save_figure
 from qd.rundir import (
     VALIDATED_SUFFIX,
     WIDE_INTERVAL,
@@ -300,6 +301,6 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
     if hm.field in PERCENT_FIELDS:
         bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playstyles.outputs import save_figure
 from qd.rundir import read_table
 
 
@@ -84,7 +85,7 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "")
     bar.set_label("row's win rate against the column")
     bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

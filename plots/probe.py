@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playstyles.outputs import save_figure
 from qd.probe import CHART, CONTROL, GENOMES, TABLE, WIN_RATE
 from qd.rundir import read_table
 
@@ -82,6 +83,6 @@ def draw_probe(out_dir: str | Path) -> Path:
     fig.suptitle(f"Probe: each genome's feature mean with its 95% interval ({games} games per "
                  f"genome, training levels); shaded: the control's interval", fontsize=10)
     path = out / CHART
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -37,6 +37,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from playstyles.outputs import atomic_write
 from plots.curves import draw_progress, progress_data
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
 from qd.rundir import (
@@ -260,13 +261,13 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
     report.table = table
     if not table.empty:
         p = run.path(ELITES_TABLE)
-        _atomic_write(p, table.to_csv(index=False))
+        atomic_write(p, table.to_csv(index=False))
         report.files.append(p)
     report.headline = (headline(summary) if has_validation else
                        "No style has been checked on held-out levels: validate the run "
                        f"(playstyles validate {run.dir.name}).")
     page = _html(run, pair, images, table, has_validation, title, report.headline)
-    _atomic_write(report.html, page)
+    atomic_write(report.html, page)
     report.files.append(report.html)
     return report
 
@@ -658,12 +659,6 @@ def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
         parts.append(_validation_html(run))
     parts += ["<h2>Elites</h2>", _elites_html(run, table), "</body></html>"]
     return "\n".join(parts)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 __all__ = ["Report", "write_report", "elites_table", "elites_with_validation", "format_value",

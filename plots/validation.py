@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from playstyles.outputs import save_figure
 from qd.rundir import (
     VALIDATION,
     RunFiles,
@@ -140,6 +141,6 @@ def draw_validation(run: RunFiles, path: str | Path, frame: pd.DataFrame | None 
                  f"below the dashed diagonal ({first} rate optimistic)", fontsize=10)
     bx.grid(alpha=0.3)
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -38,7 +38,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.presets import Preset, PresetFile, dump_presets, full_params
+from agents.files import check_folder, check_output_file
+from agents.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
@@ -50,6 +51,7 @@ from qd.rundir import (
     measure_column,
     parse_grid_index,
     presets_file,
+    run_files,
     se_column,
     styles_counted,
     validated_ci_columns,
@@ -174,7 +176,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                    candidates: int | None = None, budgets: Sequence[int] | None = None,
                    calibrate: Sequence[str] | None = None, games: int | None = None,
                    show_progress: bool = True, resume: bool = False,
-                   all_elites: bool = False) -> tuple[PresetFile, Path]:
+                   all_elites: bool = False, force: bool = False) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
     Args:
@@ -209,6 +211,9 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             are played.
         all_elites: style: choose among every elite (corners, then farthest-point), not only
             the distinct styles a validation found.
+        force: overwrite a preset file (and its calibration's ladder directory) written by
+            an earlier export; without it they are refused, as is always a file that is no
+            preset file or one of the run directory's own files (nothing is written then).
     """
     from qd.config import load_config
 
@@ -232,6 +237,13 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                          + " needs their ratings; name the shared baselines (--calibrate)")
     run = RunFiles(run_dir).check()  # every file it reads, before anything is written
     run_dir = run.dir
+    target = Path(out) if out is not None else run.path(presets_file(kind))
+    check_output_file(target, command="export", ours=is_preset_file, force=force or resume,
+                      protected=run_files(target.parent))
+    if calibrate:
+        from agents.ladder import LADDER, is_ladder_dir, ladder_dir
+        check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
+                     ours=is_ladder_dir)
     config = load_config(run.path(CONFIG))
     elites = run.elites
     if elites.empty:
@@ -397,19 +409,19 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
                               address, candidates, budgets, calibrate, games, show_progress,
-                              resume, all_elites)
+                              resume, all_elites, force)
     warnings += [f"{n}: its win rate rests on {g} games (fewer than {min_games}); validate "
                  f"the run with more games, or export with --play-missing" for n, g in few]
     if warnings:
         source["warnings"] = warnings
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
-    target = Path(out) if out is not None else run.path(presets_file(kind))
     dump_presets(pf, target)
     if calibrate:
         from agents.ladder import calibrate as play_calibration
         pf, _ = play_calibration(target, baselines=calibrate, games=games,
                                  keep=count if by_rating else None, workers=workers,
-                                 address=address, show_progress=show_progress, resume=resume)
+                                 address=address, show_progress=show_progress, resume=resume,
+                                 force=force)
         if by_rating:  # the kept candidates, weakest first, named as levels
             kept = difficulty_labels(len(pf.presets)) if names is None else \
                 [str(n) for n in names][:len(pf.presets)]

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from agents.files import atomic_write
+from agents.files import atomic_write, check_folder, claim_folder
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
 from qd.rundir import read_table
@@ -78,6 +78,8 @@ WIN_RATE = "win_rate"
 GAMES = "probe_games.csv"
 GENOMES = "probe_genomes.csv"
 TABLE = "probe.csv"
+PROBE = "probe"
+"""The command, as its output folder's marker names it (`agents.files`)."""
 SETTINGS = "probe.json"
 REPORT = "probe.md"
 CHART = "probe.png"
@@ -350,20 +352,16 @@ def _write_json(out: Path, settings: dict[str, Any], results: dict[str, Any] | N
     return atomic_write(out / SETTINGS, json.dumps(data, indent=2, default=str) + "\n")
 
 
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: not a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / SETTINGS).exists() \
-            and not (out / JOURNAL).exists():
-        raise ValueError(f"--out {out}: the directory is not empty and holds no probe "
-                         f"({SETTINGS}); give another directory with --out")
+def _is_probe(out: Path) -> bool:
+    """A probe directory written before output folders had markers."""
+    return (out / SETTINGS).is_file() or (out / JOURNAL).is_file()
 
 
 # ------------------------------------------------------------------------------ the probe
 
 def run_probe(config, games: int | None = None, out: str | Path | None = None,
               workers: int | None = None, address: str | None = None, resume: bool = False,
-              show_progress: bool = True) -> ProbeResult:
+              show_progress: bool = True, force: bool = False) -> ProbeResult:
     """Play the control, the all-zero and every one-hot genome N games each on the config's
     training levels and write what the genome moves (module text) into `out`.
 
@@ -371,13 +369,15 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         config: a run config file or a `qd.config.RunConfig`.
         games: games per genome N (default: a pilot of one game per genome sizes N for about
             10 minutes on 2 cores; with `resume`, the N the probe recorded).
-        out: the output directory (default runs/<config name>-probe/); one that holds other
-            files and no probe.json is refused.
+        out: the output directory (default runs/<config name>-probe/): new or empty, or
+            holding an earlier probe (then `force` or `resume` is needed); any other
+            non-empty directory is refused before anything is written.
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
         resume: continue an interrupted probe (the games finished before Ctrl-C are kept in
             probe.journal and only the missing ones are played).
         show_progress: a progress bar (and the chosen N) on the terminal.
+        force: overwrite an earlier probe in `out`.
 
     Raises:
         ValueError: a bad argument or output directory, naming it.
@@ -389,7 +389,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     from qd.validation import play_journal
 
     config, out = _config(config, out, resume)
-    _check_out(out)
+    check_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
     if games is not None and int(games) < 1:
         raise ValueError(f"games: at least one game per genome, got {games}")
     plan = config.plan()
@@ -407,7 +407,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     else:
         n, chosen = None, None
     journal_path = out / JOURNAL
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
     with ray_session():
         if n is None:  # the pilot: game 0 of every genome, part of the final games
             specs = plan_probe_games(genomes, plan, levels, 1, config.seed)

@@ -12,8 +12,9 @@ The state after batch k depends only on the config (seed included), never on the
 workers, the order games finish, or whether the run was interrupted. The checkpoint after
 batch k holds the state after batch k was told and the batches that followed were asked,
 with those in-flight batches' genomes, so a resumed run plays exactly the same batches; the
-games they had already finished are taken from `partial.pkl` (keyed by batch, each checked
-against its spec) instead of being played again (a game is a pure function of its spec).
+games they had already finished are taken from `partial.jsonl` (keyed by batch, each checked
+against the digest of its spec) instead of being played again (a game is a pure function of
+its spec).
 
 Faults end the run with a `RunError` that says how to continue: Ctrl-C (`RunInterrupted`,
 after the partial file is flushed and Ray is shut down), a game lost after Ray's retries, a
@@ -21,16 +22,16 @@ run file that cannot be written (a full disk: the message names the file). Worke
 deaths that Ray's retries absorbed are counted in metrics.csv (`retries`, `workers_alive`,
 `nodes_alive`) and run.log.
 
-The run directory's files and columns are named in `qd.rundir` (its schema); the checkpoint
-holds the scheduler, the archive, the emitter and archive generators, the counters and the
-batches in flight.
+The run directory's files and columns are named in `qd.rundir` (its schema). The checkpoint
+(`qd.checkpoint`) is data: what every batch asked and was told. The state after batch k is a
+pure function of the config and of those batches, so `replay` rebuilds it (and the tables)
+from a fresh state; no object is ever unpickled.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import pickle
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,22 +42,32 @@ import numpy as np
 import pandas as pd
 from ribs.schedulers import Scheduler
 
-from agents.files import atomic_write
-from agents.journal import Interrupted, RecordLog, read_log
+from agents.files import atomic_write, check_folder, claim_folder
+from agents.journal import Interrupted, plain
 from agents.runner import GameRecord
 from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
+from qd.checkpoint import (
+    CheckpointError,
+    CheckpointLog,
+    PartialLog,
+    TableDigests,
+    Told,
+    partial_records,
+    read_checkpoint,
+    read_partial,
+    told_batches,
+)
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
 from qd.games import BatchGames, credit, game_seconds, genome_side, worker_count
 from qd.noise import PLAIN, make_noise, noise_params
 from qd.rundir import (
-    BATCH_TABLES,
+    CHECKED_TABLES,
     CHECKPOINT,
     CONFIG,
     ELITES,
     GAMES,
-    GENOME_SCRIPTS,
     INDIVIDUALS,
     LOG,
     METRIC_COLUMNS,
@@ -72,12 +83,8 @@ from qd.rundir import (
     measure_column,
     side_prefix,
     std_column,
+    table_problem,
 )
-
-CHECKPOINT_VERSION = 2
-"""2: the checkpoint holds the batches in flight; a version 1 checkpoint (none in flight)
-still resumes."""
-READABLE_CHECKPOINTS = (1, 2)
 
 _after_game: Callable[[int, GameRecord], None] | None = None
 """Test hook: called after each new game of a batch is stored (e.g. to simulate a kill)."""
@@ -111,9 +118,8 @@ class InFlight:
 
 @dataclass
 class RunState:
-    """Everything needed to continue a run; pickled whole into the checkpoint."""
+    """Everything needed to continue a run; rebuilt from the checkpoint by `replay`."""
 
-    version: int
     config: dict[str, Any]
     archive: EliteArchive
     scheduler: Scheduler
@@ -143,6 +149,7 @@ class RunResult:
     complete: bool
     stats: dict[str, float] = field(default_factory=dict)
     validation: dict[str, Any] | None = None  # validation_summary.json, when the config validates
+    notes: list[str] = field(default_factory=list)  # what resuming repaired (tables rebuilt)
 
 
 def new_state(config: RunConfig) -> RunState:
@@ -155,7 +162,7 @@ def new_state(config: RunConfig) -> RunState:
     e = dict(config.emitter)
     emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
     scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
-    return RunState(CHECKPOINT_VERSION, config.to_dict(), archive, scheduler,
+    return RunState(config.to_dict(), archive, scheduler,
                     noise=make_noise(config.noise, players=players))
 
 
@@ -164,6 +171,43 @@ def _ask(state: RunState) -> np.ndarray:
     tell; with batches in flight a tell follows later asks, so the run does what the
     scheduler does for its one emitter (in batch mode) itself."""
     return np.asarray(state.emitter.ask())
+
+
+def _tell_batch(state: RunState, front: InFlight, rows: Sequence[np.ndarray]
+                ) -> tuple[list[Evaluation], np.ndarray]:
+    """Tell the archive, the emitter and the noise method the batch at the front (each
+    genome's and replay's game rows, in order) and count it as done; its evaluations and
+    statuses. The run and `replay` both tell through here.
+
+    Args:
+        state: the run state (changed).
+        front: the batch in flight at the front.
+        rows: the game rows (`qd.archive.game_table`) of each of its genomes and replays.
+    """
+    archive = state.archive
+    names = archive.stat_names
+    evals = [evaluate_rows(g, r, archive.features, names, archive.players)
+             for g, r in zip(front.genomes, rows)]
+    fields = archive.fields(evals, front.index, front.first)
+    objective = np.array([e.objective for e in evals])
+    measures = np.array([e.measures for e in evals]).reshape(len(evals), len(archive.features))
+    noise = state.noise
+    if noise is None:
+        status = _tell(state, front.genomes, objective, measures, fields)
+    else:
+        n = len(front.genomes)
+        replayed = [(cid, r) for (cid, _, _), r in zip(_replays(front), rows[n:])]
+        status, value = noise.tell(archive, front.index, front.first, front.genomes,
+                                   rows[:n], replayed, archive.features, names)
+        if n:  # (the closing batch has replays only)
+            state.emitter.tell(front.genomes, objective, measures,
+                               {"status": np.minimum(status, 2) * (status < 3),
+                                "value": value}, **fields)
+    state.in_flight.pop(0)
+    state.batch = front.index + 1
+    state.evaluations += len(evals)
+    state.games += sum(len(r) for r in rows)
+    return evals, status
 
 
 def _tell(state: RunState, solutions: np.ndarray, objective: np.ndarray,
@@ -203,60 +247,52 @@ def _write(path: Path, data: str | bytes) -> None:
         atomic_write(path, data)
 
 
-def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = ()) -> None:
+def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = (),
+                digests: TableDigests | None = None) -> None:
     """Append rows; if they bring new columns, rewrite the file with the union of columns
-    (absent counts become 0). A failed append is cut off again."""
+    (absent counts become 0). A failed append is cut off again.
+
+    Args:
+        path: the table.
+        frame: the rows.
+        fill_zero: columns (or column prefixes) whose absent values are 0.
+        digests: the run's table digests, told what was written.
+    """
     if frame.empty:
         return
     if not path.exists() or path.stat().st_size == 0:
-        _write(path, frame.to_csv(index=False))
+        _write_table(path, frame.to_csv(index=False).encode(), digests)
         return
     header = pd.read_csv(path, nrows=0).columns.tolist()
     if set(frame.columns) <= set(header):
         frame = frame.reindex(columns=header)
         zero = [c for c in header if c in fill_zero or c.startswith(tuple(fill_zero))]
         frame[zero] = frame[zero].fillna(0)
+        data = frame.to_csv(index=False, header=False).encode()
         size = path.stat().st_size
         with _writing(path):
             try:
-                with open(path, "a") as fh:
-                    frame.to_csv(fh, index=False, header=False)
+                with open(path, "ab") as fh:
+                    fh.write(data)
             except BaseException:
                 with open(path, "r+b") as fh:  # no torn row is left behind
                     fh.truncate(size)
                 raise
+        if digests is not None:
+            digests.appended(path.name, data)
         return
     old = pd.read_csv(path)
     both = pd.concat([old, frame], ignore_index=True)
     zero = [c for c in both.columns if c.startswith(tuple(fill_zero))]
     both[zero] = both[zero].fillna(0)
-    _write(path, both.to_csv(index=False))
+    _write_table(path, both.to_csv(index=False).encode(), digests)
 
 
-def _drop_batches(path: Path, first: int) -> None:
-    """Remove rows of batches >= first (written before a checkpoint that never came)."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    frame = pd.read_csv(path)
-    if "batch" in frame and (frame["batch"] >= first).any():
-        _write(path, frame[frame["batch"] < first].to_csv(index=False))
-
-
-def _load_checkpoint(path: Path) -> RunState:
-    try:
-        with open(path, "rb") as fh:
-            state = pickle.load(fh)
-    except Exception as e:  # noqa: BLE001 - any failure to read means the same thing
-        raise RunError(f"{path}: the checkpoint is corrupt or unreadable ({type(e).__name__}: "
-                       f"{e}); restore it, or start a new run in another directory") from None
-    if not isinstance(state, RunState) \
-            or getattr(state, "version", None) not in READABLE_CHECKPOINTS:
-        raise RunError(f"{path}: not a checkpoint of this version of playstyles "
-                       f"(expected version {CHECKPOINT_VERSION})")
-    if not hasattr(state, "in_flight"):  # version 1: nothing was in flight
-        state.in_flight = []
-    state.version = CHECKPOINT_VERSION
-    return state
+def _write_table(path: Path, data: bytes, digests: TableDigests | None = None) -> None:
+    """Write a whole table (atomically) and tell the digests."""
+    _write(path, data)
+    if digests is not None:
+        digests.written(path.name, data)
 
 
 def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
@@ -267,48 +303,6 @@ def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
             out += _diff(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
         return out
     return [] if a == b else [prefix or "(config)"]
-
-
-PARTIAL_FORMAT = 2
-"""partial.pkl: a header {"format": 2}, then one pickled (batch, index, record) per finished
-game. Format 1 (a header {"batch", "evaluation"}, then (index, record)) is still read."""
-
-
-def _read_partial(path: Path, first_batch: int) -> dict[int, dict[int, GameRecord]]:
-    """Games already finished of batches >= first_batch (not yet told), by batch and index;
-    a torn last entry is ignored."""
-    out: dict[int, dict[int, GameRecord]] = {}
-    items = read_log(path)
-    header = next(items, None)
-    if not isinstance(header, dict):
-        return out
-    old = header.get("format") is None
-    if old and not isinstance(header.get("batch"), int):
-        return out
-    for entry in items:
-        try:
-            b, i, rec = (header["batch"], *entry) if old else entry
-        except (TypeError, ValueError):  # an unreadable entry ends the file
-            break
-        if int(b) >= first_batch and isinstance(rec, GameRecord):
-            out.setdefault(int(b), {})[int(i)] = rec
-    return out
-
-
-class _Partial(RecordLog):
-    """partial.pkl while the run plays: every finished game of the batches in flight is
-    appended (and flushed) as it arrives; after each checkpoint the told batch's games are
-    stale and the file is rewritten with the live ones once they are the minority."""
-
-    def rewrite(self, records: dict[int, dict[int, GameRecord]]) -> None:
-        """Replace the file (atomically) by these games, and keep appending to it."""
-        with _writing(self.path):
-            super().rewrite({"format": PARTIAL_FORMAT},
-                            [(b, i, records[b][i]) for b in sorted(records) for i in sorted(records[b])])
-
-    def add(self, batch: int, index: int, record: GameRecord) -> None:
-        with _writing(self.path):
-            super().add((batch, index, record))
 
 
 # ------------------------------------------------------------------------------ rows
@@ -356,8 +350,8 @@ def _rows(archive: EliteArchive, records: Sequence[GameRecord]) -> np.ndarray:
     return game_table(games, archive.stats_features)
 
 
-def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameRecord]
-               ) -> pd.DataFrame:
+def _game_rows(batch: int, gpi: int, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
+    """A batch's rows of games.csv (one dict per game, as JSON data for the checkpoint)."""
     rows = []
     for k, (rec, seat) in enumerate(genome_side(records)):
         spec = rec.spec
@@ -366,13 +360,14 @@ def _game_rows(batch: int, first_eval: int, gpi: int, records: Sequence[GameReco
         row: dict[str, Any] = {
             "batch": batch, "evaluation": int(spec.tag[0]), "game": k % gpi,
             "replay": int(spec.tag[3]) if len(spec.tag) > 3 else 0,
-            "level": spec.level, "game_seed": spec.seed, f"{me}seat": seat,
+            "level": spec.level if isinstance(spec.level, (int, str)) else str(spec.level),
+            "game_seed": spec.seed, f"{me}seat": seat,
             "rounds": rec.rounds, "winner": rec.winner, f"{me}won": credit(rec, seat),
             "seconds": round(rec.seconds, 4)}
         for j, who in enumerate(game_sides(n)):
             row.update(rec.player_columns((seat + j) % n, side_prefix(who), digits=4))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return plain(rows)
 
 
 def _individual_rows(batch: int, first_eval: int, names: Sequence[str],
@@ -418,50 +413,56 @@ def _logger(run_dir: Path) -> logging.Logger:
     return log
 
 
-def _prepare(config_path: str | Path, out, resume: bool) -> tuple[RunConfig, Path, RunState | None]:
-    """Validate the config and the run directory; load the checkpoint when resuming."""
+EVOLVE = "evolve"
+"""The command, as a run directory's marker names it (`agents.files`)."""
+
+
+def _occupied(run_dir: Path) -> bool:
+    """Whether `run_dir` holds a run (`OCCUPIED`)."""
+    return any((run_dir / name).exists() for name in OCCUPIED)
+
+
+def _prepare(config_path: str | Path, out, resume: bool
+             ) -> tuple[RunConfig, Path, tuple[list[Any], int | None] | None]:
+    """Validate the config and the run directory; when resuming, read the checkpoint and
+    return its batches' lines and the line where it stopped early (for `told_batches`)."""
     config_path = Path(config_path)
     raw = read_yaml(config_path)
     name = raw.get("name") if isinstance(raw, dict) else None
     run_dir = _run_dir(config_path, name if isinstance(name, str) and name else
                        config_path.stem, out)
-    ckpt = run_dir / CHECKPOINT
-    cfg_file = run_dir / CONFIG
-    occupied = any((run_dir / name).exists() for name in OCCUPIED)
+    occupied = _occupied(run_dir)
     if occupied and not resume:
         raise RunError(f"{run_dir} already holds a run; continue it with --resume, or give "
                        f"another directory with --out")
     if resume and not occupied:
         raise RunError(f"{run_dir}: nothing to resume (no {' or '.join(OCCUPIED)})")
-    state = _load_checkpoint(ckpt) if resume and ckpt.exists() else None
-    previous = state.config if state is not None else (
-        read_yaml(cfg_file) if resume else None)
-    seed = previous.get("seed") if isinstance(previous, dict) else None
-    config = load_config(config_path, seed=seed)
-    if isinstance(previous, dict) and isinstance(raw, dict) and "noise" not in raw:
-        # a config that names no noise method resumes with the one its run started with
-        # (the default of that day: runs from before `reestimate` was the default are plain)
-        config.noise = noise_params(previous.get("noise", {"method": PLAIN}))
+    if not occupied:  # a folder of other files is no place for a run
+        try:
+            check_folder(run_dir, command=EVOLVE)
+        except ValueError as e:
+            raise RunError(f"{e} with --out") from None
+    kept = previous = None
+    if resume:
+        try:
+            header, entries, stopped = read_checkpoint(run_dir)
+        except CheckpointError as e:
+            raise RunError(str(e)) from None
+        previous, kept = header["config"], (entries, stopped)
+    config = load_config(config_path, seed=previous.get("seed") if previous else None)
     if previous is not None:
+        if isinstance(raw, dict) and "noise" not in raw:
+            # a config that names no noise method resumes with the one its run started with
+            config.noise = noise_params(previous.get("noise", {"method": PLAIN}))
         now = config.to_dict()
-        if isinstance(previous, dict) and "genome" in previous and "layout" not in previous:
-            # a run written before `genome` was renamed to `layout`
-            previous = {("layout" if k == "genome" else k): v for k, v in previous.items()}
-        if isinstance(previous, dict) and GENOME_SCRIPTS not in previous:
-            now.pop(GENOME_SCRIPTS)  # a run written before config.yaml recorded the scripts
-        if isinstance(previous, dict) and "pipeline" not in previous:
-            previous = {**previous, "pipeline": {"lag": 1}}  # a run from before the pipeline
-        if isinstance(previous, dict) and "noise" not in previous:  # from before noise methods
-            previous = {**previous, "noise": {"method": "none"}, "max_games": None}
-        if isinstance(previous, dict):  # how the run is validated does not change the run
-            previous = {k: v for k, v in previous.items() if k != "validate"}
-            now.pop("validate", None)
-        diff = _diff(previous, now)
+        # how the run is validated does not change the run
+        diff = _diff({k: v for k, v in previous.items() if k != "validate"},
+                     {k: v for k, v in now.items() if k != "validate"})
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
                            f"{', '.join(diff)}); resume with the config it was started with "
-                           f"({cfg_file})")
-    return config, run_dir, state
+                           f"({run_dir / CONFIG})")
+    return config, run_dir, kept
 
 
 def evolve(config_path: str | Path, out: str | Path | None = None, address: str | None = None,
@@ -480,41 +481,141 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
 
     Raises:
         RunInterrupted: on Ctrl-C (KeyboardInterrupt), once the finished games are in
-            partial.pkl and Ray is shut down; the message says how many batches completed.
+            partial.jsonl and Ray is shut down; the message says how many batches completed.
         RunError: the run cannot start or continue (the message says why and what to do).
     """
-    config, run_dir, state = _prepare(config_path, out, resume)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if state is None:
-        state = new_state(config)
-    saved = state.batch
+    config, run_dir, kept = _prepare(config_path, out, resume)
+    claim_folder(run_dir, command=EVOLVE, resume=resume, ours=_occupied)
+    checkpoint = CheckpointLog(run_dir / CHECKPOINT)
+    digests = TableDigests(run_dir)
+    notes: list[str] = []
     try:
+        if kept is None:
+            state = new_state(config)
+            with _writing(checkpoint.path):
+                checkpoint.start(config.to_dict())
+            for name in CHECKED_TABLES:
+                digests.load(name)
+        else:
+            told, stopped = told_batches(kept[0], len(config.genome_names), kept[1])
+            state, individuals = replay(config, told, run_dir)
+            if stopped is not None:
+                notes.append(f"{run_dir / CHECKPOINT}: line {stopped} is torn or damaged; the "
+                             f"run continues after batch {state.batch - 1} (the batches after "
+                             f"it are played again)" if told else
+                             f"{run_dir / CHECKPOINT}: line {stopped} is torn or damaged; the "
+                             f"run starts again from its first batch")
+            notes += _restore_tables(run_dir, state, told, individuals, digests)
+            with _writing(checkpoint.path):
+                checkpoint.start(config.to_dict(), told)
         if not (run_dir / CONFIG).exists():
             _write(run_dir / CONFIG, dump_config(config))
-        for name in BATCH_TABLES:
-            _drop_batches(run_dir / name, state.batch)
     except _WriteFailed as e:
+        checkpoint.close()
         raise RunError(f"cannot write {e}; nothing was played; free space and start again"
                        f"{' with --resume' if resume else ''}") from None
+    saved = state.batch
     log = _logger(run_dir)
     log.info("%s %s: %d of %d evaluations done, %d batches", "resumed" if resume else "started",
              config.name, state.evaluations, config.evaluations, state.batch)
+    for note in notes:
+        log.info("%s", note)
 
     from agents.parallel import ray_session
     try:
         with ray_session():  # Ray is shut down before any exception leaves the block
             result = _loop(config, run_dir, state, address, workers, show_progress,
-                           max_batches, log)
+                           max_batches, log, checkpoint, digests)
     except KeyboardInterrupt:  # while Ray was starting, before the loop
         log.info("interrupted before batch %d", saved)
         raise _interrupted(run_dir, saved, state, config) from None
     finally:
+        checkpoint.close()
         for h in list(log.handlers):
             log.removeHandler(h)
             h.close()
+    result.notes = notes
     if result.complete and config.validation is not None:
         result.validation = _validate_elites(config, run_dir, address, workers, show_progress)
     return result
+
+
+def replay(config: RunConfig, told: Sequence[Told], run_dir: Path | None = None
+           ) -> tuple[RunState, list[pd.DataFrame]]:
+    """The run state after the checkpoint's batches: a fresh state told every batch again,
+    in order, exactly as the run told it, each batch checked to ask the genomes (and
+    replays) the checkpoint holds. Also the batches' individuals.csv rows.
+
+    Args:
+        config: the run's config.
+        told: the checkpoint's batches (`qd.checkpoint.told_batches`).
+        run_dir: the run directory (for messages).
+
+    Raises:
+        RunError: a batch asks other genomes now than the checkpoint holds (the code that
+            asks or tells changed since the run started, or the checkpoint was edited).
+    """
+    state = new_state(config)
+    lag = int(config.pipeline.get("lag", 1))
+    _fill(state, config, lag)
+    frames = []
+    for t in told:
+        front = state.in_flight[0] if state.in_flight else None
+        if front is None or (front.index, front.first) != (t.batch, t.first) \
+                or not np.array_equal(front.genomes, t.genomes) \
+                or not _same_replays(_replays(front), t.replays):
+            where = run_dir / CHECKPOINT if run_dir is not None else CHECKPOINT
+            raise RunError(f"{where}: batch {t.batch} was asked other genomes than this code "
+                           f"asks from the batches before it: the run was started by another "
+                           f"version of playstyles (resume it with that version) or the file "
+                           f"was edited")
+        evals, status = _tell_batch(state, front, t.rows)
+        state.elapsed = t.elapsed
+        frames.append(_individual_rows(front.index, front.first, config.genome_names, evals,
+                                       status, config.features))
+        _fill(state, config, lag)
+    return state, frames
+
+
+def _same_replays(a: Sequence, b: Sequence) -> bool:
+    return len(a) == len(b) and all(
+        int(x[0]) == int(y[0]) and int(x[1]) == int(y[1]) and np.array_equal(x[2], y[2])
+        for x, y in zip(a, b))
+
+
+def _restore_tables(run_dir: Path, state: RunState, told: Sequence[Told],
+                    individuals: Sequence[pd.DataFrame], digests: TableDigests) -> list[str]:
+    """Bring the tables to what the checkpoint recorded: rows of a batch that was never
+    checkpointed are cut off, a damaged or missing table is rebuilt from the checkpoint's
+    batches, and elites.csv is written from the archive. Returns a note per rebuilt table."""
+    recorded = told[-1].files if told else {}
+    players = state.archive.players
+    frames = {GAMES: lambda t, k: pd.DataFrame(t.games),
+              INDIVIDUALS: lambda t, k: individuals[k],
+              METRICS: lambda t, k: pd.DataFrame([t.metrics], columns=METRIC_COLUMNS)}
+    notes = []
+    for name, frame_of in frames.items():
+        path = run_dir / name
+        want = recorded.get(name)
+        problem = table_problem(run_dir, name, want) if isinstance(want, dict) else None
+        if problem is None and isinstance(want, dict):
+            with _writing(path):
+                with open(path, "r+b") as fh:  # rows written after the last checkpoint
+                    fh.truncate(want["bytes"])
+            digests.load(name, want["bytes"])
+            continue
+        with _writing(path):
+            path.unlink(missing_ok=True)
+        digests.load(name)
+        for k, t in enumerate(told):
+            _append_csv(path, frame_of(t, k), fill_zero=event_count_prefixes(players)
+                        if name == GAMES else (), digests=digests)
+        if problem is not None:
+            again = table_problem(run_dir, name, want)
+            notes.append(f"{problem}; rebuilt from the checkpoint"
+                         f"{'' if again is None else ' (its rows differ from those recorded)'}")
+    _write_table(run_dir / ELITES, state.archive.frame().to_csv(index=False).encode(), digests)
+    return notes
 
 
 def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
@@ -574,7 +675,8 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
 
 
 def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
-          show_progress: bool, max_batches: int | None, log: logging.Logger) -> RunResult:
+          show_progress: bool, max_batches: int | None, log: logging.Logger,
+          checkpoint: CheckpointLog, digests: TableDigests) -> RunResult:
     from agents.parallel import GameLost, cluster_size
     plan = config.plan()
     gpi = plan.games_per_individual
@@ -592,8 +694,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                    unit="game", desc=config.name, dynamic_ncols=True)
         _postfix(bar, state)
     games = BatchGames(address, workers) if busy_run else None
-    partial = _Partial(run_dir / PARTIAL)
-    carried = _read_partial(partial.path, state.batch)  # games finished before a restart
+    partial = PartialLog(run_dir / PARTIAL)
+    carried = read_partial(partial.path, state.batch)  # games finished before a restart
     batches = 0
     saved = state.batch
     current = state.batch  # the batch being waited for, told or written
@@ -605,13 +707,15 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             if b.index not in games.batches:
                 specs = [s for k, g in enumerate(b.genomes) for s in plan.games(g, b.first + k)]
                 specs += [s for cid, r, g in _replays(b) for s in plan.games(g, cid, replay=r)]
-                pb = games.start(b.index, specs, carried.pop(b.index, None))
+                pb = games.start(b.index, specs,
+                                 partial_records(carried.pop(b.index, {}), specs))
                 if bar is not None and pb.timing.reused:
                     bar.update(pb.timing.reused)
 
     try:
         if games is not None:
-            partial.rewrite(carried)  # a clean file (no torn entry, nothing already told)
+            with _writing(partial.path):  # a clean file (no torn entry, nothing told)
+                partial.rewrite_games(carried)
             _fill(state, config, lag)
             _grow(bar, state, config)
         while state.in_flight:
@@ -633,7 +737,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                         f"{PARTIAL}; continue with --resume") from e
                 waited += time.perf_counter() - t0
                 busy += game_seconds(rec)
-                partial.add(got.index, i, rec)
+                with _writing(partial.path):
+                    partial.game(got.index, i, rec)
                 if bar is not None:
                     bar.update(1)
                 if _after_game is not None:
@@ -641,43 +746,22 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             records, timing = games.finish(front.index)
             rows = [_rows(state.archive, records[k * gpi:(k + 1) * gpi])
                     for k in range(len(front.genomes) + len(_replays(front)))]
-            names = state.archive.stat_names
-            players = getattr(state.archive, "players", 2)  # (a checkpoint from before)
-            evals = [evaluate_rows(g, r, state.archive.features, names, players)
-                     for g, r in zip(front.genomes, rows)]
             first = front.first
-            fields = state.archive.fields(evals, front.index, first)
-            objective = np.array([e.objective for e in evals])
-            measures = np.array([e.measures for e in evals]).reshape(
-                len(evals), len(state.archive.features))
-            noise = getattr(state, "noise", None)
-            if noise is None:
-                status = _tell(state, front.genomes, objective, measures, fields)
-            else:
-                n = len(front.genomes)
-                replayed = [(cid, r) for (cid, _, _), r in zip(_replays(front), rows[n:])]
-                status, value = noise.tell(state.archive, front.index, first, front.genomes,
-                                           rows[:n], replayed, state.archive.features, names)
-                if n:  # (the closing batch has replays only)
-                    state.emitter.tell(front.genomes, objective, measures,
-                                       {"status": np.minimum(status, 2) * (status < 3),
-                                        "value": value}, **fields)
-            state.in_flight.pop(0)
-            state.batch = front.index + 1
-            state.evaluations += len(evals)
-            state.games += len(records)
+            evals, status = _tell_batch(state, front, rows)
             batches += 1
             asked = _fill(state, config, lag)
             _grow(bar, state, config)
             if max_batches is None or batches < max_batches:
                 start(asked)  # the next batch's games start before the tables are written
             stats = state.archive.stats()
-            _append_csv(run_dir / GAMES, _game_rows(front.index, first, gpi, records),
-                        fill_zero=event_count_prefixes(players))
+            game_rows = _game_rows(front.index, gpi, records)
+            _append_csv(run_dir / GAMES, pd.DataFrame(game_rows),
+                        fill_zero=event_count_prefixes(state.archive.players), digests=digests)
             _append_csv(run_dir / INDIVIDUALS,
                         _individual_rows(front.index, first, config.genome_names, evals,
-                                         status, config.features))
-            _write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
+                                         status, config.features), digests=digests)
+            _write_table(run_dir / ELITES,
+                         state.archive.frame().to_csv(index=False).encode(), digests)
             cpus, nodes = (n_workers, 1) if workers == 0 and not address else cluster_size()
             now = time.perf_counter()
             wall = now - t_mark
@@ -695,8 +779,11 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 "workers_alive": cpus, "nodes_alive": nodes, "retries": timing.retries,
                 "replays": len(_replays(front))}
             t_mark, busy, waited = now, 0.0, 0.0
-            _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS))
-            _write(run_dir / CHECKPOINT, pickle.dumps(state, protocol=5))
+            _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS),
+                        digests=digests)
+            with _writing(checkpoint.path):
+                checkpoint.told(Told(front.index, first, front.genomes, _replays(front), rows,
+                                     state.elapsed, game_rows, metrics, digests.files()))
             saved = state.batch
             current = state.batch
             live = {k: b.done() for k, b in games.batches.items()}
@@ -705,7 +792,8 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             if not state.in_flight:
                 partial.remove()
             elif partial.entries - n_live > n_live:
-                partial.rewrite(live)
+                with _writing(partial.path):
+                    partial.rewrite_games(live)
             log.info("batch %d: %d evaluations, %d games, %d cells (%d new), QD score %.2f, "
                      "best win rate %.2f, CPU use %.0f%%, %.1f s", front.index,
                      state.evaluations, state.games, stats["cells"], metrics["new_cells"],

@@ -10,13 +10,14 @@ Files of a run (written by `playstyles evolve`):
 
     config.yaml      the resolved config: every default, the seed, the level seeds, and
                      `genome_scripts` (the evolved scripts, in genome order)
-    checkpoint.pkl   the run state after the last completed batch
+    checkpoint.jsonl the told batches as data, from which the run state is rebuilt
+                     (`qd.checkpoint`)
     elites.csv       one row per elite, by cell
     individuals.csv  one row per evaluated genome
     metrics.csv      one row per batch
     games.csv        one row per game
     run.log          start, one line per batch, stop / resume
-    partial.pkl      the finished games of the batches in flight (gone when none is)
+    partial.jsonl    the finished games of the batches in flight (gone when none is)
 
 and of the tools after it: `validation*.{csv,json,md,png}` (`playstyles validate`), the report's
 `heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html` (`playstyles report`)
@@ -31,7 +32,7 @@ after the names it compares.
 
 Reading checks what it reads: one reader for every table (`read_table`: a size cap, and an
 error naming the file and the line for a file that is not UTF-8 or not a valid CSV table), and
-one check per table, once per load (`check_table`, `check_summary`: the columns the readers
+one check per table, once per load (`check_schema`, `check_summary`: the columns the readers
 need, values in range, elites.csv's cells on config.yaml's grid), each problem one ValueError
 naming the file, the line and the column.
 
@@ -41,6 +42,7 @@ pyribs or matplotlib), so that a run directory can be read without the code that
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -50,25 +52,38 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from playstyles.datalog import last_entry
+
 # ------------------------------------------------------------------------------ files
 
 CONFIG = "config.yaml"
-CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT = "checkpoint.jsonl"
 ELITES = "elites.csv"
 INDIVIDUALS = "individuals.csv"
 METRICS = "metrics.csv"
 GAMES = "games.csv"
 LOG = "run.log"
-PARTIAL = "partial.pkl"
+PARTIAL = "partial.jsonl"
+LEGACY_CHECKPOINT = "checkpoint.pkl"
+"""The checkpoint of older versions: a pickle, never read (unpickling can run code)."""
+LEGACY_PARTIAL = "partial.pkl"
 
 RUN_FILES = (CONFIG, CHECKPOINT, ELITES, INDIVIDUALS, METRICS, GAMES, LOG)
-"""The files of a run directory after its first batch (`partial.pkl` only while batches are in
-flight)."""
+"""The files of a run directory after its first batch."""
+TRANSIENT_FILES = (PARTIAL, LEGACY_CHECKPOINT, LEGACY_PARTIAL)
+"""Files a run directory may also hold: the partial batch while batches are in flight, and
+the pickles of older versions (kept, never read)."""
 BATCH_TABLES = (GAMES, INDIVIDUALS, METRICS)
-"""Tables appended batch by batch (a `batch` column); rows of a batch whose checkpoint was
-never written are dropped on resume."""
-OCCUPIED = (CHECKPOINT, CONFIG)
+"""Tables appended batch by batch (a `batch` column); rows of a batch that was never
+checkpointed are dropped on resume."""
+OCCUPIED = (CHECKPOINT, CONFIG, LEGACY_CHECKPOINT)
 """Either file marks a directory as holding a run."""
+CHECKPOINT_FORMAT = "playstyles-checkpoint"
+CHECKPOINT_VERSION = 3
+"""3: a data log of told batches (`qd.checkpoint`); versions 1 and 2 were pickles, never
+read."""
+CHECKED_TABLES = (GAMES, INDIVIDUALS, METRICS, ELITES)
+"""The tables whose size, rows and SHA-256 every checkpoint line records (`check_table`)."""
 
 VALIDATION = "validation.csv"
 VALIDATION_GAMES = "validation_games.csv"
@@ -84,6 +99,33 @@ VALIDATION_FILES = (VALIDATION, VALIDATION_GAMES, VALIDATION_SUMMARY, VALIDATION
 REPORT = "report.html"
 ELITES_TABLE = "elites_table.csv"
 PROGRESS_CHART = "progress.png"
+
+OWN_FILES = RUN_FILES + (PARTIAL,) + VALIDATION_FILES + (VALIDATION_JOURNAL, REPORT,
+                                                         ELITES_TABLE, PROGRESS_CHART)
+"""The files of a run directory that only evolve, validate and report write (`run_files`)."""
+
+
+def is_run_dir(folder: str | Path) -> bool:
+    """Whether `folder` is a run directory: config.yaml together with checkpoint.pkl or
+    elites.csv.
+
+    Args:
+        folder: the folder.
+    """
+    folder = Path(folder)
+    return (folder / CONFIG).is_file() and any((folder / n).is_file()
+                                                for n in (CHECKPOINT, ELITES))
+
+
+def run_files(folder: str | Path) -> tuple[str, ...]:
+    """The file names no other command may write into `folder` (`OWN_FILES` when it is a run
+    directory, else none): what a command passes as `protected` to
+    `agents.files.check_output_file`.
+
+    Args:
+        folder: the folder of an output file.
+    """
+    return OWN_FILES if is_run_dir(folder) else ()
 
 
 def heatmap_file(field: str) -> str:
@@ -389,6 +431,62 @@ class Axis:
         return f"{self.lo + i * self.width:.6g}"
 
 
+# ------------------------------------------------------------------------------ checks
+
+def table_problem(run_dir: Path, name: str, recorded: Mapping[str, Any]) -> str | None:
+    """What is wrong with a table, measured against what the last checkpoint recorded (None:
+    the file begins with exactly the bytes it recorded; rows after them belong to a batch
+    that was never checkpointed).
+
+    Args:
+        run_dir: the run directory.
+        name: the table's file name.
+        recorded: the checkpoint's `files` entry of the table.
+    """
+    path = run_dir / name
+    if not path.exists():
+        return f"{path}: missing (the checkpoint counts {recorded.get('rows')} rows)"
+    size = path.stat().st_size
+    want = recorded.get("bytes")
+    if not isinstance(want, int) or size < want:
+        return (f"{path}: {size} bytes, fewer than the {want} the checkpoint recorded "
+                f"(it counts {recorded.get('rows')} rows): truncated")
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        left = want
+        while left:
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    if h.hexdigest() != recorded.get("sha256"):
+        return (f"{path}: its rows differ from those the checkpoint recorded (SHA-256 "
+                f"mismatch over its first {want} bytes): changed or damaged")
+    return None
+
+
+def check_table(run_dir: str | Path, name: str) -> None:
+    """Refuse a table that does not hold what the run's last checkpoint recorded of it
+    (nothing to check in a run without a checkpoint of this format, e.g. an older run).
+
+    Args:
+        run_dir: the run directory.
+        name: the table (one of `CHECKED_TABLES`).
+
+    Raises:
+        ValueError: naming the table, what is wrong, and how to rebuild it.
+    """
+    run_dir = Path(run_dir)
+    last = last_entry(run_dir / CHECKPOINT, CHECKPOINT_FORMAT, (CHECKPOINT_VERSION,))
+    files = last.get("files") if isinstance(last, dict) else None
+    if isinstance(files, dict) and isinstance(files.get(name), dict):
+        problem = table_problem(run_dir, name, files[name])
+        if problem:
+            raise ValueError(f"{problem}; `playstyles evolve {run_dir / CONFIG} --resume` "
+                             f"rebuilds the run's tables from its checkpoint")
+
+
 class RunFiles:
     """The files of one run directory, read lazily; missing optional files read as None.
 
@@ -438,12 +536,17 @@ class RunFiles:
 
     def table(self, name: str) -> pd.DataFrame | None:
         """A CSV of the run directory, or None when it is absent or empty; read once
-        (`read_table`) and checked once (`check_table`): an unreadable or inconsistent table
-        is one ValueError naming the file (and the line and column)."""
+        (`read_table`) and checked once (`check_schema`; and the tables the last checkpoint
+        recorded against it, `check_table`): an unreadable or inconsistent table is one
+        ValueError naming the file (and the line and column)."""
         if name not in self._cache:
             frame = read_table(self.dir / name, empty_ok=True) if self.has(name) else None
-            if frame is not None:
-                check_table(self, name, frame)
+            if frame is not None:  # its rows first: an error names the line and column
+                check_schema(self, name, frame)
+            if "checked" not in self._cache:  # every table, once: a damaged one is refused
+                for checked in CHECKED_TABLES:
+                    check_table(self.dir, checked)
+                self._cache["checked"] = True
             self._cache[name] = frame
         return self._cache[name]
 
@@ -460,7 +563,7 @@ class RunFiles:
 
     def check(self, *names: str) -> "RunFiles":
         """Read and check files of the run directory now, before a command writes anything:
-        config.yaml's grid and each named file that exists (default `CHECKED_FILES`, what
+        config.yaml's grid and each named file that exists (default `TOOL_INPUTS`, what
         `report`, `validate` and `export` read). Each file is checked once per `RunFiles`.
 
         Args:
@@ -470,7 +573,7 @@ class RunFiles:
             ValueError: naming the file (and the line and column) of the first problem.
         """
         self.axes
-        for name in names or CHECKED_FILES:
+        for name in names or TOOL_INPUTS:
             if name.endswith(".json"):
                 self.json(name)
             else:
@@ -734,7 +837,7 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ reading and checking
-# Every table of a run directory is read by `read_table` and checked once by `check_table` when
+# Every table of a run directory is read by `read_table` and checked once by `check_schema` when
 # `RunFiles` first loads it: a damaged or foreign file is one ValueError naming the file, and
 # the line (the header is line 1) and the column of the first bad value, never a traceback nor
 # a number out of range that turns into a nonsense figure further on.
@@ -744,7 +847,7 @@ MAX_TABLE_BYTES = 2 * 1024 ** 3
 table, grows by well under a kilobyte per game (2 GiB is millions of games); the cap keeps a
 damaged or foreign file from filling the memory before it is even parsed."""
 
-CHECKED_FILES = (ELITES, METRICS, VALIDATION, VALIDATION_SUMMARY)
+TOOL_INPUTS = (ELITES, METRICS, VALIDATION, VALIDATION_SUMMARY)
 """What `report`, `validate` and `export` read, checked before they write anything
 (`RunFiles.check`). individuals.csv, games.csv and validation_games.csv are checked whenever
 they are loaded."""
@@ -1211,7 +1314,7 @@ _TABLE_CHECKS = {ELITES: _check_elites, INDIVIDUALS: _check_individuals, METRICS
                  VALIDATION_GAMES: _check_validation_games}
 
 
-def check_table(run: "RunFiles", name: str, frame: pd.DataFrame) -> None:
+def check_schema(run: "RunFiles", name: str, frame: pd.DataFrame) -> None:
     """Check a table of a run directory against the schema and config.yaml: the columns the
     readers need, then the values (vectorised): proportions in [0, 1], counts whole and not
     negative, wins within games, measures and weights finite and in range; elites.csv's cells

@@ -62,5 +62,6 @@ def render_image(state, path: str | Path, title: str | None = None) -> None:
     head = "over" if state.is_terminal() else f"step {state.t + 1}/{state.steps}"
     ax.set_title(title or f"{head}: cost {state.cost} (faded subs: hidden)", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    from playstyles.outputs import save_figure
+    save_figure(fig, path)
     plt.close(fig)

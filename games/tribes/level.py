@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import operator
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
+
+from playstyles.outputs import atomic_write
 
 __all__ = [
     "TRIBE_KEYS",
@@ -217,15 +218,4 @@ def load_level(path: str | os.PathLike[str]) -> Level:
 
 def save_level(level: Level, path: str | os.PathLike[str]) -> None:
     """Write a level CSV file atomically, so a crash never leaves a half-written level."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(level.to_csv())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, level.to_csv())

@@ -61,5 +61,6 @@ def render_image(s, path: str | Path, title: str | None = None) -> None:
                  "letters: units (W warrior, R rider, D defender, ...), small: resource or "
                  "building; frame colour: territory", fontsize=7)
     fig.tight_layout()
-    fig.savefig(path)
+    from playstyles.outputs import save_figure
+    save_figure(fig, path)
     plt.close(fig)

@@ -42,5 +42,6 @@ def render_image(state, path: str | Path, title: str | None = None) -> None:
         else "game over"
     ax.set_title(title or f"move {state.plies + 1}: {who} — {scores}", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    from playstyles.outputs import save_figure
+    save_figure(fig, path)
     plt.close(fig)

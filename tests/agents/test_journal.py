@@ -8,10 +8,11 @@ import pickle
 import pandas as pd
 import pytest
 
-from agents.journal import GameJournal, Interrupted, RecordLog, read_log
+from agents.journal import DataLog, GameJournal, Interrupted
 from agents.presets import Preset, PresetFile, dump_presets, full_params
 from agents.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
+from playstyles.datalog import LogError, encode_line, read_log
 
 
 def specs(n: int, seed: int = 0) -> list[GameSpec]:
@@ -45,15 +46,79 @@ def test_the_journal_keeps_games_and_reuses_only_those_planned_again(tmp_path):
         GameJournal(path, plan, "tournament", resume=True)
 
 
-def test_a_torn_last_entry_is_ignored(tmp_path):
+def read(path):
+    return read_log(path, "f", (1,), "a test log", "delete it")
+
+
+def test_a_torn_or_damaged_entry_ends_the_log(tmp_path):
     path = tmp_path / "log"
-    log = RecordLog(path)
-    log.rewrite({"format": 1}, [(0, "a")])
-    log.add((1, "b"))
+    log = DataLog(path)
+    log.rewrite({"format": "f", "version": 1}, [[0, "a"]])
+    log.add([1, "b"])
     log.close()
     whole = path.read_bytes()
-    path.write_bytes(whole + pickle.dumps((2, "c"))[:-3])  # killed in the middle of a write
-    assert list(read_log(path)) == [{"format": 1}, (0, "a"), (1, "b")]
+    path.write_bytes(whole + encode_line([2, "c"])[:-3])  # killed in the middle of a write
+    assert read(path) == ({"format": "f", "version": 1}, [[0, "a"], [1, "b"]], 4)
+    damaged = whole.replace(b'"a"', b'"z"')  # a changed line fails its checksum
+    path.write_bytes(damaged)
+    assert read(path)[1:] == ([], 2)
+    path.write_bytes(b"not a log\n")
+    with pytest.raises(LogError, match="not a test log"):
+        read(path)
+    path.write_bytes(encode_line({"format": "f", "version": 9}))
+    with pytest.raises(LogError, match="version 9.*reads 1"):
+        read(path)
+
+
+class Payload:
+    """Unpickling this runs code: it creates the file named."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_planted_pickle_journal_runs_no_code(tmp_path, capsys):
+    """A journal that is a pickle (an older version's, or a planted one) is refused and never
+    unpickled: the payload's file is not created, in the library and from the command line."""
+    planted = tmp_path / "ran"
+    path = tmp_path / "t" / "games.journal"
+    path.parent.mkdir()
+    path.write_bytes(pickle.dumps({"format": 1}) + pickle.dumps(Payload(planted)))
+    with pytest.raises(LogError, match="pickle.*not read"):
+        GameJournal(path, specs(2), "tournament", resume=True)
+    with pytest.raises(LogError, match="pickle.*not read"):
+        GameJournal(path, specs(2), "tournament")
+    args = ["tournament", "--game", "nim", "--agents", "random", "osla", "--levels", "seeds:1",
+            "--reps", "1", "--workers", "0", "--quiet", "--out", str(path.parent)]
+    assert main(args + ["--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "pickle" in err and "Traceback" not in err
+    assert not planted.exists()
+
+
+def test_a_damaged_journal_entry_is_played_again(tmp_path):
+    path = tmp_path / "games.journal"
+    plan = specs(3)
+    j = GameJournal(path, plan, "tournament")
+    for i in range(3):
+        j.add(i, run_game(plan[i]))
+    j.log.close()
+    lines = path.read_bytes().splitlines(keepends=True)
+    check, text = lines[2].split(b"\t", 1)  # the second game: a record that is not one
+    import hashlib
+    import json
+    entry = json.loads(text)
+    entry["record"]["summaries"] = "x"
+    text = json.dumps(entry).encode()
+    lines[2] = hashlib.sha256(text).hexdigest()[:16].encode() + b"\t" + text + b"\n"
+    path.write_bytes(b"".join(lines))
+    again = GameJournal(path, plan, "tournament", resume=True)
+    assert sorted(again.done) == [0, 2]
+    assert again.done[2].events == j.done[2].events and again.done[2].spec == plan[2]
+    again.log.close()
 
 
 def test_ctrl_c_in_a_journal_block_says_what_is_kept(tmp_path):

@@ -301,3 +301,27 @@ def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
     other = train_config_from_dict({**TINY, "seed": 6})
     with pytest.raises(ValueError, match="samples.npz: fingerprint"):
         self_play(other, samples=file, workers=0, show_progress=False)
+
+
+def test_a_model_file_is_read_as_plain_arrays_within_a_bound(tmp_path):
+    """A model holding an array of objects (a pickle) is refused without unpickling it, and
+    a small file whose arrays would expand past the bound is refused before decompressing."""
+    from agents.files import read_npz
+
+    flag = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(flag), "w"))
+
+    objects = tmp_path / "objects.npz"
+    np.savez(objects, metadata=np.array([Payload()], dtype=object))
+    with pytest.raises(ValueError, match="objects.npz: not a model file"):
+        load_model(objects)
+    assert not flag.exists()
+    bomb = tmp_path / "bomb.npz"
+    np.savez_compressed(bomb, w=np.zeros(3 * 2**20))  # 24 MB of zeros in a small file
+    assert bomb.stat().st_size < 2**20
+    with pytest.raises(ValueError, match=r"bomb.npz: its arrays hold \d+ bytes, more than"):
+        read_npz(bomb, limit=2**20)
+    assert read_npz(bomb)["w"].shape == (3 * 2**20,)

@@ -132,7 +132,7 @@ def test_validated_win_rates_take_precedence(run_dir, tmp_path):
         assert p.description.startswith("held out (2 games on 2 held-out levels): ")
     # replays on the training levels (a re-estimate) are not called held-out
     validate(d, levels="train", games=2, workers=0, show_progress=False, chart=False)
-    again, _ = export_presets(d, "difficulty", 2)
+    again, _ = export_presets(d, "difficulty", 2, force=True)  # the earlier file: --force
     assert all(p.description.startswith("replayed (2 fresh games on 2 training levels): ")
                and "held-out" not in p.description for p in again.presets)
 

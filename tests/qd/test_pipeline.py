@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -19,12 +18,20 @@ import yaml
 import qd.run as run_mod
 from agents.parallel import Finished, GamePool
 from agents.runner import run_game
-from qd.config import ConfigError, config_from_dict
+from qd.checkpoint import read_checkpoint, read_partial, told_batches
+from qd.config import ConfigError, config_from_dict, load_config
 from qd.emitters import EMITTERS, PaperEmitter, register_emitter
-from qd.run import RunError, RunInterrupted, _read_partial, evolve
+from qd.run import RunError, RunInterrupted, evolve, replay
 from tests.qd.test_run import TINY, assert_same_run, write
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def checkpointed_state(d: Path):
+    """The run state a checkpoint holds (`qd.run.replay` of its batches)."""
+    config = load_config(d / "config.yaml")
+    header, entries, stopped = read_checkpoint(d)
+    return replay(config, told_batches(entries, len(config.genome_names), stopped)[0], d)[0]
 
 
 def run(cfg: Path, out: Path, **kw):
@@ -88,10 +95,9 @@ def test_asks_and_tells_follow_the_lag(tmp_path):
     try:
         emitter = {**TINY["emitter"], "kind": "test_recording"}
         d = run(write(tmp_path, emitter=emitter, pipeline={"lag": 3}), tmp_path / "r").run_dir
+        state = checkpointed_state(d)  # (the emitter rebuilt by telling it every batch again)
     finally:
         EMITTERS.pop("test_recording")
-    with open(d / "checkpoint.pkl", "rb") as fh:
-        state = pickle.load(fh)
     # batches of 3 + 2 initial genomes, then 3 search batches of 3: the search waits for the
     # initial batches' elites, then batch k + 3 is asked right after batch k is told
     assert state.emitter.events == ["ask 3", "ask 2", "tell 3", "tell 2", "ask 3", "ask 3",
@@ -121,7 +127,7 @@ def test_a_run_killed_with_batches_in_flight_resumes_to_the_same_archive(tmp_pat
     def kill(i, rec):
         seen.append(i)
         if len(seen) == 20 + 12 + 5:
-            held.update(_read_partial(d / "partial.pkl", 0))
+            held.update(read_partial(d / "partial.jsonl", 0))
             raise KeyboardInterrupt
     monkeypatch.setattr(run_mod, "_after_game", kill)
     d = tmp_path / "killed"
@@ -130,13 +136,13 @@ def test_a_run_killed_with_batches_in_flight_resumes_to_the_same_archive(tmp_pat
         run(cfg, d)
     monkeypatch.setattr(run_mod, "_after_game", None)
     assert {b: len(g) for b, g in held.items()} == {2: 5, 3: 12}, "the games of both batches"
-    assert {b: len(g) for b, g in _read_partial(d / "partial.pkl", 0).items()} == {2: 5, 3: 12}
+    assert {b: len(g) for b, g in read_partial(d / "partial.jsonl", 0).items()} == {2: 5, 3: 12}
     assert "interrupted in batch 2 (after batch 1)" in (d / "run.log").read_text()
     monkeypatch.undo()
     run(cfg, d, resume=True)
     assert_same_run(whole, d)
     assert pd.read_csv(d / "metrics.csv")["reused_games"].tolist() == [0, 0, 5, 12, 0]
-    assert not (d / "partial.pkl").exists()
+    assert not (d / "partial.jsonl").exists()
 
 
 @pytest.mark.slow
@@ -171,19 +177,18 @@ def test_pipelined_runs_resume_at_any_point(tmp_path, monkeypatch):
     assert_same_run(whole, d)
     # killed between the tables and the checkpoint
     d = tmp_path / "torn"
-    real = run_mod.atomic_write
+    real = run_mod.CheckpointLog.told
     calls = {"n": 0}
 
-    def torn(path, data):
-        if Path(path).name == "checkpoint.pkl":
-            calls["n"] += 1
-            if calls["n"] == 3:
-                raise KeyboardInterrupt
-        real(path, data)
-    monkeypatch.setattr(run_mod, "atomic_write", torn)
+    def torn(self, batch):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        real(self, batch)
+    monkeypatch.setattr(run_mod.CheckpointLog, "told", torn)
     with pytest.raises(RunInterrupted, match="after 2 completed batches"):
         run(cfg, d)
-    monkeypatch.setattr(run_mod, "atomic_write", real)
+    monkeypatch.setattr(run_mod.CheckpointLog, "told", real)
     run(cfg, d, resume=True)
     assert_same_run(whole, d)
 
@@ -223,7 +228,7 @@ def test_ctrl_c_on_ray_flushes_the_games_and_shuts_ray_down(tmp_path, monkeypatc
     with pytest.raises(RunInterrupted, match="continue with --resume") as info:
         run(cfg, d, workers=2)
     assert not ray.is_initialized(), "Ray is shut down before the error reaches the caller"
-    kept = sum(len(g) for g in _read_partial(d / "partial.pkl", info.value.batches).values())
+    kept = sum(len(g) for g in read_partial(d / "partial.jsonl", info.value.batches).values())
     assert kept >= 1  # at least the game that was being stored
     monkeypatch.setattr(run_mod, "_after_game", None)
     run(cfg, d, resume=True)
@@ -263,29 +268,30 @@ def test_a_failed_table_append_leaves_no_torn_row(tmp_path, monkeypatch):
     run_mod._append_csv(path, pd.DataFrame({"batch": [0], "x": [1.5]}))
     before = path.read_bytes()
 
-    def broken(self, fh, **kw):
-        fh.write("1,2.")
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
+    real_open = open
+
+    class Torn:  # a disk that fills up after part of the row is written
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            self.fh.write(data[:4])
+            self.fh.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def torn_open(path, mode="r", *args, **kw):
+        fh = real_open(path, mode, *args, **kw)
+        return Torn(fh) if "a" in mode else fh
+    monkeypatch.setattr(run_mod, "open", torn_open, raising=False)
     with pytest.raises(run_mod._WriteFailed, match="t.csv: No space left on device"):
         run_mod._append_csv(path, pd.DataFrame({"batch": [1], "x": [2.5]}))
     assert path.read_bytes() == before
-
-
-def test_a_run_from_before_the_pipeline_resumes(tmp_path):
-    cfg = write(tmp_path)
-    whole = run(cfg, tmp_path / "whole").run_dir
-    d = tmp_path / "old"
-    run(cfg, d, max_batches=2)
-    conf = yaml.safe_load((d / "config.yaml").read_text())
-    del conf["pipeline"]
-    (d / "config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
-    with open(d / "checkpoint.pkl", "rb") as fh:
-        state = pickle.load(fh)
-    del state.config["pipeline"]
-    (d / "checkpoint.pkl").write_bytes(pickle.dumps(state))
-    run(cfg, d, resume=True)
-    assert_same_run(whole, d)
 
 
 # ------------------------------------------------------------------ the local Ray's watchdog
@@ -337,7 +343,7 @@ def test_a_killed_driver_leaves_no_ray_process(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not (d / "partial.pkl").exists() or len(_read_partial(d / "partial.pkl", 0)) == 0:
+        while not (d / "partial.jsonl").exists() or len(read_partial(d / "partial.jsonl", 0)) == 0:
             assert driver.poll() is None and time.monotonic() < deadline, "no game finished"
             time.sleep(0.2)
         ray_procs = _descendants(driver.pid)

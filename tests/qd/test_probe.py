@@ -209,7 +209,7 @@ def test_resume_after_ctrl_c(tmp_path, monkeypatch, stop):
 
 def test_refuses_a_foreign_directory_and_bad_games(tmp_path):
     (tmp_path / "other.txt").write_text("not a probe")
-    with pytest.raises(ValueError, match="not empty and holds no probe"):
+    with pytest.raises(ValueError, match="the directory is not empty .it holds files that"):
         run_probe(nim_config(), games=4, out=tmp_path, workers=0, show_progress=False)
     with pytest.raises(ValueError, match="games: at least one game per genome"):
         run_probe(nim_config(), games=0, out=tmp_path / "p", workers=0, show_progress=False)
@@ -282,7 +282,7 @@ def test_cli_probe_and_chart(tmp_path, capsys):
     (tmp_path / "busy" / "notes.txt").write_text("mine")
     assert main(["probe", str(cfg), "--games", "4", "--out", str(tmp_path / "busy"),
                  "--workers", "0", "--quiet"]) == 2
-    assert "not empty and holds no probe" in capsys.readouterr().err
+    assert "the directory is not empty (it holds files that" in capsys.readouterr().err
 
 
 def test_evolve_warns_from_a_probe(probed, tmp_path, capsys):

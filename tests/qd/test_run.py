@@ -65,10 +65,10 @@ def test_run_directory(tmp_path):
     r = evolve(cfg, out=tmp_path / "run", workers=0, show_progress=False)
     d = r.run_dir
     assert r.complete and r.evaluations == 14 and r.games == 14 * 4
-    for name in ("config.yaml", "checkpoint.pkl", "elites.csv", "individuals.csv",
+    for name in ("config.yaml", "checkpoint.jsonl", "elites.csv", "individuals.csv",
                  "metrics.csv", "games.csv", "run.log"):
         assert (d / name).exists(), name
-    assert not (d / "partial.pkl").exists()
+    assert not (d / "partial.jsonl").exists()
     resolved = yaml.safe_load((d / "config.yaml").read_text())
     assert resolved["seed"] == 5 and resolved["levels"]["train"] == [11, 12]
     elites = pd.read_csv(d / "elites.csv")
@@ -115,28 +115,27 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
     with pytest.raises(RunInterrupted, match="interrupted after 2 completed batches.*--resume"):
         evolve(cfg, out=d, workers=0, show_progress=False)
     monkeypatch.setattr(run_mod, "_after_game", None)
-    assert (d / "partial.pkl").exists()
+    assert (d / "partial.jsonl").exists()
     evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
     assert_same_run(whole, d)
     reused = pd.read_csv(d / "metrics.csv")["reused_games"]
     assert reused.tolist() == [0, 0, 9, 0, 0]  # the 9 games batch 2 had finished
-    assert not (d / "partial.pkl").exists()
+    assert not (d / "partial.jsonl").exists()
 
     # killed after the tables were written but before the checkpoint
     d = tmp_path / "torn"
-    real = run_mod.atomic_write
+    real = run_mod.CheckpointLog.told
     calls = {"n": 0}
 
-    def torn(path, data):
-        if Path(path).name == "checkpoint.pkl":
-            calls["n"] += 1
-            if calls["n"] == 3:
-                raise KeyboardInterrupt("killed while checkpointing")
-        real(path, data)
-    monkeypatch.setattr(run_mod, "atomic_write", torn)
+    def torn(self, batch):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt("killed while checkpointing")
+        real(self, batch)
+    monkeypatch.setattr(run_mod.CheckpointLog, "told", torn)
     with pytest.raises(RunInterrupted, match="after 2 completed batches"):
         evolve(cfg, out=d, workers=0, show_progress=False)
-    monkeypatch.setattr(run_mod, "atomic_write", real)
+    monkeypatch.setattr(run_mod.CheckpointLog, "told", real)
     evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
     assert_same_run(whole, d)
 
@@ -167,8 +166,8 @@ def test_run_directory_protection(tmp_path, capsys):
         evolve(other, out=d, workers=0, show_progress=False, resume=True)
     with pytest.raises(RunError, match="nothing to resume"):
         evolve(cfg, out=tmp_path / "empty", workers=0, show_progress=False, resume=True)
-    (d / "checkpoint.pkl").write_bytes(b"\x80\x05garbage")
-    with pytest.raises(RunError, match="corrupt"):
+    (d / "checkpoint.jsonl").write_bytes(b"garbage\n")
+    with pytest.raises(RunError, match="checkpoint.jsonl: not a checkpoint"):
         evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
     # the command line reports these as one line
     assert main(["evolve", str(cfg), "--out", str(d), "--workers", "0", "--quiet"]) == 2

@@ -4,7 +4,6 @@ run directories written before that still resume and read, and the schema module
 
 from __future__ import annotations
 
-import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -90,33 +89,6 @@ def test_config_records_and_checks_genome_scripts():
     for bad in (["ResearchFarms", "SpawnRange"], ["SpawnRange"], "SpawnRange", [1, 2]):
         with pytest.raises(ConfigError, match=r"^config: genome_scripts: "):
             config_from_dict({**d, "genome_scripts": bad})
-
-
-def test_a_run_directory_from_before_genome_scripts_resumes(tmp_path):
-    """A run written before config.yaml recorded the scripts (neither its config.yaml nor
-    its checkpoint has them, and both still call the layout `genome`) resumes with the
-    current config to the same archive, and its config.yaml stays."""
-    data = {**CONFIG, "name": "old", "layout": ["SpawnStrongest", "ResearchRoads"],
-            "repetitions": 1, "emitter": {"batch_size": 2, "initial_random": 2},
-            "evaluations": 8, "seed": 3}
-    cfg = tmp_path / "old.yaml"
-    cfg.write_text(yaml.safe_dump(data))
-    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False).run_dir
-    d = tmp_path / "old"
-    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=2)
-    def old(config):
-        return {("genome" if k == "layout" else k): v for k, v in config.items()
-                if k != rundir.GENOME_SCRIPTS}
-    old_config = yaml.safe_dump(old(yaml.safe_load((d / rundir.CONFIG).read_text())),
-                                sort_keys=False)
-    (d / rundir.CONFIG).write_text(old_config)
-    state = pickle.loads((d / rundir.CHECKPOINT).read_bytes())
-    state.config = old(state.config)
-    (d / rundir.CHECKPOINT).write_bytes(pickle.dumps(state))
-    assert evolve(cfg, out=d, workers=0, show_progress=False, resume=True).complete
-    assert (d / rundir.CONFIG).read_text() == old_config
-    for name in (rundir.ELITES, rundir.INDIVIDUALS):
-        assert (d / name).read_bytes() == (whole / name).read_bytes(), name
 
 
 def test_the_schema_module_is_light():

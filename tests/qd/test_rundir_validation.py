@@ -234,6 +234,7 @@ def test_a_cell_twice_in_elites(validated, tmp_path):
 
 def test_tables_the_commands_do_not_read_are_checked_when_loaded(validated, tmp_path):
     d = copy_run(validated, tmp_path / "run")
+    (d / rundir.CHECKPOINT).unlink()  # the tables' digests would refuse any change first
     set_cell(d / rundir.GAMES, 3, "game", "-1")
     set_cell(d / rundir.INDIVIDUALS, 2, "status", "lost")
     set_cell(d / rundir.VALIDATION_GAMES, 2, "elite_won", "2")
@@ -251,7 +252,7 @@ def test_tables_the_commands_do_not_read_are_checked_when_loaded(validated, tmp_
 def test_an_undamaged_run_reads_without_a_false_alarm(validated, tmp_path_factory, tmp_path,
                                                      capsys):
     d = copy_run(validated, tmp_path / "run")
-    run = RunFiles(d).check(*rundir.CHECKED_FILES, rundir.INDIVIDUALS, rundir.GAMES,
+    run = RunFiles(d).check(*rundir.TOOL_INPUTS, rundir.INDIVIDUALS, rundir.GAMES,
                             rundir.VALIDATION_GAMES)
     assert len(run.elites) == len(run.validation) > 0
     for argv in COMMANDS.values():
@@ -260,6 +261,7 @@ def test_an_undamaged_run_reads_without_a_false_alarm(validated, tmp_path_factor
     # not validated yet, and no elite yet: nothing to refuse either
     fresh = copy_run(tiny_run(tmp_path_factory), tmp_path / "fresh")
     RunFiles(fresh).check()
+    (fresh / rundir.CHECKPOINT).unlink()  # its digest of elites.csv
     (fresh / rundir.ELITES).write_text("\n")  # how a run writes an archive without elites
     assert RunFiles(fresh).check().elites.empty
 
@@ -340,18 +342,18 @@ def test_a_broken_grid_in_config_yaml_names_the_feature(tmp_path, features, says
     assert str(e.value).startswith(f"{d / rundir.CONFIG}: ") and says in str(e.value)
 
 
-def test_checks_are_vectorised(validated, tmp_path):
+def test_checks_are_vectorised(validated):
     """A large games.csv checks in well under a second (no loop over its rows)."""
     import time
-    d = copy_run(validated, tmp_path / "run")
-    games = pd.read_csv(d / rundir.GAMES)
+    run = RunFiles(validated)
+    games = run.games
     big = pd.concat([games] * (200_000 // len(games) + 1), ignore_index=True)
-    big.to_csv(d / rundir.GAMES, index=False)
-    run = RunFiles(d)
-    frame = run.games  # read and checked
     start = time.perf_counter()
-    rundir.check_table(run, rundir.GAMES, frame)
-    assert time.perf_counter() - start < 1.0 and len(frame) >= 200_000
+    rundir.check_schema(run, rundir.GAMES, big)
+    assert time.perf_counter() - start < 1.0 and len(big) >= 200_000
+    big.loc[len(big) - 1, "game"] = -1
+    with pytest.raises(ValueError, match=rf"games\.csv: line {len(big) + 1}, column 'game'"):
+        rundir.check_schema(run, rundir.GAMES, big)
 
 
 def test_cell_labels_that_read_back_as_numbers(tmp_path, capsys):
