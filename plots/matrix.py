@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from playstyles.outputs import save_figure
+from qd.rundir import read_table
 
 
 @dataclass
@@ -35,9 +35,9 @@ class WinMatrix:
 
 def matrix_data(ladder_dir: str | Path) -> WinMatrix:
     d = Path(ladder_dir)
-    m = pd.read_csv(d / "ladder_matrix.csv")
+    m = read_table(d / "ladder_matrix.csv")
     labels = [str(x) for x in m["agent"]]
-    pairs = pd.read_csv(d / "ladder_pairs.csv")
+    pairs = read_table(d / "ladder_pairs.csv")
     n = len(labels)
     pos = {lab: i for i, lab in enumerate(labels)}
     rate = np.full((n, n), np.nan)

@@ -13,10 +13,10 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from playstyles.outputs import save_figure
 from qd.probe import CHART, CONTROL, GENOMES, TABLE, WIN_RATE
+from qd.rundir import read_table
 
 PANELS = 8
 """Top-ranked features drawn."""
@@ -43,8 +43,8 @@ def draw_probe(out_dir: str | Path) -> Path:
     for name in (TABLE, GENOMES):
         if not (out / name).exists():
             raise ValueError(f"{out / name}: not found (run `playstyles probe` first)")
-    table = pd.read_csv(out / TABLE).sort_values("rank").head(PANELS)
-    genomes = pd.read_csv(out / GENOMES)
+    table = read_table(out / TABLE).sort_values("rank").head(PANELS)
+    genomes = read_table(out / GENOMES)
     labels = list(dict.fromkeys(genomes["genome"].astype(str)))
     wins = genomes[genomes["feature"] == WIN_RATE]
     games = int(wins["n"].max()) if len(wins) else 0

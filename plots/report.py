@@ -199,7 +199,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         features: feature name -> the feature (its `doc` and `words` label the axes;
             default: the game's, `feature_texts`; {} for bare names).
     """
-    run = RunFiles(run_dir)
+    run = RunFiles(run_dir).check()  # every file it reads, before anything is written
     d = run.dir
     report = Report(d, run.path(REPORT))
     if features is None:

@@ -235,7 +235,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
                          + (f" x {len(budgets)} budgets" if budgets else "")
                          + " needs their ratings; name the shared baselines (--calibrate)")
-    run = RunFiles(run_dir)
+    run = RunFiles(run_dir).check()  # every file it reads, before anything is written
     run_dir = run.dir
     target = Path(out) if out is not None else run.path(presets_file(kind))
     check_output_file(target, command="export", ours=is_preset_file, force=force or resume,

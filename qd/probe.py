@@ -55,6 +55,7 @@ from scipy import stats
 from agents.files import atomic_write, check_folder, claim_folder
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
+from qd.rundir import read_table
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
 
 PROBE_KEY = 0x50524F
@@ -596,7 +597,7 @@ def probe_warnings(config, probe_dir: str | Path) -> list[str]:
         return []
     if not data.get("complete") or not (here / TABLE).exists():
         raise ValueError(f"{here}: the probe did not finish (continue it with --resume)")
-    table = pd.read_csv(here / TABLE).set_index("feature")
+    table = read_table(here / TABLE).set_index("feature")
     g = config.plan().games_per_individual
     out = []
     for f in config.features:

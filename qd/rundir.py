@@ -30,6 +30,12 @@ are `<feature>_mean` and `<feature>_std`. games.csv holds, per game, the columns
 under the prefixes `genome_` and `opponent_`. validation.csv puts `_evolved` and `_validated`
 after the names it compares.
 
+Reading checks what it reads: one reader for every table (`read_table`: a size cap, and an
+error naming the file and the line for a file that is not UTF-8 or not a valid CSV table), and
+one check per table, once per load (`check_schema`, `check_summary`: the columns the readers
+need, values in range, elites.csv's cells on config.yaml's grid), each problem one ValueError
+naming the file, the line and the column.
+
 This module is game-neutral and light (numpy, pandas and yaml only: no game, agent, Ray,
 pyribs or matplotlib), so that a run directory can be read without the code that produced it.
 """
@@ -519,6 +525,8 @@ class RunFiles:
                     data = yaml.safe_load(stream)
             except OSError as e:
                 raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}: {_first_undecodable(path)}") from None
             except yaml.YAMLError as e:
                 raise ValueError(f"{path}: not valid YAML: {e}") from None
             if not isinstance(data, dict):
@@ -527,25 +535,50 @@ class RunFiles:
         return self._cache["config"]
 
     def table(self, name: str) -> pd.DataFrame | None:
-        """A CSV of the run directory, or None when it is absent or empty."""
+        """A CSV of the run directory, or None when it is absent or empty; read once
+        (`read_table`) and checked once (`check_schema`; and the tables the last checkpoint
+        recorded against it, `check_table`): an unreadable or inconsistent table is one
+        ValueError naming the file (and the line and column)."""
         if name not in self._cache:
-            frame = None
+            frame = read_table(self.dir / name, empty_ok=True) if self.has(name) else None
+            if frame is not None:  # its rows first: an error names the line and column
+                check_schema(self, name, frame)
             if "checked" not in self._cache:  # every table, once: a damaged one is refused
                 for checked in CHECKED_TABLES:
                     check_table(self.dir, checked)
                 self._cache["checked"] = True
-            if self.has(name):
-                try:
-                    frame = pd.read_csv(self.dir / name)
-                except pd.errors.EmptyDataError:
-                    frame = None
             self._cache[name] = frame
         return self._cache[name]
 
     def json(self, name: str) -> dict[str, Any] | None:
-        """A JSON file of the run directory, or None when it is absent."""
-        p = self.dir / name
-        return json.loads(p.read_text()) if p.exists() else None
+        """A JSON file of the run directory, or None when it is absent; read once and checked
+        once (validation_summary.json: `check_summary`)."""
+        if name not in self._cache:
+            p = self.dir / name
+            data = _read_json(p) if p.exists() else None
+            if p.exists() and name == VALIDATION_SUMMARY:
+                check_summary(self, data)
+            self._cache[name] = data
+        return self._cache[name]
+
+    def check(self, *names: str) -> "RunFiles":
+        """Read and check files of the run directory now, before a command writes anything:
+        config.yaml's grid and each named file that exists (default `TOOL_INPUTS`, what
+        `report`, `validate` and `export` read). Each file is checked once per `RunFiles`.
+
+        Args:
+            names: file names of this module (tables and validation_summary.json).
+
+        Raises:
+            ValueError: naming the file (and the line and column) of the first problem.
+        """
+        self.axes
+        for name in names or TOOL_INPUTS:
+            if name.endswith(".json"):
+                self.json(name)
+            else:
+                self.table(name)
+        return self
 
     # ------------------------------------------------------------------ derived views
     @property
@@ -554,14 +587,11 @@ class RunFiles:
 
     @property
     def axes(self) -> list[Axis]:
-        """The grid's axes, in config order."""
-        out = []
-        for f in self.config.get("features") or []:
-            lo, hi = f["range"]
-            out.append(Axis(str(f["name"]), float(lo), float(hi), float(f["width"])))
-        if not out:
-            raise ValueError(f"{self.dir / CONFIG}: no features")
-        return out
+        """The grid's axes, in config order (config.yaml's `features`, checked: a name, a
+        range [lo, hi] with lo < hi, a positive width)."""
+        if "axes" not in self._cache:
+            self._cache["axes"] = config_axes(self.config, self.dir / CONFIG)
+        return self._cache["axes"]
 
     @property
     def features(self) -> list[str]:
@@ -804,3 +834,570 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
                      + f"; weaker than the control: {len(weak)}"
                      + (f" ([{'], ['.join(weak)}])" if weak else "") + ".")
     return lines
+
+
+# ------------------------------------------------------------------------------ reading and checking
+# Every table of a run directory is read by `read_table` and checked once by `check_schema` when
+# `RunFiles` first loads it: a damaged or foreign file is one ValueError naming the file, and
+# the line (the header is line 1) and the column of the first bad value, never a traceback nor
+# a number out of range that turns into a nonsense figure further on.
+
+MAX_TABLE_BYTES = 2 * 1024 ** 3
+"""The largest table `read_table` loads (2 GiB). A run writes far less: games.csv, its largest
+table, grows by well under a kilobyte per game (2 GiB is millions of games); the cap keeps a
+damaged or foreign file from filling the memory before it is even parsed."""
+
+TOOL_INPUTS = (ELITES, METRICS, VALIDATION, VALIDATION_SUMMARY)
+"""What `report`, `validate` and `export` read, checked before they write anything
+(`RunFiles.check`). individuals.csv, games.csv and validation_games.csv are checked whenever
+they are loaded."""
+
+_WEIGHT_RANGE = (0.0, 1.0)
+"""Where a genome's weights lie (the emitters' bounds; config.yaml's `emitter.values`, the
+weight grid, lie within it)."""
+
+
+def read_table(path: str | Path, *, max_bytes: int = MAX_TABLE_BYTES,
+               empty_ok: bool = False) -> pd.DataFrame | None:
+    """A CSV table, or one ValueError naming the file: too large, unreadable, not UTF-8 (with
+    the line), not a valid CSV table (with the line pandas reports), or empty.
+
+    Args:
+        path: the CSV file.
+        max_bytes: the largest file read (checked before loading).
+        empty_ok: return None for a file with no header (how a run writes an archive without
+            elites) instead of an error.
+    """
+    import warnings
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+    if size > max_bytes:
+        raise ValueError(f"{path}: {size} bytes, more than the {max_bytes} bytes a table of a "
+                         f"run directory is read up to")
+    try:
+        with warnings.catch_warnings():
+            # rows with more fields than the header would silently lose data: an error
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(path, index_col=False, encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: {_first_undecodable(path)}") from None
+    except pd.errors.EmptyDataError:
+        if empty_ok:
+            return None
+        raise ValueError(f"{path}: empty (no header line)") from None
+    except pd.errors.ParserError as e:
+        why = str(e).strip().removeprefix("Error tokenizing data. C error: ")
+        raise ValueError(f"{path}: not a valid CSV table: {why}") from None
+    except pd.errors.ParserWarning:
+        raise ValueError(f"{path}: not a valid CSV table: {_first_long_row(path)}") from None
+
+
+def _first_undecodable(path: Path) -> str:
+    """Where a file stops being UTF-8 text, in words (read again line by line: the error
+    path only)."""
+    with open(path, "rb") as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return (f"line {n}: not UTF-8 text (byte 0x{line[e.start]:02x} at character "
+                        f"{e.start + 1})")
+    return "not UTF-8 text"
+
+
+def _first_long_row(path: Path) -> str:
+    """The first row with more fields than the header, in words (the error path only)."""
+    import csv
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = csv.reader(fh)
+        header = next(rows, [])
+        for row in rows:
+            if len(row) > len(header):
+                return (f"line {rows.line_num}: {len(row)} fields, the header has "
+                        f"{len(header)}")
+    return "rows with more fields than the header"
+
+
+def _read_json(path: Path) -> Any:
+    """A JSON file, or one ValueError naming it (and the line and column of a syntax error)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: {_first_undecodable(path)}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON: line {e.lineno}, column {e.colno}: "
+                         f"{e.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not valid JSON: nested too deeply") from None
+
+
+def config_axes(config: Mapping[str, Any], source: str | Path = CONFIG) -> list[Axis]:
+    """The grid's axes of a resolved config (`features`: name, range [lo, hi], width),
+    checked; errors name `source` and the feature.
+
+    Args:
+        config: the mapping read from config.yaml.
+        source: the file it was read from (named in errors).
+    """
+    feats = config.get("features")
+    if not feats:
+        raise ValueError(f"{source}: no features")
+    if not isinstance(feats, list):
+        raise ValueError(f"{source}: features: a list expected, got {feats!r}")
+    out = []
+    for k, f in enumerate(feats):
+        where = f"{source}: features[{k}]"
+        if not isinstance(f, Mapping) or not isinstance(f.get("name"), str) or not f["name"]:
+            raise ValueError(f"{where}: a feature with a name, range and width expected, "
+                             f"got {f!r}")
+        where = f"{source}: feature {f['name']}"
+        rng, width = f.get("range"), f.get("width")
+        try:
+            lo, hi = (float(v) for v in rng)
+            width = float(width)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: range [lo, hi] and width expected, got range {rng!r}, "
+                             f"width {width!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(f"{where}: range [lo, hi] with lo < hi expected, got {rng!r}")
+        if not (math.isfinite(width) and width > 0):
+            raise ValueError(f"{where}: a positive width expected, got {width!r}")
+        out.append(Axis(f["name"], lo, hi, width))
+    return out
+
+
+class _Rows:
+    """A table under check: errors name its file, the line (the header is line 1) and the
+    column of the first bad row, and how many more rows share the problem.
+
+    Args:
+        path: the table's file.
+        frame: its rows, as read.
+    """
+
+    def __init__(self, path: Path, frame: pd.DataFrame) -> None:
+        self.path = path
+        self.frame = frame
+
+    def has(self, column: str) -> bool:
+        return column in self.frame.columns
+
+    def require(self, columns: Iterable[str], why: str = "") -> None:
+        """Every column present, else an error naming the first missing one."""
+        missing = [c for c in columns if c not in self.frame.columns]
+        if missing:
+            more = f" (nor {', '.join(map(repr, missing[1:]))})" if len(missing) > 1 else ""
+            raise ValueError(f"{self.path}: no column {missing[0]!r}{more}{why}")
+
+    def fail(self, bad: np.ndarray, column: str, problem: str, note: str = "") -> None:
+        """An error at the first row where `bad` holds (nothing when none does).
+
+        Args:
+            bad: one flag per row.
+            column: the column at fault.
+            problem: what is wrong with its value (after the value, `is outside [0, 1]`).
+            note: said after the rows counted (the likely cause).
+        """
+        rows = np.flatnonzero(np.asarray(bad, dtype=bool))
+        if not len(rows):
+            return
+        i = int(rows[0])
+        value = self.frame[column].iloc[i]
+        shown = "no value" if _missing(value) else f"{value} {problem}"
+        more = (f" (and {len(rows) - 1} more row{'s' if len(rows) > 2 else ''})"
+                if len(rows) > 1 else "")
+        raise ValueError(f"{self.path}: line {i + 2}, column {column!r}: {shown}{more}{note}")
+
+    def numbers(self, column: str, *, lo: float | None = None, hi: float | None = None,
+                whole: bool = False, missing_ok: bool = False) -> np.ndarray:
+        """A column as floats, checked: numbers, finite, present (unless `missing_ok`),
+        whole numbers (`whole`) within [lo, hi]. An absent column reads as NaN (`require`
+        decides which must be there).
+
+        Args:
+            column: the column.
+            lo: the least value allowed.
+            hi: the largest value allowed.
+            whole: integers only.
+            missing_ok: empty cells allowed (they read as NaN).
+        """
+        if column not in self.frame.columns:
+            return np.full(len(self.frame), np.nan)
+        raw = self.frame[column]
+        if raw.dtype == bool:
+            raw = raw.astype(float)
+        x = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        nan = np.isnan(x)
+        self.fail(nan & raw.notna().to_numpy(), column, "is not a number")
+        if not missing_ok:
+            self.fail(nan, column, "")
+        self.fail(np.isinf(x), column, "is not finite")
+        if whole:
+            self.fail(~nan & (np.mod(x, 1) != 0), column, "is not a whole number")
+        span = f"[{_num(lo)}, {_num(hi)}]" if lo is not None and hi is not None else \
+            f">= {_num(lo)}" if lo is not None else f"<= {_num(hi)}"
+        if lo is not None:
+            self.fail(~nan & (x < lo), column, f"is outside {span}" if hi is not None
+                      else "is negative" if lo == 0 else f"is below {_num(lo)}")
+        if hi is not None:
+            self.fail(~nan & (x > hi), column, f"is outside {span}")
+        return x
+
+    def within(self, column: str, bound: np.ndarray, *, above: bool, words: str) -> None:
+        """Each value at most (or at least, `above`) its row's bound (`wins` within `games`)."""
+        x = self.numbers(column, missing_ok=True)
+        bad = ~np.isnan(x) & ~np.isnan(bound) & ((x < bound) if above else (x > bound))
+        self.fail(bad, column, words)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _num(x: float | None) -> str:
+    return f"{x:g}" if x is not None else ""
+
+
+def _grid_text(axes: Sequence[Axis]) -> str:
+    """The grid of config.yaml in words: `research_slope: 4 bins of 0.25 from 0`."""
+    return "; ".join(f"{a.name}: {a.bins} bin{'s' if a.bins != 1 else ''} of {a.width:g} "
+                     f"from {a.lo:g}" for a in axes)
+
+
+def _mismatch(bad: np.ndarray, what: str = ELITES) -> str:
+    """The cause of a row off the config's grid: config.yaml when every row is, else either."""
+    if np.asarray(bad, dtype=bool).all():
+        return f": {CONFIG} does not match {what}"
+    return f": {CONFIG} does not match {what}, or the row is damaged"
+
+
+def _cells(rows: _Rows, column: str, axes: Sequence[Axis], *, config: bool) -> np.ndarray:
+    """A `grid_index` column as (rows x features) integer coordinates, each within its axis.
+
+    Args:
+        rows: the table.
+        column: `grid_index` or `validated_grid_index`.
+        axes: the grid of config.yaml.
+        config: whether a coordinate off the grid may mean that config.yaml changed (the
+            elites' own cells), or only a damaged row.
+    """
+    text = rows.frame[column].astype(str).str.strip()
+    parts = text.str.count(",").to_numpy() + 1
+    note = _mismatch(parts != len(axes)) if config else ""
+    rows.fail(parts != len(axes), column,
+              f"is not one coordinate per feature of the grid of {CONFIG} "
+              f"({', '.join(a.name for a in axes)})", note)
+    if len(rows.frame) == 0:
+        return np.zeros((0, len(axes)), dtype=int)
+    split = text.str.split(",", expand=True)
+    values = np.column_stack([pd.to_numeric(split[j], errors="coerce").to_numpy(dtype=float)
+                              for j in range(len(axes))])
+    rows.fail(np.isnan(values).any(axis=1) | (np.mod(values, 1) != 0).any(axis=1), column,
+              "is not a cell's coordinates (whole numbers separated by commas)")
+    bins = np.array([a.bins for a in axes])
+    off = ((values < 0) | (values >= bins)).any(axis=1)
+    note = _mismatch(off) if config else ""
+    rows.fail(off, column, f"is off the grid of {CONFIG} ({_grid_text(axes)})", note)
+    return values.astype(int)
+
+
+def _cell_keys(labels: pd.Series) -> list[tuple[float, ...] | str]:
+    """Cell labels (`0.25:0`) as comparable keys, their bin edges as numbers: a label reads
+    back from a CSV table as text, or as a number in a one-feature grid (`1` or `1.0`). A
+    label that is not numbers stays text."""
+    text = labels.astype(str).str.strip()
+    parts = text.str.split(":", expand=True) if len(text) else pd.DataFrame(index=text.index)
+    edges = np.column_stack([pd.to_numeric(parts[j], errors="coerce").to_numpy(dtype=float)
+                             for j in parts.columns]) if parts.shape[1] else \
+        np.zeros((len(text), 0))
+    edges = np.round(edges, 9)
+    return [t if np.isnan(e).any() else tuple(e.tolist()) for t, e in zip(text, edges)]
+
+
+def _check_grid(rows: _Rows, axes: Sequence[Axis]) -> None:
+    """elites.csv against config.yaml's grid: every elite's `grid_index` on the grid, its
+    `index` the flat index of that cell (as pyribs numbers them), its `cell` label the lower
+    bin edges, and its measures inside the cell (clipped at the grid's ends, as the archive
+    clips) - config.yaml reproduces the cells of elites.csv; and no cell twice."""
+    coords = _cells(rows, "grid_index", axes, config=True)
+    n = len(coords)
+    dims = [a.bins for a in axes]
+    flat = np.ravel_multi_index(coords.T, dims) if n else np.zeros(0, dtype=int)
+    index = rows.numbers("index", lo=0, whole=True)
+    bad = index != flat
+    rows.fail(bad, "index", f"is not the index of its grid_index on the grid of {CONFIG} "
+                            f"({' x '.join(map(str, dims))} cells)", _mismatch(bad))
+    text = rows.frame["cell"].astype(str).str.strip()
+    parts = text.str.count(":").to_numpy() + 1
+    rows.fail(parts != len(axes), "cell", f"is not a label of {len(axes)} bin edges "
+                                          f"(lower edges separated by colons)",
+              _mismatch(parts != len(axes)))
+    label = text.str.split(":", expand=True) if n else pd.DataFrame(columns=range(len(axes)))
+    for j, a in enumerate(axes):
+        m = rows.numbers(measure_column(a.name))
+        c = coords[:, j]
+        lower = a.lo + c * a.width
+        tol = 1e-6 * a.width
+        off = ((c > 0) & (m < lower - tol)) | ((c < a.bins - 1) & (m > lower + a.width + tol))
+        rows.fail(off, measure_column(a.name),
+                  f"is not in the bin of {a.name} grid_index gives it (bins of {a.width:g} "
+                  f"from {a.lo:g})", _mismatch(off))
+        edge = pd.to_numeric(label[j], errors="coerce").to_numpy(dtype=float)
+        wrong = ~np.isclose(edge, lower, rtol=1e-5, atol=1e-9 * a.width)
+        rows.fail(wrong, "cell", f"does not name the lower edges of its grid_index's bins on "
+                                 f"the grid of {CONFIG}", _mismatch(wrong))
+    again = pd.Series(flat).duplicated().to_numpy()
+    rows.fail(again, "grid_index", "is a cell already taken by an earlier row (one elite per "
+                                   "cell)")
+
+
+def _weights(run: "RunFiles", rows: _Rows, names: Sequence[str]) -> None:
+    """The genome's weights within the emitters' bounds (widened to config.yaml's
+    `emitter.values`, the weight grid, should it reach further)."""
+    lo, hi = _WEIGHT_RANGE
+    values = (run.config.get("emitter") or {}).get("values")
+    if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values):
+        lo, hi = min(lo, *values), max(hi, *values)
+    for name in names:
+        rows.numbers(name, lo=lo, hi=hi)
+
+
+def _quality(rows: _Rows) -> None:
+    """win_rate a proportion, games a count, wins within games, the win-rate interval a pair
+    of proportions (elites.csv, individuals.csv)."""
+    rows.numbers("win_rate", lo=0, hi=1)
+    games = rows.numbers("games", lo=0, whole=True)
+    rows.numbers("wins", lo=0)
+    rows.within("wins", games, above=False, words="is more than the row's games")
+    for c in WIN_RATE_CI:
+        rows.numbers(c, lo=0, hi=1, missing_ok=True)
+    if rows.has(WIN_RATE_CI[0]) and rows.has(WIN_RATE_CI[1]):
+        rows.within(WIN_RATE_CI[1], rows.numbers(WIN_RATE_CI[0], missing_ok=True), above=True,
+                    words=f"is below {WIN_RATE_CI[0]}")
+
+
+def _check_elites(run: "RunFiles", rows: _Rows) -> None:
+    """elites.csv: its columns, quality, weights, and its cells against config.yaml's grid."""
+    axes = run.axes
+    scripts = run.genome_scripts
+    measures = [measure_column(a.name) for a in axes]
+    rows.require([*CELL_COLUMNS, *QUALITY_COLUMNS])
+    rows.require(measures, f" (a measure of each feature of {CONFIG}'s grid: "
+                           f"{', '.join(a.name for a in axes)})")
+    if scripts is not None:
+        rows.require(weight_columns(scripts), f" (a weight of each of {CONFIG}'s "
+                                              f"{GENOME_SCRIPTS})")
+    _quality(rows)
+    rows.numbers("mean_score")
+    rows.numbers("objective")
+    for c in FOUND_COLUMNS:
+        rows.numbers(c, lo=0, whole=True)
+    _weights(run, rows, run.weight_columns(rows.frame))
+    _check_grid(rows, axes)
+
+
+def _check_individuals(run: "RunFiles", rows: _Rows) -> None:
+    """individuals.csv: when each genome was evaluated, its status, weights, quality and
+    measures."""
+    axes = run.axes
+    scripts = run.genome_scripts
+    rows.require([*FOUND_COLUMNS, *QUALITY_COLUMNS[:3]])
+    rows.require([measure_column(a.name) for a in axes],
+                 f" (a measure of each feature of {CONFIG}'s grid)")
+    if scripts is not None:
+        rows.require(weight_columns(scripts), f" (a weight of each of {CONFIG}'s "
+                                              f"{GENOME_SCRIPTS})")
+        _weights(run, rows, scripts)
+    for c in FOUND_COLUMNS:
+        rows.numbers(c, lo=0, whole=True)
+    if rows.has("status"):
+        status = rows.frame["status"].astype(str)
+        rows.fail(~status.isin(STATUS).to_numpy(), "status",
+                  f"is not one of {', '.join(STATUS)}")
+    _quality(rows)
+    for a in axes:
+        rows.numbers(measure_column(a.name))
+
+
+_METRIC_COUNTS = ("batch", "evaluations", "games", "cells", "new_cells", "improved",
+                  "batch_size", "workers", "reused_games", "workers_alive", "nodes_alive",
+                  "retries", "replays")
+_METRIC_SHARES = ("coverage", "best_win_rate", "mean_win_rate")
+_METRIC_REQUIRED = ("batch", "evaluations", "cells", "qd_score", "best_win_rate")
+
+
+def _check_metrics(run: "RunFiles", rows: _Rows) -> None:
+    """metrics.csv: counts, shares, and `coverage` against the size of config.yaml's grid."""
+    rows.require(_METRIC_REQUIRED)
+    for c in _METRIC_COUNTS:
+        rows.numbers(c, lo=0, whole=True, missing_ok=c not in _METRIC_REQUIRED)
+    for c in _METRIC_SHARES:
+        rows.numbers(c, lo=0, hi=1, missing_ok=c not in _METRIC_REQUIRED)
+    rows.numbers("qd_score", lo=0)
+    if rows.has("coverage") and len(rows.frame):  # cells / coverage: the grid's size
+        cells, cover = rows.numbers("cells"), rows.numbers("coverage", missing_ok=True)
+        grid = math.prod(a.bins for a in run.axes)
+        counted = ~np.isnan(cover) & (cover > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            off = counted & ~np.isclose(cells / cover, grid, rtol=1e-6)
+        rows.fail(off, "coverage", f"is not cells over the {grid} cells of the grid of "
+                                   f"{CONFIG} ({_grid_text(run.axes)})",
+                  _mismatch(off[counted], METRICS))
+
+
+def _check_games(run: "RunFiles", rows: _Rows) -> None:
+    """games.csv: which genome and game each row is, and the genome's share of first place."""
+    rows.require(("batch", "evaluation", "game"))
+    for c in ("batch", "evaluation", "game"):
+        rows.numbers(c, lo=0, whole=True)
+    for c in ("replay", "rounds"):
+        rows.numbers(c, lo=0, whole=True, missing_ok=True)
+    rows.numbers("genome_won", lo=0, hi=1, missing_ok=True)
+
+
+def _check_validation(run: "RunFiles", rows: _Rows) -> None:
+    """validation.csv: win rates, games, wins, cells on the grid, and each elite validated an
+    elite of elites.csv, once."""
+    axes = run.axes
+    wr, games, wins = (validated_column(c) for c in ("win_rate", "games", "wins"))
+    rows.require([*CELL_COLUMNS, wr, games])
+    rows.numbers(wr, lo=0, hi=1)
+    n = rows.numbers(games, lo=0, whole=True)
+    rows.numbers(wins, lo=0, missing_ok=True)
+    rows.within(wins, n, above=False, words=f"is more than the row's {games}")
+    rows.numbers(evolved_column("win_rate"), lo=0, hi=1, missing_ok=True)
+    rows.numbers(evolved_column("games"), lo=0, whole=True, missing_ok=True)
+    for c in WIN_RATE_CI:
+        rows.numbers(c, lo=0, hi=1, missing_ok=True)
+    for c in ("cell_distance", "style"):
+        rows.numbers(c, lo=0, whole=True, missing_ok=True)
+    for c in rows.frame.columns:
+        if c.startswith(MEASURE_PREFIX):
+            rows.numbers(c, missing_ok=True)
+    _cells(rows, "grid_index", axes, config=False)
+    if rows.has("validated_grid_index"):
+        _cells(rows, "validated_grid_index", axes, config=False)
+    index = rows.numbers("index", lo=0, whole=True)
+    again = pd.Series(index).duplicated().to_numpy()
+    rows.fail(again, "index", "is an elite validated twice")
+    elites = run.elites  # checked first: the elites validated must be in it
+    if elites.empty:
+        rows.fail(np.ones(len(index), dtype=bool), "index", f"is not an elite of {ELITES} "
+                  f"(it has none): validate again")
+        return
+    known = pd.Series(_cell_keys(elites["cell"]), index=elites["index"].astype(int).to_numpy())
+    present = np.isin(index, known.index.to_numpy())
+    rows.fail(~present, "index", f"is not an elite of {ELITES}: validate again")
+    cell = pd.Series(_cell_keys(rows.frame["cell"]))
+    rows.fail((cell != known.reindex(index.astype(int)).reset_index(drop=True)).to_numpy(),
+              "cell", f"is not the cell of the row's index in {ELITES}")
+
+
+def _check_validation_games(run: "RunFiles", rows: _Rows) -> None:
+    """validation_games.csv: the game numbers and the elite's share of first place."""
+    rows.require(("cell", "game"))
+    rows.numbers("game", lo=0, whole=True)
+    rows.numbers("index", lo=-1, whole=True, missing_ok=True)  # -1: the control
+    rows.numbers("rounds", lo=0, whole=True, missing_ok=True)
+    rows.numbers("elite_won", lo=0, hi=1, missing_ok=True)
+
+
+_TABLE_CHECKS = {ELITES: _check_elites, INDIVIDUALS: _check_individuals, METRICS: _check_metrics,
+                 GAMES: _check_games, VALIDATION: _check_validation,
+                 VALIDATION_GAMES: _check_validation_games}
+
+
+def check_schema(run: "RunFiles", name: str, frame: pd.DataFrame) -> None:
+    """Check a table of a run directory against the schema and config.yaml: the columns the
+    readers need, then the values (vectorised): proportions in [0, 1], counts whole and not
+    negative, wins within games, measures and weights finite and in range; elites.csv's cells
+    on config.yaml's grid (config.yaml reproduces them) and each once; validation.csv's
+    elites in elites.csv. A table of another name is not checked.
+
+    Args:
+        run: the run directory (its config.yaml, and elites.csv for validation.csv).
+        name: the table's file name (`ELITES`, ...).
+        frame: the table as read.
+
+    Raises:
+        ValueError: naming the file, and the line and column of the first bad value.
+    """
+    check = _TABLE_CHECKS.get(name)
+    if check is not None:
+        check(run, _Rows(run.path(name), frame.reset_index(drop=True)))
+
+
+def _keys(node: Any) -> list[Any]:
+    """The keys of a JSON object, or the items of a JSON list; nothing for anything else."""
+    return list(node) if isinstance(node, (dict, list)) else []
+
+
+def check_summary(run: "RunFiles", summary: Any) -> None:
+    """Check validation_summary.json: a mapping; its shares in [0, 1], its counts whole and
+    not negative, and the cells it names elites of elites.csv.
+
+    Args:
+        run: the run directory.
+        summary: the file's content.
+
+    Raises:
+        ValueError: naming the file and the key.
+    """
+    path = run.path(VALIDATION_SUMMARY)
+    if not isinstance(summary, dict):
+        got = "null" if summary is None else "an array" if isinstance(summary, list) else \
+            "a string" if isinstance(summary, str) else "a number or true/false"
+        raise ValueError(f"{path}: a JSON object expected, got {got}")
+
+    def get(key: str) -> Any:
+        node: Any = summary
+        for part in key.split("."):
+            if not isinstance(node, dict):
+                return None
+            node = node.get(part)
+        return node
+
+    def number(key: str, lo: float | None = 0, hi: float | None = None,
+               whole: bool = False) -> None:
+        v = get(key)
+        if v is None:
+            return
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
+            and (lo is None or v >= lo) and (hi is None or v <= hi) \
+            and (not whole or float(v).is_integer())
+        if not ok:
+            want = "a whole number >= 0" if whole else \
+                f"a number in [{_num(lo)}, {_num(hi)}]" if hi is not None else "a number >= 0"
+            raise ValueError(f"{path}: {key}: {v!r} is not {want}")
+
+    for key in ("elites", "games_per_elite", "distinct_styles", "distinct_styles_not_weaker",
+                "styles.pairs_tested", "styles.pairs_differing", "styles.games",
+                "styles.tested", "control.games"):
+        number(key, whole=True)
+    for key in ("same_cell_share", "neighbour_share", "mean_win_rate_evolved",
+                "mean_win_rate_validated", "mean_abs_gap.win_rate", "styles.alpha",
+                "control.win_rate", "corrected.coverage", "corrected.coverage_evolved"):
+        number(key, hi=1)
+    for key in _keys(get("spearman")):
+        number(f"spearman.{key}", lo=-1, hi=1)
+    for g in _keys(get("by_level_group")):
+        number(f"by_level_group.{g}.games", whole=True)
+        number(f"by_level_group.{g}.mean_win_rate", hi=1)
+        number(f"by_level_group.{g}.mean_abs_gap_win_rate", hi=1)
+    named = [*_keys(get("cells")), *_keys(get("styles.styles")),
+             *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control"))]
+    if named:
+        known = set(_cell_keys(run.elites["cell"])) if "cell" in run.elites else set()
+        gone = [str(c) for c, key in zip(named, _cell_keys(pd.Series(named, dtype=object)))
+                if key not in known]
+        if gone:
+            raise ValueError(f"{path}: cell {gone[0]} is not an elite's cell in {ELITES}"
+                             + (f" (nor {len(gone) - 1} more)" if len(gone) > 1 else "")
+                             + ": validate again")

@@ -44,6 +44,7 @@ from qd.games import credit
 from qd.rundir import (
     CONFIG,
     ELITES,
+    METRICS,
     VALIDATION,
     VALIDATION_CHART,
     VALIDATION_GAMES,
@@ -242,7 +243,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     from qd.config import load_config
     from qd.games import genome_side
 
-    run = RunFiles(run_dir)
+    run = RunFiles(run_dir).check(ELITES, METRICS)  # what it reads, before it writes
     run_dir = run.dir
     config = load_config(run.path(CONFIG))
     if not run.has(ELITES):
