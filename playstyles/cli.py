@@ -53,20 +53,25 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     """Game options from the command line: the Tribes-flavoured flags (when given), the
     round limit of `--rounds N` in the game's own options (`round_limit_options`: Tribes
     plays N rounds with max_rounds=N-1) and any number of `--option KEY=VALUE` (values parsed
-    as YAML: numbers, true/false, lists)."""
-    import yaml
+    as YAML: numbers, true/false, lists). Each is checked by the game
+    (`games.api.check_game_options`) before any game starts, the error naming the flag."""
+    from agents.files import load_yaml
+    from games.api import check_game_options
+    from games.registry import get_game
     options: dict[str, Any] = {}
+    flags: dict[str, str] = {}
     for key in ("mode", "tribes", "size"):
         if getattr(args, key, None) is not None:
             options[key] = getattr(args, key)
+            flags[key] = f"--{key}"
     limit: dict[str, Any] = {}
     if getattr(args, "rounds", None) is not None:
-        from games.registry import get_game
         try:
             limit = get_game(game).round_limit_options(args.rounds)
         except ValueError as e:
             raise ValueError(f"--rounds: {e}") from None
         options.update(limit)
+        flags.update(dict.fromkeys(limit, "--rounds"))
     for item in getattr(args, "option", None) or ():
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
@@ -74,7 +79,16 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
         if key.strip() in limit:
             raise ValueError(f"--option {key.strip()}: --rounds sets it already; give one of "
                              f"them")
-        options[key.strip()] = yaml.safe_load(value)
+        options[key.strip()] = load_yaml(value, f"--option {key.strip()}")
+        flags[key.strip()] = f"--option {key.strip()}"
+    if options:
+        g = get_game(game)
+        for key, value in options.items():
+            try:
+                check_game_options(g, {key: value})
+            except ValueError as e:
+                text = str(e).partition(": ")[2] or str(e)
+                raise ValueError(f"{flags[key]}: {text}") from None
     return options
 
 

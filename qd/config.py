@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from agents import files
+from agents.limits import short
 from agents.registry import accepts
 from agents.runner import AgentSpec
+from games.api import check_game_options
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.games import GENOME_MAPPINGS, MAPPING_GENES, Plan
@@ -153,13 +155,13 @@ def _mapping(value: Any, source: str, key: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _err(source, key, f"a mapping expected, got {value!r}")
+        raise _err(source, key, f"a mapping expected, got {short(value)}")
     return value
 
 
 def _int(value: Any, source: str, key: str, lo: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise _err(source, key, f"an integer expected, got {value!r}")
+        raise _err(source, key, f"an integer expected, got {short(value)}")
     if lo is not None and value < lo:
         raise _err(source, key, f"must be >= {lo}, got {value}")
     return int(value)
@@ -167,7 +169,7 @@ def _int(value: Any, source: str, key: str, lo: int | None = None) -> int:
 
 def _number(value: Any, source: str, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _err(source, key, f"a finite number expected, got {value!r}")
+        raise _err(source, key, f"a finite number expected, got {short(value)}")
     return float(value)
 
 
@@ -184,7 +186,7 @@ def _seeds(game: Any, value: Any, source: str, key: str) -> list[int]:
             raise _err(source, key, "a level is listed twice")
         return seeds
     raise _err(source, key, f"a level set name or a non-empty list of level seeds expected, "
-                            f"got {value!r}")
+                            f"got {short(value)}")
 
 
 # ------------------------------------------------------------------------------ sections
@@ -205,7 +207,7 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
         train = d.get("train", min(5, len(pool)))
         if isinstance(train, bool) or not isinstance(train, (int, float)):
             raise _err(source, "levels.train", "with levels.set, a count (int) or a fraction "
-                                               f"(float) of the set, got {train!r}")
+                                               f"(float) of the set, got {short(train)}")
         if isinstance(train, int):
             if not 1 <= train <= len(pool):
                 raise _err(source, "levels.train", f"must be in 1..{len(pool)}, got {train}")
@@ -246,7 +248,7 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     _check_keys(d, keys, source, key)
     name = d.get("name", default_name)
     if not isinstance(name, str) or not name:
-        raise _err(source, f"{key}.name", f"an agent name expected, got {name!r}")
+        raise _err(source, f"{key}.name", f"an agent name expected, got {short(name)}")
     params = dict(_mapping(d.get("params"), source, f"{key}.params"))
     for reserved in ("seed", "budget"):
         if reserved in params:
@@ -260,7 +262,7 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     if "genome_mapping" in keys:
         mapping = d.get("genome_mapping", "weights")
         if mapping not in GENOME_MAPPINGS:
-            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {mapping!r} "
+            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {short(mapping)} "
                                                         f"(known: {', '.join(GENOME_MAPPINGS)})")
         out["genome_mapping"] = mapping
     return out
@@ -271,7 +273,7 @@ def _layout_names(game: str, layout: Any, source: str) -> tuple[str, ...]:
     if not (isinstance(layout, str) or (isinstance(layout, list) and layout
                                         and all(isinstance(n, str) for n in layout))):
         raise _err(source, "layout", f"a layout name or a list of script names expected, "
-                                     f"got {layout!r}")
+                                     f"got {short(layout)}")
     from agents.portfolio.portfolio import resolve_layout
     try:
         return resolve_layout(game, layout)
@@ -311,14 +313,14 @@ def _features(game: str, data: Any, source: str) -> list[Feature]:
         _check_keys(d, FEATURE_KEYS, source, key)
         name = d.get("name")
         if name not in FEATURES:
-            raise _err(source, f"{key}.name", f"unknown feature {name!r} for {game}; known: "
+            raise _err(source, f"{key}.name", f"unknown feature {short(name)} for {game}; known: "
                                               f"{', '.join(FEATURES)}")
         f = FEATURES[name]
         lo = hi = width = bins = None
         if "range" in d:
             r = d["range"]
             if not (isinstance(r, list) and len(r) == 2):
-                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {r!r}")
+                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {short(r)}")
             lo, hi = (_number(v, source, f"{key}.range") for v in r)
         if "width" in d and "bins" in d:
             raise _err(source, f"{key}.bins", "give width or bins, not both")
@@ -386,10 +388,10 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     elif not isinstance(levels, str):
         raise _err(source, "validate.levels", f"a level set name (held_out, train, all, or a set "
                                               f"of the game) or a list of seeds expected, got "
-                                              f"{levels!r}")
+                                              f"{short(levels)}")
     control = d.get("control", True)
     if not isinstance(control, bool):
-        raise _err(source, "validate.control", f"true or false expected, got {control!r}")
+        raise _err(source, "validate.control", f"true or false expected, got {short(control)}")
     return {"games": games, "levels": levels, "control": control}
 
 
@@ -413,7 +415,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     run_name = data.get("name", name or "run")
     if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
             or run_name in (".", ".."):
-        raise _err(source, "name", f"a plain name (no path separators) expected, got {run_name!r}")
+        raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
 
     if "game" not in data:
         raise _err(source, "game", "missing: name the game (e.g. tribes)")
@@ -424,11 +426,10 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     except ValueError as e:
         raise _err(source, "game", str(e)) from None
     options = dict(_mapping(data.get("options"), source, "options"))
-    known_opts = getattr(g, "option_names", None)
-    if known_opts is not None:
-        for k in options:
-            if k not in known_opts:
-                raise _err(source, f"options.{k}", f"unknown key (known: {', '.join(known_opts)})")
+    try:
+        check_game_options(g, options)
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
 
     train, held_out = _levels(g, data.get("levels"), source)
     try:
@@ -458,10 +459,10 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if recorded is not None:
         if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
             raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
-                                               f"{recorded!r}")
+                                               f"{short(recorded)}")
         if list(recorded) != list(genome_names):
             raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
-                                               f"{layout!r} names now: {list(genome_names)} "
+                                               f"{short(layout)} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
     from qd.games import GENOME_MAPPINGS as maps

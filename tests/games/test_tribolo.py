@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from agents.conformance import CountingState, check_agents
+from agents.limits import MAX_BUDGET
 from agents.registry import make_agent
 from agents.watch import play_shown
 from games.conformance import check_game
@@ -441,7 +442,7 @@ def test_maxn_shallow_pruning_keeps_the_choice_and_builds_fewer_states():
     for s in positions:
         out = {}
         for prune in (True, False):
-            agent = MaxnAgent(seed=4, budget=1 << 40, max_depth=2, prune=prune)
+            agent = MaxnAgent(seed=4, budget=MAX_BUDGET, max_depth=2, prune=prune)
             c = CountingState(s.copy())
             move = agent.act(c)
             assert c.counter.n == agent.last_budget.used and agent.last_depth == 2
