@@ -1,4 +1,4 @@
-"""Reading config, JSON and text files within the limits of `agents.limits`, with errors that
+"""Reading config, JSON and text files within the limits of `playstyles.limits`, with errors that
 name them, and writing result files so that a crash never leaves a half-written one behind."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueE
 
     Args:
         path: the file.
-        max_bytes: the largest size accepted (a constant of `agents.limits`).
+        max_bytes: the largest size accepted (a constant of `playstyles.limits`).
         error: the exception class to raise (a `ValueError` subclass).
         what: what the file is, in the too-large message (`config`, `record`, `level`).
     """
@@ -63,7 +63,7 @@ def _yaml_loader():
     from yaml.composer import ComposerError
     from yaml.constructor import ConstructorError
 
-    from agents.limits import MAX_NESTING, MAX_YAML_ALIASES, short
+    from playstyles.limits import MAX_NESTING, MAX_YAML_ALIASES, short
 
     class LimitedLoader(yaml.SafeLoader):
         """PyYAML's safe loader that refuses a duplicate mapping key (naming it and both
@@ -123,7 +123,7 @@ _LOADER: Any = None
 
 
 def load_yaml(text: str, source: str, error: type[ValueError] = ValueError) -> Any:
-    """YAML text parsed with the limits of `agents.limits` (see `read_yaml`); an error names
+    """YAML text parsed with the limits of `playstyles.limits` (see `read_yaml`); an error names
     `source`, the line and the column, on one line.
 
     Args:
@@ -154,14 +154,14 @@ def read_yaml(path: str | Path, error: type[ValueError] = ValueError,
     file (a syntax error also names the line and the column). The file's size is checked
     before it is read (`MAX_CONFIG_BYTES`); a duplicate key, an alias to a mapping or a
     list, more than `MAX_YAML_ALIASES` aliases and nesting deeper than `MAX_NESTING` are
-    errors (`agents.limits`, docs/limits.md).
+    errors (`playstyles.limits`, docs/limits.md).
 
     Args:
         path: the YAML file.
         error: the exception class to raise (a `ValueError` subclass, e.g. a config error).
         max_bytes: the largest file accepted (default `MAX_CONFIG_BYTES`).
     """
-    from agents.limits import MAX_CONFIG_BYTES
+    from playstyles.limits import MAX_CONFIG_BYTES
     text = read_text(path, MAX_CONFIG_BYTES if max_bytes is None else max_bytes, error,
                      what="YAML file")
     return load_yaml(text, str(path), error)
@@ -182,7 +182,7 @@ def _json_depth(text: str) -> int:
 
 
 def load_json(text: str, source: str, error: type[ValueError] = ValueError) -> Any:
-    """JSON text parsed with the nesting limit of `agents.limits`; an error names `source`,
+    """JSON text parsed with the nesting limit of `playstyles.limits`; an error names `source`,
     the line and the column, on one line.
 
     Args:
@@ -192,7 +192,7 @@ def load_json(text: str, source: str, error: type[ValueError] = ValueError) -> A
     """
     import json
 
-    from agents.limits import MAX_NESTING
+    from playstyles.limits import MAX_NESTING
     if _json_depth(text) > MAX_NESTING:
         raise error(f"{source}: nested more than {MAX_NESTING} deep")
     try:
@@ -216,6 +216,6 @@ def read_json(path: str | Path, error: type[ValueError] = ValueError,
         max_bytes: the largest file accepted (default `MAX_JSON_BYTES`).
         what: what the file is, in the too-large message (`record`, `preset file`).
     """
-    from agents.limits import MAX_JSON_BYTES
+    from playstyles.limits import MAX_JSON_BYTES
     text = read_text(path, MAX_JSON_BYTES if max_bytes is None else max_bytes, error, what)
     return load_json(text, str(path), error)

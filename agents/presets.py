@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from agents.files import atomic_write, read_json
-from agents.limits import short
 from agents.registry import agent_names, check_agent, make_agent_from
 from agents.runner import AgentSpec
 from games.api import check_game_options
 from games.registry import get_game
+from playstyles.limits import short
 
 FORMAT = "playstyles-presets"
 VERSION = 1

@@ -12,8 +12,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from agents.limits import short
 from games.registry import load_plugin, lookup_keys
+from playstyles.limits import short
 
 _AGENTS: dict[tuple[str, str], Callable[..., Any]] = {}
 

@@ -26,9 +26,9 @@ from typing import Any, Callable, Hashable, Iterator
 import numpy as np
 
 from agents.evaluators import deciding, make_evaluator
-from agents.limits import MAX_BUDGET, short
 from games.api import Action, GameState, is_pass
 from games.registry import get_game, load_plugin, lookup_keys
+from playstyles.limits import MAX_BUDGET, short
 
 DEFAULT_BUDGET = 2000
 """Forward-model calls per decision, as in the reference's tournament configuration."""

@@ -21,14 +21,14 @@ import pandas as pd
 
 from agents.files import atomic_write, read_yaml
 from agents.ladder import wilson_interval
-from agents.limits import MAX_BUDGET, MAX_REPETITIONS, MAX_SEED, check_count, short
 from agents.parallel import progress, run_games
 from agents.registry import validate_agent
 from agents.runner import AgentSpec, GameRecord, GameSpec
-from agents.search import MIN_BUDGET
+from agents.search import check_budget
 from agents.specs import split_spec
 from games.api import check_game_options
 from games.registry import get_game
+from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, short
 
 
 @dataclass
@@ -424,12 +424,12 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
                                      f"(agents: {labels})")
                 idx.append(labels.index(who))
             pairings.append(tuple(idx))
-    bounds = {"repetitions": (1, MAX_REPETITIONS), "seed": (0, MAX_SEED),
-              "budget": (MIN_BUDGET, MAX_BUDGET)}
-    for key, (lo, hi) in bounds.items():
+    checks = {"repetitions": lambda v: check_count(v, "repetitions", 1, MAX_REPETITIONS),
+              "seed": lambda v: check_count(v, "seed", 0, MAX_SEED), "budget": check_budget}
+    for key, check in checks.items():
         if data.get(key) is not None:
             try:
-                check_count(data[key], key, lo, hi)
+                check(data[key])
             except ValueError as e:
                 raise ValueError(f"{source}: {e}") from None
     options = data.get("options") or {}

@@ -29,7 +29,6 @@ from agents.encodings import get_encoding
 from agents.files import read_yaml
 from agents.ladder import wilson_interval
 from agents.learned import ACTIVATIONS, Model
-from agents.limits import short
 from agents.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
 from agents.tournament import (
     TournamentConfig,
@@ -39,6 +38,15 @@ from agents.tournament import (
     plan,
 )
 from games.levels import split
+from playstyles.limits import (
+    MAX_BATCH,
+    MAX_EPOCHS,
+    MAX_LAYER_SIZE,
+    MAX_LAYERS,
+    MAX_SEED,
+    check_count,
+    short,
+)
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -120,22 +128,23 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
     if "hidden" in data:
         hidden = data["hidden"]
         hidden = [hidden] if isinstance(hidden, int) and not isinstance(hidden, bool) else hidden
-        if not (isinstance(hidden, list) and hidden
-                and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden)):
-            raise ValueError(f"{source}: hidden: a list of layer sizes >= 1 expected, got "
-                             f"{short(data['hidden'])}")
+        if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
+                and all(isinstance(h, int) and not isinstance(h, bool)
+                        and 1 <= h <= MAX_LAYER_SIZE for h in hidden)):
+            raise ValueError(f"{source}: hidden: a list of 1 to {MAX_LAYERS} layer sizes from "
+                             f"1 to {MAX_LAYER_SIZE} expected, got {short(data['hidden'])}")
         cfg.hidden = tuple(hidden)
     if "activation" in data:
         if data["activation"] not in ACTIVATIONS:
             raise ValueError(f"{source}: activation: {short(data['activation'])} is not one of "
                              f"{ACTIVATIONS}")
         cfg.activation = data["activation"]
-    for key in ("epochs", "batch_size"):
+    for key, hi in (("epochs", MAX_EPOCHS), ("batch_size", MAX_BATCH)):
         if key in data:
-            v = data[key]
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {short(v)}")
-            setattr(cfg, key, v)
+            try:
+                setattr(cfg, key, check_count(data[key], key, 1, hi))
+            except ValueError as e:
+                raise ValueError(f"{source}: {e}") from None
     for key, positive in (("learning_rate", True), ("l2", False)):
         if key in data:
             v = data[key]
@@ -147,7 +156,7 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
     if "held_out" in data:
         v = data["held_out"]
         ok = (isinstance(v, float) and 0 < v < 1) or \
-            (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+            (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SEED)
         if not ok:
             raise ValueError(f"{source}: held_out: a share in (0, 1) or a number of levels "
                              f">= 1 expected, got {short(v)}")

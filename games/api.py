@@ -250,7 +250,7 @@ class OptionSpec:
             field: what the error calls the option (`options.size`, `--option size`).
             value: the value given.
         """
-        from agents.limits import MAX_SEED, MAX_TEXT, check_count, short
+        from playstyles.limits import MAX_SEED, MAX_TEXT, check_count, short
         if value is None and self.none:
             return
         if self.kind is int:
@@ -286,7 +286,7 @@ def check_plain_option(field: str, value: Any) -> None:
     """
     import math
 
-    from agents.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
+    from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
@@ -343,7 +343,7 @@ def check_game_options(game: Any, options: Any, field: str = "options") -> dict[
     Returns:
         The options, unchanged.
     """
-    from agents.limits import short
+    from playstyles.limits import short
     if not isinstance(options, dict):
         raise ValueError(f"{field}: a mapping expected, got {short(options)}")
     known = option_names_of(game)

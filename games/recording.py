@@ -34,14 +34,14 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """A record file, checked: its size and nesting (`agents.limits`), its fields, and its
+    """A record file, checked: its size and nesting (`playstyles.limits`), its fields, and its
     game options (`games.api.check_game_options`); every error names the file and the field.
 
     Args:
         path: a record written by `save_record` (`playstyles play --record`).
     """
     from agents.files import read_json
-    from agents.limits import MAX_SEED, check_count, short
+    from playstyles.limits import MAX_SEED, check_count, short
     data = read_json(path, RecordError, what="record")
     if not isinstance(data, dict):
         raise RecordError(f"{path}: a JSON object expected")

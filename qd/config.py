@@ -17,10 +17,21 @@ from typing import Any
 import numpy as np
 
 from agents import files
-from agents.limits import short
 from agents.registry import accepts
 from agents.runner import AgentSpec
 from games.api import check_game_options
+from playstyles.limits import (
+    MAX_BINS,
+    MAX_BUDGET,
+    MAX_CELLS,
+    MAX_COUNT,
+    MAX_EVALUATIONS,
+    MAX_GAMES,
+    MAX_REPETITIONS,
+    MAX_SEED,
+    MAX_TOTAL_GAMES,
+    short,
+)
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.games import GENOME_MAPPINGS, MAPPING_GENES, Plan
@@ -159,11 +170,24 @@ def _mapping(value: Any, source: str, key: str) -> dict:
     return value
 
 
-def _int(value: Any, source: str, key: str, lo: int | None = None) -> int:
+def _int(value: Any, source: str, key: str, lo: int | None = None,
+         hi: int = MAX_SEED) -> int:
+    """An integer (not a bool, not a float) in lo..hi (`playstyles.limits`), else an error
+    naming the key.
+
+    Args:
+        value: the value as given.
+        source: the config's name (a file).
+        key: the key, named in errors.
+        lo: the smallest value allowed (None: -hi).
+        hi: the largest value allowed.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise _err(source, key, f"an integer expected, got {short(value)}")
     if lo is not None and value < lo:
         raise _err(source, key, f"must be >= {lo}, got {value}")
+    if not -hi <= value <= hi:
+        raise _err(source, key, f"must be at most {hi}, got {short(value)}")
     return int(value)
 
 
@@ -256,7 +280,7 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
                        "set by the run" if reserved == "seed" else f"use {key}.budget")
     budget = d.get("budget")
     if budget is not None:
-        budget = _int(budget, source, f"{key}.budget", 1)
+        budget = _int(budget, source, f"{key}.budget", 1, MAX_BUDGET)
     out = {"name": name, "label": str(d.get("label") or name), "budget": budget,
            "params": params}
     if "genome_mapping" in keys:
@@ -327,20 +351,20 @@ def _features(game: str, data: Any, source: str) -> list[Feature]:
         if "width" in d:
             width = _number(d["width"], source, f"{key}.width")
         if "bins" in d:
-            bins = _int(d["bins"], source, f"{key}.bins", 1)
+            bins = _int(d["bins"], source, f"{key}.bins", 1, MAX_BINS)
         try:
             f = f.with_range(lo, hi, width, bins)
         except ValueError as e:
             raise _err(source, key, str(e)) from None
-        if f.bins > 10_000:
+        if f.bins > MAX_BINS:
             raise _err(source, key, f"{f.bins} bins; widen the bins")
         out.append(f)
     names = [f.name for f in out]
     if len(set(names)) != len(names):
         raise _err(source, "features", f"a feature is listed twice: {names}")
     cells = int(np.prod([f.bins for f in out]))
-    if cells > 1_000_000:
-        raise _err(source, "features", f"{cells} cells in the grid; at most 1000000")
+    if cells > MAX_CELLS:
+        raise _err(source, "features", f"{cells} cells in the grid; at most {MAX_CELLS}")
     return out
 
 
@@ -362,7 +386,7 @@ def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]
     needs lag 1."""
     d = _mapping(data, source, "pipeline")
     _check_keys(d, PIPELINE_KEYS, source, "pipeline")
-    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1)
+    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1, MAX_COUNT)
     if lag > 1 and not getattr(emitter_class(emitter["kind"]), "pipelined", True):
         raise _err(source, "pipeline.lag", f"emitter {emitter['kind']} learns from every batch "
                                            f"before it asks the next one; it needs lag 1")
@@ -381,7 +405,7 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     _check_keys(d, VALIDATE_KEYS, source, "validate")
     games = d.get("games")
     if games is not None:
-        games = _int(games, source, "validate.games", 1)
+        games = _int(games, source, "validate.games", 1, MAX_GAMES)
     levels = d.get("levels", "held_out")
     if isinstance(levels, list):
         levels = [_int(x, source, "validate.levels", 0) for x in levels]
@@ -477,15 +501,16 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if opponent["label"] == agent["label"]:
         opponent["label"] = opponent["label"] + "-opponent"
 
-    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1)
+    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1, MAX_REPETITIONS)
     features = _features(game, data.get("features"), source)
     emitter = _emitter(data.get("emitter"), source)
     evaluations = _int(data.get("evaluations", len(genome_names)
-                                + emitter["initial_random"] + 500), source, "evaluations", 1)
+                                + emitter["initial_random"] + 500), source, "evaluations", 1,
+                       MAX_EVALUATIONS)
     pipeline = _pipeline(data.get("pipeline"), emitter, source)
     max_games = data.get("max_games")
     if max_games is not None:
-        max_games = _int(max_games, source, "max_games", 1)
+        max_games = _int(max_games, source, "max_games", 1, MAX_TOTAL_GAMES)
     try:
         noise = noise_params(data.get("noise"))
     except ValueError as e:

@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
-from agents.limits import short
+from playstyles.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -95,20 +95,25 @@ def param_error(where: str, key: str, msg: str) -> ValueError:
     return ValueError(f"{where}.{key}: {msg}")
 
 
-def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None) -> int:
-    """An integer parameter (not a bool), at least `lo`; stored back as an int.
+def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None,
+              hi: int | None = None) -> int:
+    """An integer parameter (not a bool, not a float), in lo..hi; stored back as an int.
 
     Args:
         params: the parameters (changed in place).
         key: the parameter.
         where: the parameters' place in the config.
         lo: the smallest value allowed.
+        hi: the largest value allowed (None: `playstyles.limits.MAX_SEED`).
     """
     value = params[key]
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise param_error(where, key, f"an integer expected, got {short(value)}")
     if lo is not None and value < lo:
         raise param_error(where, key, f"must be >= {lo}, got {value}")
+    top = MAX_SEED if hi is None else hi
+    if value > top:
+        raise param_error(where, key, f"must be at most {top}, got {short(value)}")
     params[key] = int(value)
     return params[key]
 
@@ -303,8 +308,8 @@ class GridEmitter(EmitterBase):
             where: the emitter's place in the config.
         """
         p = dict(params)
-        check_int(p, "batch_size", where, 1)
-        check_int(p, "initial_random", where, 0)
+        check_int(p, "batch_size", where, 1, MAX_GAMES)
+        check_int(p, "initial_random", where, 0, MAX_EVALUATIONS)
         check_bool(p, "one_hot", where)
         vals = p["values"]
         if not isinstance(vals, list) or len(vals) < 2:

@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from agents.ladder import Z95, wilson_interval
-from agents.limits import short
+from playstyles.limits import MAX_GAMES, short
 
 NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
 """Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
@@ -85,6 +85,8 @@ def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
     for key, value in out.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{where}.{key}: an integer >= 1 expected, got {short(value)}")
+        if value > MAX_GAMES:
+            raise ValueError(f"{where}.{key}: must be at most {MAX_GAMES}, got {value}")
     return {"method": method, **out}
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.limits import MAX_ROUNDS
 from games.api import BaseGame, OptionSpec
 from games.navy.level import (
     MAX_SUBS,
@@ -18,6 +17,7 @@ from games.navy.level import (
     parse_level,
 )
 from games.navy.state import SNAPSHOT_EVENTS, NavyState
+from playstyles.limits import MAX_ROUNDS
 
 STEPS = 30
 """Time steps of an episode (the source's experiments)."""

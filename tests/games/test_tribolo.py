@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from agents.conformance import CountingState, check_agents
-from agents.limits import MAX_BUDGET
 from agents.registry import make_agent
 from agents.watch import play_shown
 from games.conformance import check_game
@@ -24,6 +23,7 @@ from games.tribolo.ai import TriboloAI, select_strategy
 from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
 from games.tribolo.game import state_from_level
 from games.tribolo.level import TriboloLevel, generate_level, parse_level
+from playstyles.limits import MAX_BUDGET
 
 DATA = Path(__file__).resolve().parent / "data" / "tribolo"
 PLAYER = {n: i for i, n in enumerate(PLAYER_NAMES)}

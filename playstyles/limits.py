@@ -59,6 +59,12 @@ MAX_GAMES = 100_000
 MAX_TOTAL_GAMES = 1_000_000_000
 """A run's `max_games` (games in total)."""
 
+MAX_BINS = 10_000
+"""Bins of one feature of a run's grid."""
+
+MAX_CELLS = 1_000_000
+"""Cells of a run's grid (the product of its features' bins)."""
+
 MAX_ROUNDS = 10_000
 """Rounds of one game (`--rounds`, a game's round-limit option)."""
 
@@ -68,6 +74,18 @@ MAX_COUNT = 1_000
 MAX_SEED = 2 ** 63 - 1
 """Seeds (level, game and run seeds) are whole numbers in 0..MAX_SEED (a run draws 63
 random bits when the config gives none)."""
+
+MAX_EPOCHS = 10_000
+"""Training epochs of a learned evaluator."""
+
+MAX_BATCH = 1_000_000
+"""Samples in one training batch of a learned evaluator."""
+
+MAX_LAYERS = 16
+"""Hidden layers of a learned evaluator's network."""
+
+MAX_LAYER_SIZE = 4_096
+"""Units of one hidden layer (a 4096x4096 layer is 128 MiB of float64 weights)."""
 
 MAX_WORKERS = 4_096
 """Local worker processes."""
