@@ -11,9 +11,9 @@ the agent's own signature, so agents only ever receive typed values:
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Any
 
+from agents.files import load_json
 from agents.presets import resolve_spec
 from agents.registry import factory_of, make_agent_from
 
@@ -79,10 +79,8 @@ def parse_weights(text: str, name: str = "weights") -> dict[str, float] | list[f
     text = text.strip()
     if not text:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
+    if text[0] in "[{":
+        return load_json(text, name)
     out = {}
     for item in filter(None, (x.strip() for x in text.split(";"))):
         key, sep, v = item.partition(":")

@@ -413,10 +413,11 @@ class BaseGame:
         return json.dumps(level)
 
     def level_from_text(self, text: str, source: str = "<level>") -> Any:
+        from agents.files import load_json
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{source}: not a level of {self.name}: {e}") from None
+            return load_json(text, source)
+        except ValueError as e:
+            raise ValueError(f"{e} (not a level of {self.name})") from None
 
     # actions as data (records) ---------------------------------------------
     def action_to_data(self, action: Action) -> Any:

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from agents.files import atomic_write
+from agents.files import atomic_write, read_json
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
@@ -284,10 +284,7 @@ def _read_json(out: Path) -> dict[str, Any] | None:
     path = out / SETTINGS
     if not path.exists():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: cannot read: {e}") from None
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
         raise ValueError(f"{path}: not a probe's settings")
     return data

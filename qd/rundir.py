@@ -35,7 +35,6 @@ pyribs or matplotlib), so that a run directory can be read without the code that
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -414,15 +413,9 @@ class RunFiles:
     def config(self) -> dict[str, Any]:
         """config.yaml as a mapping (the resolved config the run was started with)."""
         if "config" not in self._cache:
-            import yaml
+            from agents.files import read_yaml
             path = self.dir / CONFIG
-            try:
-                with open(path, encoding="utf-8") as stream:  # YAML's error marks name the file
-                    data = yaml.safe_load(stream)
-            except OSError as e:
-                raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-            except yaml.YAMLError as e:
-                raise ValueError(f"{path}: not valid YAML: {e}") from None
+            data = read_yaml(path)
             if not isinstance(data, dict):
                 raise ValueError(f"{path}: not a run config")
             self._cache["config"] = data
@@ -442,8 +435,9 @@ class RunFiles:
 
     def json(self, name: str) -> dict[str, Any] | None:
         """A JSON file of the run directory, or None when it is absent."""
+        from agents.files import read_json
         p = self.dir / name
-        return json.loads(p.read_text()) if p.exists() else None
+        return read_json(p) if p.exists() else None
 
     # ------------------------------------------------------------------ derived views
     @property
