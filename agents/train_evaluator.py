@@ -44,7 +44,6 @@ from playstyles.limits import (
     MAX_LAYER_SIZE,
     MAX_LAYERS,
     MAX_SEED,
-    check_count,
     short,
 )
 
@@ -131,8 +130,9 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
         if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
                 and all(isinstance(h, int) and not isinstance(h, bool)
                         and 1 <= h <= MAX_LAYER_SIZE for h in hidden)):
-            raise ValueError(f"{source}: hidden: a list of 1 to {MAX_LAYERS} layer sizes from "
-                             f"1 to {MAX_LAYER_SIZE} expected, got {short(data['hidden'])}")
+            raise ValueError(f"{source}: hidden: a list of layer sizes (1 to {MAX_LAYERS} "
+                             f"layers of 1 to {MAX_LAYER_SIZE}) expected, got "
+                             f"{short(data['hidden'])}")
         cfg.hidden = tuple(hidden)
     if "activation" in data:
         if data["activation"] not in ACTIVATIONS:
@@ -141,10 +141,12 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
         cfg.activation = data["activation"]
     for key, hi in (("epochs", MAX_EPOCHS), ("batch_size", MAX_BATCH)):
         if key in data:
-            try:
-                setattr(cfg, key, check_count(data[key], key, 1, hi))
-            except ValueError as e:
-                raise ValueError(f"{source}: {e}") from None
+            v = data[key]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {short(v)}")
+            if v > hi:
+                raise ValueError(f"{source}: {key}: must be at most {hi}, got {v}")
+            setattr(cfg, key, v)
     for key, positive in (("learning_rate", True), ("l2", False)):
         if key in data:
             v = data[key]
