@@ -103,8 +103,17 @@ def arguments(frame_locals: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame_locals.items() if k not in ("self", "__class__")}
 
 
-def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False) -> None:
-    """`p[name]` must be a number >= lo (or None when `optional`)."""
+def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False,
+             hi: float | None = None) -> None:
+    """`p[name]` must be a number >= lo (or None when `optional`), and <= hi when given.
+
+    Args:
+        p: the parameters.
+        name: the parameter checked.
+        lo: the smallest value allowed.
+        optional: whether None is allowed.
+        hi: the largest value allowed (a count's `playstyles.limits.MAX_AGENT_COUNT`).
+    """
     v = p[name]
     if optional and v is None:
         return
@@ -112,6 +121,8 @@ def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False) ->
         raise ValueError(f"{name}: must be a number >= {lo:g}, got {short(v)}")
     if not v >= lo:
         raise ValueError(f"{name}: must be >= {lo:g}, got {short(v)}")
+    if hi is not None and v > hi:
+        raise ValueError(f"{name}: must be at most {hi:g}, got {short(v)}")
 
 
 MIN_BUDGET = 1

@@ -47,6 +47,11 @@ a 3000x3000 board takes gigabytes)."""
 MAX_BUDGET = 1_000_000
 """Forward-model calls per decision (the paper's agents use 1000 to 10000)."""
 
+MAX_AGENT_COUNT = MAX_BUDGET
+"""A count among an agent's parameters (RHEA's population and length, HOP's samples and
+particles, HPS's moves): each costs at least one forward-model call, so none exceeds the
+largest budget."""
+
 MAX_REPETITIONS = 10_000
 """Games per level and pairing (tournaments) or per training level (runs)."""
 

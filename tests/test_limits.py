@@ -222,6 +222,19 @@ def test_every_cli_count_is_bounded(capsys, argv, needle):
     assert needle in cli_refuses(capsys, *argv)
 
 
+@pytest.mark.parametrize("spec, needle", [
+    ("rhea:population=1000000000", "population: must be at most"),
+    ("hop:particles=1000000000", "particles: must be at most"),
+    ("mcts:budget=1000000000", "budget: at most 1000000"),
+])
+def test_agent_parameter_counts_are_bounded(spec, needle):
+    from agents.specs import split_spec
+    from agents.tournament import parse_agent
+    refused(lambda: parse_agent(spec, "agents[0]", "navy" if "hop" in spec else "tribes"),
+            "agents[0]", needle)
+    assert split_spec("mcts:budget=20", "tribes")[1]["budget"] == 20
+
+
 def test_an_agent_spec_budget_of_1e20_is_refused_not_converted(capsys):
     line = cli_refuses(capsys, "tournament", "--agents", "random", "mcts:budget=1e20",
                        "--workers", "0")
