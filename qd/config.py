@@ -550,5 +550,17 @@ def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
 
 
 def dump_config(config: RunConfig) -> str:
+    """The resolved config as YAML, written out in full: no anchors or aliases (a value
+    shared by two keys is written twice), so it reads back under `agents.files.read_yaml`'s
+    limits.
+
+    Args:
+        config: the validated config.
+    """
     import yaml
-    return yaml.safe_dump(config.to_dict(), sort_keys=False, default_flow_style=None)
+
+    class Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return yaml.dump(config.to_dict(), Dumper=Dumper, sort_keys=False, default_flow_style=None)
