@@ -413,7 +413,7 @@ class BaseGame:
         return json.dumps(level)
 
     def level_from_text(self, text: str, source: str = "<level>") -> Any:
-        from agents.files import load_json
+        from playstyles.inputs import load_json
         try:
             return load_json(text, source)
         except ValueError as e:

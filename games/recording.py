@@ -40,7 +40,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
     Args:
         path: a record written by `save_record` (`playstyles play --record`).
     """
-    from agents.files import read_json
+    from playstyles.inputs import read_json
     from playstyles.limits import MAX_SEED, check_count, short
     data = read_json(path, RecordError, what="record")
     if not isinstance(data, dict):

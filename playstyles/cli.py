@@ -69,9 +69,9 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     plays N rounds with max_rounds=N-1) and any number of `--option KEY=VALUE` (values parsed
     as YAML: numbers, true/false, lists). Each is checked by the game
     (`games.api.check_game_options`) before any game starts, the error naming the flag."""
-    from agents.files import load_yaml
     from games.api import check_game_options
     from games.registry import get_game
+    from playstyles.inputs import load_yaml
     options: dict[str, Any] = {}
     flags: dict[str, str] = {}
     for key in ("mode", "tribes", "size"):

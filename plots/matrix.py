@@ -90,7 +90,7 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "")
 
 def draw_ladder(ladder_dir: str | Path, title: str = "") -> Path:
     """Read a ladder directory's tables and write its win-matrix image (ladder.png)."""
-    from agents.files import read_json
+    from playstyles.inputs import read_json
     d = Path(ladder_dir)
     note = ""
     info = d / "ladder.json"

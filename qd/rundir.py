@@ -413,7 +413,7 @@ class RunFiles:
     def config(self) -> dict[str, Any]:
         """config.yaml as a mapping (the resolved config the run was started with)."""
         if "config" not in self._cache:
-            from agents.files import read_yaml
+            from playstyles.inputs import read_yaml
             path = self.dir / CONFIG
             data = read_yaml(path)
             if not isinstance(data, dict):
@@ -435,7 +435,7 @@ class RunFiles:
 
     def json(self, name: str) -> dict[str, Any] | None:
         """A JSON file of the run directory, or None when it is absent."""
-        from agents.files import read_json
+        from playstyles.inputs import read_json
         p = self.dir / name
         return read_json(p) if p.exists() else None
 

@@ -119,7 +119,7 @@ def parse_level(text: str, source: str = "<level>") -> NavyLevel:
         text: the level's JSON.
         source: what errors call it (a file name).
     """
-    from agents.files import load_json
+    from playstyles.inputs import load_json
     try:
         data = load_json(text, source)
     except ValueError as e:
@@ -133,7 +133,7 @@ def load_level(path: str | Path) -> NavyLevel:
     Args:
         path: the level file.
     """
-    from agents.files import read_text
+    from playstyles.inputs import read_text
     path = Path(path)
     if not path.exists():
         raise ValueError(f"level: no level file {path}")

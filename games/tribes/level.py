@@ -210,7 +210,7 @@ class Level:
 
 def load_level(path: str | os.PathLike[str]) -> Level:
     """Read a level CSV file (errors name the file)."""
-    from agents.files import read_text
+    from playstyles.inputs import read_text
     p = Path(path)
     if not p.exists():
         raise ValueError(f"level: no such level file: {p}")

@@ -141,7 +141,7 @@ def load_level(path: str | Path) -> TriboloLevel:
     if not p.is_file():
         raise ValueError(f"level: {str(path)!r} is neither a level seed (an integer) nor a "
                          f"level file")
-    from agents.files import read_text
+    from playstyles.inputs import read_text
     return parse_level(read_text(p, MAX_LEVEL_BYTES, what="level file"), source=str(path))
 
 
