@@ -28,7 +28,7 @@ from agents.search import check_budget
 from agents.specs import split_spec
 from games.api import check_game_options
 from games.registry import get_game
-from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, short
+from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, check_planned, short
 
 
 @dataclass
@@ -93,7 +93,9 @@ def plan(config: TournamentConfig) -> list[GameSpec]:
     seeds = level_seeds(config.game, config.levels)
     tables = config.all_pairings()
     n = len(tables[0]) if tables else 2
-    total = len(tables) * len(seeds) * config.repetitions
+    total = check_planned(len(tables) * len(seeds) * config.repetitions,
+                          f"{len(tables)} pairings x {len(seeds)} levels x "
+                          f"{config.repetitions} repetitions")
     root = np.random.SeedSequence(config.seed)
     game_seeds = root.generate_state(total * (n + 1), dtype=np.uint32).reshape(total, n + 1)
     specs = []

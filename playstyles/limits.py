@@ -70,6 +70,11 @@ MAX_BINS = 10_000
 MAX_CELLS = 1_000_000
 """Cells of a run's grid (the product of its features' bins)."""
 
+MAX_PLANNED_GAMES = 1_000_000
+"""Games one command plans at once (a tournament, a validation, a ladder, a probe): every
+game is planned before the first is played, and a million plans take a few hundred MB (two
+cores play a few thousand Tribes games an hour)."""
+
 MAX_ROUNDS = 10_000
 """Rounds of one game (`--rounds`, a game's round-limit option)."""
 
@@ -129,6 +134,20 @@ def short(value: Any, limit: int = SHORT) -> str:
     except Exception:  # noqa: BLE001 - a huge int's str, a broken __repr__
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def check_planned(total: int, what: str) -> int:
+    """The number of games a command plans, at most `MAX_PLANNED_GAMES`, else one ValueError
+    saying what multiplied to it.
+
+    Args:
+        total: the games planned.
+        what: how they multiply (`3 pairings x 25 levels x 2 repetitions`).
+    """
+    if total > MAX_PLANNED_GAMES:
+        raise ValueError(f"{what} are {total} games, more than the {MAX_PLANNED_GAMES} one "
+                         f"command plays (docs/limits.md)")
+    return total
 
 
 def check_count(value: Any, field: str, lo: int = 0, hi: int = MAX_SEED) -> int:

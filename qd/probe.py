@@ -55,6 +55,7 @@ from scipy import stats
 from agents.files import atomic_write, read_json
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
+from playstyles.limits import check_planned
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
 
 PROBE_KEY = 0x50524F
@@ -140,6 +141,7 @@ def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Se
         games: games per genome.
         seed: the config's seed.
     """
+    check_planned(len(genomes) * games, f"{len(genomes)} genomes x {games} games")
     plan = replace(plan, seed=seed)
     order = alternating_games(games, levels, plan.players)
     mes = [plan.agent_for(genome) for _, genome in genomes]

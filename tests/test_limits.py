@@ -241,6 +241,15 @@ def test_an_agent_spec_budget_of_1e20_is_refused_not_converted(capsys):
     assert "budget" in line and "1e+20" in line
 
 
+def test_the_games_one_command_plans_are_bounded(capsys, tmp_path):
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b",
+                       "--levels", "range:0-99999", "--reps", "10000", "--workers", "0",
+                       "--quiet", "--out", tmp_path / "t")
+    assert "100000 levels x 10000 repetitions are" in line
+    assert f"more than the {L.MAX_PLANNED_GAMES} one command plays" in line
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+
+
 # ------------------------------------------------------------------------------ levels
 
 def test_a_level_file_too_large_is_refused_before_it_is_read(capsys, tmp_path):
