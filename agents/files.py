@@ -1,15 +1,13 @@
-"""Reading config files with errors that name them (the readers of `playstyles.inputs`, within
-the limits of `playstyles.limits`), and writing result files so that a crash never leaves a
-half-written one behind."""
+"""Reading config files with errors that name them, and writing result files so that a crash
+never leaves a half-written one behind."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from playstyles.inputs import load_json, load_yaml, read_json, read_text, read_yaml
-
-__all__ = ["atomic_write", "load_json", "load_yaml", "read_json", "read_text", "read_yaml"]
+# the readers (within the limits of playstyles.limits) live where game-free code reaches them
+from playstyles.inputs import load_json, load_yaml, read_json, read_text, read_yaml  # noqa: F401
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:

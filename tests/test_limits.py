@@ -51,17 +51,22 @@ def refused(call: Callable[[], Any], *needles: str, error: type[Exception] = Val
 
 
 def cli_refuses(capsys, *argv: Any) -> str:
-    """`playstyles ARGV` exits with status 2 within SECONDS and one error line (argparse's
-    usage line aside), no traceback. Returns the error line."""
+    """`playstyles ARGV` exits with status 2 within SECONDS and MEGABYTES and one error line
+    (argparse's usage line aside), no traceback. Returns the error line."""
+    tracemalloc.start()
     start = time.perf_counter()
     try:
         code = main([str(a) for a in argv])
     except SystemExit as e:  # argparse
         code = e.code
-    elapsed = time.perf_counter() - start
+    finally:
+        elapsed = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
     out, err = capsys.readouterr()
     assert code == 2, (out, err)
     assert elapsed < SECONDS, f"{elapsed:.1f} s: {err}"
+    assert peak < MEGABYTES * L.MIB, f"{peak / L.MIB:.0f} MB: {err}"
     assert "Traceback" not in err
     lines = [x for x in err.splitlines() if not x.startswith(("usage:", " "))]
     assert len(lines) == 1, err
