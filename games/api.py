@@ -32,8 +32,11 @@ is a copy, and there is no belief to keep.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
+
+from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
 
 Action = Hashable
 """An action is an immutable, hashable value produced by the game itself (for Tribes a tuple,
@@ -232,7 +235,7 @@ class OptionSpec:
         lo: the smallest int allowed.
         hi: the largest int allowed.
         choices: the texts allowed (a str option).
-        items: the largest and smallest number of items of a list, (lo, hi).
+        items: the smallest and largest number of items of a list.
         none: whether None (the game's default) is allowed.
     """
 
@@ -250,7 +253,6 @@ class OptionSpec:
             field: what the error calls the option (`options.size`, `--option size`).
             value: the value given.
         """
-        from playstyles.limits import MAX_SEED, MAX_TEXT, check_count, short
         if value is None and self.none:
             return
         if self.kind is int:
@@ -284,9 +286,6 @@ def check_plain_option(field: str, value: Any) -> None:
         field: what the error calls the option.
         value: the value given.
     """
-    import math
-
-    from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
@@ -343,7 +342,6 @@ def check_game_options(game: Any, options: Any, field: str = "options") -> dict[
     Returns:
         The options, unchanged.
     """
-    from playstyles.limits import short
     if not isinstance(options, dict):
         raise ValueError(f"{field}: a mapping expected, got {short(options)}")
     known = option_names_of(game)
