@@ -46,6 +46,7 @@ from agents.search import (
     check_budget,
 )
 from games.api import Action, GameState, determinise, new_belief, observation
+from playstyles.limits import MAX_AGENT_COUNT
 
 BELIEFS = ("particles", "none", "true")
 UNLIMITED = 1 << 62
@@ -64,7 +65,7 @@ class HOPAgent(SearchAgent):
         if p.get("budget") is not None:
             check_budget(p["budget"])
         for key in ("samples", "particles"):
-            at_least(p, key, 1)
+            at_least(p, key, 1, hi=MAX_AGENT_COUNT)
             if p[key] != int(p[key]):
                 raise ValueError(f"{key}: a whole number expected, got {p[key]!r}")
         at_least(p, "horizon", 0)

@@ -94,6 +94,7 @@ from agents.tree import (
 )
 from games.api import Action, GameState, ends_turn, is_pass
 from games.registry import load_plugin
+from playstyles.limits import MAX_AGENT_COUNT
 
 SEARCHES = ("alphabeta", "mcts", "random")
 """Top searches over whole-turn moves: iterative-deepening alpha-beta, UCT, or none (a random
@@ -345,7 +346,7 @@ class HPSAgent(SearchAgent):
     def check_params(cls, p: dict[str, Any], game: str | None) -> None:
         super().check_params(p, game)
         for name in ("max_moves", "playout_turns"):
-            at_least(p, name, 1)
+            at_least(p, name, 1, hi=MAX_AGENT_COUNT)
         at_least(p, "max_depth", 1, optional=True)
         at_least(p, "c", 0)
         for name, choices in (("search", SEARCHES), ("leaf", LEAVES), ("final", FINAL_CHOICES)):

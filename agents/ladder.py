@@ -33,6 +33,7 @@ import pandas as pd
 
 from agents.files import atomic_write, claim_folder
 from agents.runner import AgentSpec, GameSpec
+from playstyles.limits import check_planned
 
 Z95 = 1.959963984540054
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
@@ -280,6 +281,8 @@ def plan_ladder(agents: Sequence[AgentSpec], game: str, levels: Sequence[Any], g
     """
     if players > 2 and field is None:
         raise ValueError(f"field: a {players}-player ladder needs an agent for the free seats")
+    pairs = len(agents) * (len(agents) - 1) // 2
+    check_planned(pairs * games, f"{pairs} pairs x {games} games")
     specs = []
     seats = seatings(players)
     order = alternating_games(games, levels, len(seats))

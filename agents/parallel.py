@@ -54,6 +54,7 @@ def ensure_ray(address: str | None, workers: int | None):
         kwargs = {"include_dashboard": False, "log_to_driver": False,
                   "configure_logging": False}
         if address:
+            check_address(address)
             try:
                 ray.init(address=address, runtime_env=code_env(), **kwargs)
             except ConnectionError as e:
@@ -64,6 +65,85 @@ def ensure_ray(address: str | None, workers: int | None):
             ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
             _start_watchdog()
     return ray
+
+
+RAY_PORT = 6379
+"""The port of a Ray head's GCS when an address gives none."""
+
+RAY_CLIENT_PORT = 10001
+"""The port of a Ray client server (`ray://HOST`) when an address gives none."""
+
+
+def address_endpoint(address: str) -> tuple[str, int] | None:
+    """The host and TCP port a Ray address names (`HOST:PORT`, `HOST`, `ray://HOST:PORT`,
+    `[IPv6]:PORT`); None for the addresses Ray resolves itself (`auto`, `local`).
+
+    Args:
+        address: a Ray cluster address as given to `--address` or RAY_ADDRESS.
+    """
+    text = address.strip()
+    if text.lower() in ("auto", "local", ""):
+        return None
+    port = RAY_PORT
+    scheme, sep, rest = text.partition("://")
+    if sep:
+        port = RAY_CLIENT_PORT if scheme == "ray" else port
+        text = rest
+    text = text.split("/", 1)[0]
+    if text.startswith("["):  # [IPv6]:PORT
+        host, _, tail = text[1:].partition("]")
+        tail = tail.lstrip(":")
+    else:
+        host, _, tail = text.rpartition(":") if text.count(":") == 1 else (text, "", "")
+    if tail:
+        try:
+            port = int(tail)
+        except ValueError:
+            raise ConnectionError(f"--address {address}: the port {tail!r} is not a "
+                                  f"number") from None
+        if not 0 < port < 65536:
+            raise ConnectionError(f"--address {address}: the port {port} is not in 1..65535")
+    if not host:
+        raise ConnectionError(f"--address {address}: no host (expected HOST:PORT)")
+    return host, port
+
+
+def check_address(address: str, timeout: float | None = None) -> None:
+    """Fail within `timeout` seconds, with a ConnectionError naming the address, when
+    nothing answers at a Ray cluster's address (a TCP connection to its host and port);
+    otherwise return at once. Ray itself retries an address that does not answer for over
+    a minute, so `ensure_ray` calls this before joining, and a command can call it before it
+    writes anything.
+
+    Args:
+        address: a Ray cluster address (`HOST:PORT`, `ray://HOST:PORT`; `auto` and
+            `local` are not probed).
+        timeout: seconds to wait (default `playstyles.limits.CONNECT_TIMEOUT`).
+    """
+    import socket
+    import threading
+
+    from playstyles.limits import CONNECT_TIMEOUT
+    endpoint = address_endpoint(address)
+    if endpoint is None:
+        return
+    wait = CONNECT_TIMEOUT if timeout is None else timeout
+    host, port = endpoint
+    failure: list[str] = ["no answer"]
+
+    def probe() -> None:  # in a thread: a host name lookup has no timeout of its own
+        try:
+            with socket.create_connection((host, port), timeout=wait):
+                failure.clear()
+        except OSError as e:
+            failure[0] = e.strerror or str(e) or type(e).__name__
+
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(wait + 0.5)
+    if failure:
+        raise ConnectionError(f"could not join the Ray cluster at {address}: nothing "
+                              f"answers at {host}:{port} within {wait:g} s ({failure[0]})")
 
 
 def _reread_auth_mode() -> None:

@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from agents.files import atomic_write, json_format
+from agents.files import atomic_write, json_format, read_json
 from agents.registry import agent_names, check_agent, make_agent_from
 from agents.runner import AgentSpec
+from games.api import check_game_options
 from games.registry import get_game
+from playstyles.limits import short
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -108,7 +110,7 @@ class PresetFile:
                 return hits[0]
         if text.isdigit() and 1 <= int(text) <= len(self.presets):
             return self.presets[int(text) - 1]
-        raise PresetError(f"{where}: no preset {text!r}; presets: {', '.join(self.names)} "
+        raise PresetError(f"{where}: no preset {short(text)}; presets: {', '.join(self.names)} "
                           f"(or a position 1..{len(self.presets)})")
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,67 +139,67 @@ def _rate(v: Any, where: str, key: str, optional: bool = True) -> None:
         return
     if not _is_number(v) or not 0.0 <= v <= 1.0:
         raise _fail(where, key, f"a rate in [0, 1]{' or null' if optional else ''} "
-                                f"expected, got {v!r}")
+                                f"expected, got {short(v)}")
 
 
 def _count(v: Any, where: str, key: str, optional: bool = True) -> None:
     if v is None and optional:
         return
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise _fail(where, key, f"a count (integer >= 0) expected, got {v!r}")
+        raise _fail(where, key, f"a count (integer >= 0) expected, got {short(v)}")
 
 
 def _check_evidence(ev: Any, where: str, key: str) -> None:
     if not isinstance(ev, dict):
-        raise _fail(where, key, f"a mapping expected, got {ev!r}")
+        raise _fail(where, key, f"a mapping expected, got {short(ev)}")
     for k in ev:
         if k not in EVIDENCE_KEYS:
             raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(EVIDENCE_KEYS)})")
     for k in ("run", "cell", "opponent", "evolved_from", "validated_from"):
         if k in ev and ev[k] is not None and not isinstance(ev[k], str):
-            raise _fail(where, f"{key}.{k}", f"text expected, got {ev[k]!r}")
+            raise _fail(where, f"{key}.{k}", f"text expected, got {short(ev[k])}")
     if "grid_index" in ev and not (isinstance(ev["grid_index"], list) and all(
             isinstance(i, int) and not isinstance(i, bool) for i in ev["grid_index"])):
         raise _fail(where, f"{key}.grid_index", f"a list of integers expected, "
-                                                f"got {ev['grid_index']!r}")
+                                                f"got {short(ev['grid_index'])}")
     for k in ("features", "features_validated"):
         f = ev.get(k)
         if f is None:
             continue
         if not isinstance(f, dict):
-            raise _fail(where, f"{key}.{k}", f"a mapping feature: value expected, got {f!r}")
+            raise _fail(where, f"{key}.{k}", f"a mapping feature: value expected, got {short(f)}")
         for n, v in f.items():
             if v is not None and not _is_number(v):
-                raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {v!r}")
+                raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {short(v)}")
     for k in ("win_rate_evolved", "win_rate_validated"):
         _rate(ev.get(k), where, f"{key}.{k}")
     for k in ("games_evolved", "games_validated", "budget", "budget_evolved", "style"):
         _count(ev.get(k), where, f"{key}.{k}")
     if ev.get("candidate") is not None and not isinstance(ev["candidate"], str):
-        raise _fail(where, f"{key}.candidate", f"text expected, got {ev['candidate']!r}")
+        raise _fail(where, f"{key}.candidate", f"text expected, got {short(ev['candidate'])}")
     ci = ev.get("win_rate_validated_ci")
     if ci is not None:
         if not (isinstance(ci, list) and len(ci) == 2):
-            raise _fail(where, f"{key}.win_rate_validated_ci", f"[low, high] expected, got {ci!r}")
+            raise _fail(where, f"{key}.win_rate_validated_ci", f"[low, high] expected, got {short(ci)}")
         for v in ci:
             _rate(v, where, f"{key}.win_rate_validated_ci", optional=False)
     lv = ev.get("validation_levels")
     if lv is not None and not (isinstance(lv, list) and all(
             isinstance(i, int) and not isinstance(i, bool) for i in lv)):
         raise _fail(where, f"{key}.validation_levels",
-                    f"a list of level seeds expected, got {lv!r}")
+                    f"a list of level seeds expected, got {short(lv)}")
     src = ev.get("win_rate_source")
     if src is not None and src not in ("evolved", "validated"):
         raise _fail(where, f"{key}.win_rate_source", f"'evolved' or 'validated' expected, "
-                                                     f"got {src!r}")
+                                                     f"got {short(src)}")
 
 
 def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> None:
     if not isinstance(params, dict):
-        raise _fail(where, key, f"a mapping parameter: value expected, got {params!r}")
+        raise _fail(where, key, f"a mapping parameter: value expected, got {short(params)}")
     for k in params:
         if not isinstance(k, str):
-            raise _fail(where, f"{key}.{k!r}", "parameter names are text")
+            raise _fail(where, f"{key}.{short(k)}", "parameter names are text")
     if "seed" in params:
         raise _fail(where, f"{key}.seed", "not part of a preset (the seed is given when the "
                                           "agent is built)")
@@ -213,13 +215,13 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
     if w is not None:
         if not isinstance(w, dict):
             raise _fail(where, f"{key}.weights", f"a mapping script name: weight expected, "
-                                                 f"got {w!r}")
+                                                 f"got {short(w)}")
         for n, v in w.items():
             if not _is_number(v) or not 0.0 <= v <= 1.0:
-                raise _fail(where, f"{key}.weights.{n}", f"a weight in [0, 1] expected, got {v!r}")
+                raise _fail(where, f"{key}.weights.{n}", f"a weight in [0, 1] expected, got {short(v)}")
     if "game" in params and params["game"] != game:
-        raise _fail(where, f"{key}.game", f"{params['game']!r} differs from the file's game "
-                                          f"{game!r}")
+        raise _fail(where, f"{key}.game", f"{short(params['game'])} differs from the file's game "
+                                          f"{short(game)}")
     try:
         make_agent_from(agent, {**params, "seed": 0}, game)
     except (ValueError, TypeError, KeyError) as e:
@@ -247,26 +249,30 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
         if k not in TOP_KEYS:
             raise _fail(where, str(k), f"unknown key (known: {', '.join(TOP_KEYS)})")
     if data.get("format") != FORMAT:
-        raise _fail(where, "format", f"{FORMAT!r} expected, got {data.get('format')!r}")
+        raise _fail(where, "format", f"{short(FORMAT)} expected, got {short(data.get('format'))}")
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise _fail(where, "version", f"an integer expected, got {version!r}")
+        raise _fail(where, "version", f"an integer expected, got {short(version)}")
     if version != VERSION:
         raise _fail(where, "version", f"version {version} is not supported (this playstyles "
                                       f"reads version {VERSION})")
     game = data.get("game")
     if not isinstance(game, str) or not game:
-        raise _fail(where, "game", f"a game name expected, got {game!r}")
+        raise _fail(where, "game", f"a game name expected, got {short(game)}")
     try:
         get_game(game)
     except ValueError as e:
         raise _fail(where, "game", str(e)) from None
     kind = data.get("kind", "custom")
     if not isinstance(kind, str) or not kind:
-        raise _fail(where, "kind", f"text expected, got {kind!r}")
+        raise _fail(where, "kind", f"text expected, got {short(kind)}")
     for k in ("options", "source"):
         if data.get(k) is not None and not isinstance(data[k], dict):
-            raise _fail(where, k, f"a mapping expected, got {data[k]!r}")
+            raise _fail(where, k, f"a mapping expected, got {short(data[k])}")
+    try:
+        check_game_options(get_game(game), data.get("options") or {})
+    except ValueError as e:
+        raise PresetError(f"{where}: {e}") from None
     items = data.get("presets")
     if not isinstance(items, list) or not items:
         raise _fail(where, "presets", "a non-empty list of presets expected")
@@ -275,7 +281,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     for i, p in enumerate(items):
         key = f"presets[{i}]"
         if not isinstance(p, dict):
-            raise _fail(where, key, f"a mapping expected, got {p!r}")
+            raise _fail(where, key, f"a mapping expected, got {short(p)}")
         for k in p:
             if k not in PRESET_KEYS:
                 raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(PRESET_KEYS)})")
@@ -284,18 +290,18 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
                 raise _fail(where, f"{key}.{k}", "missing")
         name = p["name"]
         if not isinstance(name, str) or not name.strip():
-            raise _fail(where, f"{key}.name", f"a non-empty text expected, got {name!r}")
+            raise _fail(where, f"{key}.name", f"a non-empty text expected, got {short(name)}")
         if name in seen:
-            raise _fail(where, f"{key}.name", f"{name!r} is used twice")
+            raise _fail(where, f"{key}.name", f"{short(name)} is used twice")
         seen.add(name)
         agent = p["agent"]
         if agent not in known_agents:
-            raise _fail(where, f"{key}.agent", f"unknown agent {agent!r}; known: "
+            raise _fail(where, f"{key}.agent", f"unknown agent {short(agent)}; known: "
                                                f"{', '.join(known_agents)}")
         _check_params(agent, p["params"], game, where, f"{key}.params")
         desc = p.get("description", "")
         if not isinstance(desc, str):
-            raise _fail(where, f"{key}.description", f"text expected, got {desc!r}")
+            raise _fail(where, f"{key}.description", f"text expected, got {short(desc)}")
         ev = p.get("evidence", {})
         _check_evidence(ev, where, f"{key}.evidence")
         presets.append(Preset(name, agent, dict(p["params"]), game,
@@ -305,15 +311,14 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
 
 
 def load_presets(path: str | Path) -> PresetFile:
+    """A preset file, checked completely (its size and nesting first, `agents.files.
+    read_json`); every error names the file and the field.
+
+    Args:
+        path: the preset file (from `playstyles export`).
+    """
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise PresetError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PresetError(f"{path}: not valid JSON: {e}") from None
+    data = read_json(p, PresetError, what="preset file")
     pf = presets_from_dict(data, str(path))
     pf.path = p
     return pf
@@ -367,7 +372,7 @@ def resolve_spec(spec: str) -> tuple[str, dict[str, Any]]:
     body = spec.strip()[len(PREFIX):]
     path, _, name = body.partition("#")
     if not path:
-        raise PresetError(f"agent {spec!r}: expected preset:FILE#NAME")
+        raise PresetError(f"agent {short(spec)}: expected preset:FILE#NAME")
     p = load_presets(path.strip()).get(name.strip() or None)
     return p.agent, dict(p.params)
 

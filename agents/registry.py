@@ -13,6 +13,7 @@ import inspect
 from typing import Any, Callable
 
 from games.registry import load_plugin, lookup_keys
+from playstyles.limits import short
 
 _AGENTS: dict[tuple[str, str], Callable[..., Any]] = {}
 
@@ -38,7 +39,7 @@ def factory_of(name: str, game: str | None = None) -> Callable[..., Any]:
         for key in lookup_keys(game):
             if (key, name) in _AGENTS:
                 return _AGENTS[(key, name)]
-        where = f" for game {game!r}"
+        where = f" for game {short(game)}"
         known = agent_names(game)
     else:
         if ("*", name) in _AGENTS:
@@ -48,7 +49,7 @@ def factory_of(name: str, game: str | None = None) -> Callable[..., Any]:
             return found[0]
         where = "" if not found else " without a game (several games have one: name the game)"
         known = agent_names()
-    raise ValueError(f"unknown agent {name!r}{where}; known agents: {', '.join(known)}")
+    raise ValueError(f"unknown agent {short(name)}{where}; known agents: {', '.join(known)}")
 
 
 def _accepts(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
@@ -62,7 +63,7 @@ def _with_game(name: str, factory: Callable[..., Any], params: dict[str, Any],
     params = dict(params)
     given = params.get("game")
     if given is not None and game is not None and given != game:
-        raise ValueError(f"agent {name}: built for game {given!r}, asked to play {game!r}")
+        raise ValueError(f"agent {name}: built for game {short(given)}, asked to play {short(game)}")
     if "game" in _accepts(factory):
         if game is not None:
             params["game"] = game
@@ -76,7 +77,7 @@ def check_agent(name: str, params: dict[str, Any], game: str | None = None) -> N
     accepted = _accepts(factory_of(name, game))
     for key in params:
         if key not in accepted and key != "game":
-            raise ValueError(f"agent {name}: unknown parameter {key!r}; "
+            raise ValueError(f"agent {name}: unknown parameter {short(key)}; "
                              f"known: {', '.join(accepted)}")
 
 

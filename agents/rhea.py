@@ -30,6 +30,7 @@ from agents.search import (
     search_copy,
 )
 from games.api import Action, GameState
+from playstyles.limits import MAX_AGENT_COUNT
 
 ActionSequence = list  # an individual: actions, or None (to be filled by a random legal action)
 
@@ -72,7 +73,7 @@ class RHEAAgent(SearchAgent):
     def check_params(cls, p: dict[str, Any], game: str | None) -> None:
         super().check_params(p, game)
         for name in ("population", "length", "tournament_size"):
-            at_least(p, name, 1)
+            at_least(p, name, 1, hi=MAX_AGENT_COUNT)
         at_least(p, "mutate_best", 0)
         at_least(p, "mutation_rate", 0)
         if p["mutation_rate"] > 1:

@@ -28,6 +28,7 @@ import numpy as np
 from agents.evaluators import deciding, make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import get_game, load_plugin, lookup_keys
+from playstyles.limits import MAX_BUDGET, short
 
 DEFAULT_BUDGET = 2000
 """Forward-model calls per decision, as in the reference's tournament configuration."""
@@ -102,15 +103,26 @@ def arguments(frame_locals: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame_locals.items() if k not in ("self", "__class__")}
 
 
-def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False) -> None:
-    """`p[name]` must be a number >= lo (or None when `optional`)."""
+def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False,
+             hi: float | None = None) -> None:
+    """`p[name]` must be a number >= lo (or None when `optional`), and <= hi when given.
+
+    Args:
+        p: the parameters.
+        name: the parameter checked.
+        lo: the smallest value allowed.
+        optional: whether None is allowed.
+        hi: the largest value allowed (a count's `playstyles.limits.MAX_AGENT_COUNT`).
+    """
     v = p[name]
     if optional and v is None:
         return
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise ValueError(f"{name}: must be a number >= {lo:g}, got {v!r}")
+        raise ValueError(f"{name}: must be a number >= {lo:g}, got {short(v)}")
     if not v >= lo:
-        raise ValueError(f"{name}: must be >= {lo:g}, got {v!r}")
+        raise ValueError(f"{name}: must be >= {lo:g}, got {short(v)}")
+    if hi is not None and v > hi:
+        raise ValueError(f"{name}: must be at most {hi:g}, got {short(v)}")
 
 
 MIN_BUDGET = 1
@@ -119,12 +131,21 @@ decision searches at least one forward-model call."""
 
 
 def check_budget(budget: Any) -> int:
-    """A budget as given by a config or command line: a whole number of calls, at least
-    `MIN_BUDGET`."""
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
-            or not math.isfinite(budget) or budget != int(budget) or budget < MIN_BUDGET:
-        raise ValueError(f"budget: must be a whole number of forward-model calls >= {MIN_BUDGET}, "
-                         f"got {budget!r}")
+    """A budget as given by a config or command line: a whole number of forward-model calls
+    from `MIN_BUDGET` to `MAX_BUDGET`. A whole float within the bounds (300.0) is read as
+    that int; any other float, 1e20 among them, is refused, never converted.
+
+    Args:
+        budget: the budget as given.
+    """
+    whole = not isinstance(budget, bool) and isinstance(budget, numbers.Real) \
+        and math.isfinite(budget) and budget == int(budget)
+    if whole and budget > MAX_BUDGET:
+        raise ValueError(f"budget: at most {MAX_BUDGET} forward-model calls per decision, "
+                         f"got {short(budget)}")
+    if not whole or budget < MIN_BUDGET:
+        raise ValueError(f"budget: must be a whole number of forward-model calls >= "
+                         f"{MIN_BUDGET}, got {short(budget)}")
     return int(budget)
 
 
@@ -146,7 +167,7 @@ def flag(value: Any, name: str) -> bool:
     `agents.specs`)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise ValueError(f"{name}: expected true or false, got {value!r}")
+    raise ValueError(f"{name}: expected true or false, got {short(value)}")
 
 
 # ------------------------------------------------------------------------------ game hooks

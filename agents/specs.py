@@ -11,11 +11,12 @@ the agent's own signature, so agents only ever receive typed values:
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Any
 
+from agents.files import load_json
 from agents.presets import resolve_spec
 from agents.registry import factory_of, make_agent_from
+from playstyles.limits import short
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -33,7 +34,7 @@ def split_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq:
-            raise ValueError(f"agent {spec!r}: expected key=value, got {item!r}")
+            raise ValueError(f"agent {short(spec)}: expected key=value, got {short(item)}")
         params[key.strip()] = _number(value.strip())
     return name, typed_params(name, params, game)
 
@@ -68,7 +69,7 @@ def typed_params(name: str, params: dict[str, Any], game: str | None = None) -> 
             if v in _TRUE or v in _FALSE:
                 out[key] = v in _TRUE
             elif "str" not in ann:
-                raise ValueError(f"{key}: expected true or false, got {value!r}")
+                raise ValueError(f"{key}: expected true or false, got {short(value)}")
         elif "Mapping" in ann:  # script weights (a layout name, `str | Sequence`, stays text)
             out[key] = parse_weights(value, key)
     return out
@@ -79,19 +80,17 @@ def parse_weights(text: str, name: str = "weights") -> dict[str, float] | list[f
     text = text.strip()
     if not text:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
+    if text[0] in "[{":
+        return load_json(text, name)
     out = {}
     for item in filter(None, (x.strip() for x in text.split(";"))):
         key, sep, v = item.partition(":")
         if not sep:
-            raise ValueError(f"{name}: expected Script:weight;... or JSON, got {text!r}")
+            raise ValueError(f"{name}: expected Script:weight;... or JSON, got {short(text)}")
         try:
             out[key.strip()] = float(v)
         except ValueError:
-            raise ValueError(f"{name}: weight of {key.strip()!r} is not a number: {v!r}") from None
+            raise ValueError(f"{name}: weight of {short(key.strip())} is not a number: {short(v)}") from None
     return out
 
 

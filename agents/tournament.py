@@ -26,7 +26,9 @@ from agents.registry import validate_agent
 from agents.runner import AgentSpec, GameRecord, GameSpec
 from agents.search import check_budget
 from agents.specs import split_spec
+from games.api import check_game_options
 from games.registry import get_game
+from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, check_planned, short
 
 
 @dataclass
@@ -91,7 +93,9 @@ def plan(config: TournamentConfig) -> list[GameSpec]:
     seeds = level_seeds(config.game, config.levels)
     tables = config.all_pairings()
     n = len(tables[0]) if tables else 2
-    total = len(tables) * len(seeds) * config.repetitions
+    total = check_planned(len(tables) * len(seeds) * config.repetitions,
+                          f"{len(tables)} pairings x {len(seeds)} levels x "
+                          f"{config.repetitions} repetitions")
     root = np.random.SeedSequence(config.seed)
     game_seeds = root.generate_state(total * (n + 1), dtype=np.uint32).reshape(total, n + 1)
     specs = []
@@ -358,10 +362,10 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
         label = str(params.pop("label", entry))
         return _checked_agent(name, label, params, where, game)
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: an agent is a name or a mapping, got {entry!r}")
+        raise ValueError(f"{where}: an agent is a name or a mapping, got {short(entry)}")
     unknown = set(entry) - _AGENT_KEYS
     if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {sorted(_AGENT_KEYS)})")
+        raise ValueError(f"{where}: unknown key {short(sorted(unknown)[0])} (known: {sorted(_AGENT_KEYS)})")
     if "name" not in entry:
         raise ValueError(f"{where}: missing key 'name'")
     params = entry.get("params") or {}
@@ -393,7 +397,7 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
         raise ValueError(f"{source}: a mapping of keys expected")
     unknown = set(data) - _CONFIG_KEYS
     if unknown:
-        raise ValueError(f"{source}: unknown key {sorted(unknown)[0]!r} (known: {sorted(_CONFIG_KEYS)})")
+        raise ValueError(f"{source}: unknown key {short(sorted(unknown)[0])} (known: {sorted(_CONFIG_KEYS)})")
     if "game" not in data:
         raise ValueError(f"{source}: key 'game' missing: name the game (e.g. tribes)")
     game = data["game"]
@@ -423,28 +427,23 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
             idx = []
             for who in pair:
                 if who not in labels:
-                    raise ValueError(f"{source}: pairings[{i}]: unknown agent {who!r} (agents: {labels})")
+                    raise ValueError(f"{source}: pairings[{i}]: unknown agent {short(who)} "
+                                     f"(agents: {labels})")
                 idx.append(labels.index(who))
             pairings.append(tuple(idx))
-    for key, kind in (("repetitions", int), ("seed", int), ("budget", int)):
-        if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
-            raise ValueError(f"{source}: key {key!r} must be an integer, got {data[key]!r}")
-    if data.get("repetitions") is not None and data["repetitions"] < 1:
-        raise ValueError(f"{source}: key 'repetitions' must be >= 1")
-    if data.get("budget") is not None:
-        try:
-            check_budget(data["budget"])
-        except ValueError as e:
-            raise ValueError(f"{source}: {e}") from None
+    checks = {"repetitions": lambda v: check_count(v, "repetitions", 1, MAX_REPETITIONS),
+              "seed": lambda v: check_count(v, "seed", 0, MAX_SEED), "budget": check_budget}
+    for key, check in checks.items():
+        if data.get(key) is not None:
+            try:
+                check(data[key])
+            except ValueError as e:
+                raise ValueError(f"{source}: {e}") from None
     options = data.get("options") or {}
-    if not isinstance(options, dict):
-        raise ValueError(f"{source}: key 'options' must be a mapping")
-    known_options = getattr(g, "option_names", None)
-    if known_options is not None:
-        for k in options:
-            if k not in known_options:
-                raise ValueError(f"{source}: options: unknown game option {k!r} "
-                                 f"(known: {list(known_options)})")
+    try:
+        check_game_options(g, options)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
     levels = data.get("levels")
     try:
         first = level_seeds(game, levels)[0]

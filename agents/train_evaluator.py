@@ -38,6 +38,14 @@ from agents.tournament import (
     plan,
 )
 from games.levels import split
+from playstyles.limits import (
+    MAX_BATCH,
+    MAX_EPOCHS,
+    MAX_LAYER_SIZE,
+    MAX_LAYERS,
+    MAX_SEED,
+    short,
+)
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -94,7 +102,7 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
         raise ValueError(f"{source}: a mapping of keys expected")
     unknown = set(data) - _TRAIN_KEYS - _GAME_KEYS
     if unknown:
-        raise ValueError(f"{source}: unknown key {sorted(unknown)[0]!r} (known: "
+        raise ValueError(f"{source}: unknown key {short(sorted(unknown)[0])} (known: "
                          f"{sorted(_TRAIN_KEYS | _GAME_KEYS)})")
     games = {k: v for k, v in data.items() if k in _GAME_KEYS}
     if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
@@ -114,26 +122,30 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
         cfg.encoding = get_encoding(tournament.game).name
     if "views" in data:
         if data["views"] not in VIEWS:
-            raise ValueError(f"{source}: views: {data['views']!r} is not one of {VIEWS}")
+            raise ValueError(f"{source}: views: {short(data['views'])} is not one of {VIEWS}")
         cfg.views = data["views"]
     if "hidden" in data:
         hidden = data["hidden"]
         hidden = [hidden] if isinstance(hidden, int) and not isinstance(hidden, bool) else hidden
-        if not (isinstance(hidden, list) and hidden
-                and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden)):
-            raise ValueError(f"{source}: hidden: a list of layer sizes >= 1 expected, got "
-                             f"{data['hidden']!r}")
+        if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
+                and all(isinstance(h, int) and not isinstance(h, bool)
+                        and 1 <= h <= MAX_LAYER_SIZE for h in hidden)):
+            raise ValueError(f"{source}: hidden: a list of layer sizes (1 to {MAX_LAYERS} "
+                             f"layers of 1 to {MAX_LAYER_SIZE}) expected, got "
+                             f"{short(data['hidden'])}")
         cfg.hidden = tuple(hidden)
     if "activation" in data:
         if data["activation"] not in ACTIVATIONS:
-            raise ValueError(f"{source}: activation: {data['activation']!r} is not one of "
+            raise ValueError(f"{source}: activation: {short(data['activation'])} is not one of "
                              f"{ACTIVATIONS}")
         cfg.activation = data["activation"]
-    for key in ("epochs", "batch_size"):
+    for key, hi in (("epochs", MAX_EPOCHS), ("batch_size", MAX_BATCH)):
         if key in data:
             v = data[key]
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {v!r}")
+                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {short(v)}")
+            if v > hi:
+                raise ValueError(f"{source}: {key}: must be at most {hi}, got {v}")
             setattr(cfg, key, v)
     for key, positive in (("learning_rate", True), ("l2", False)):
         if key in data:
@@ -141,19 +153,19 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
             if not isinstance(v, (int, float)) or isinstance(v, bool) \
                     or not (v > 0 if positive else v >= 0) or not np.isfinite(v):
                 raise ValueError(f"{source}: {key}: a number {'> 0' if positive else '>= 0'} "
-                                 f"expected, got {v!r}")
+                                 f"expected, got {short(v)}")
             setattr(cfg, key, float(v))
     if "held_out" in data:
         v = data["held_out"]
         ok = (isinstance(v, float) and 0 < v < 1) or \
-            (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+            (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SEED)
         if not ok:
             raise ValueError(f"{source}: held_out: a share in (0, 1) or a number of levels "
-                             f">= 1 expected, got {v!r}")
+                             f">= 1 expected, got {short(v)}")
         cfg.held_out = v
     if "output" in data:
         if not isinstance(data["output"], str) or not data["output"].strip():
-            raise ValueError(f"{source}: output: a file name expected, got {data['output']!r}")
+            raise ValueError(f"{source}: output: a file name expected, got {short(data['output'])}")
         cfg.output = data["output"]
     levels = level_seeds(tournament.game, tournament.levels)
     try:
@@ -161,7 +173,7 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
     except ValueError as e:
         raise ValueError(f"{source}: held_out: {e}") from None
     if not train or not held:
-        raise ValueError(f"{source}: held_out: {cfg.held_out!r} of {len(levels)} levels leaves "
+        raise ValueError(f"{source}: held_out: {short(cfg.held_out)} of {len(levels)} levels leaves "
                          f"{len(train)} for training and {len(held)} held out; both need one")
     return cfg
 

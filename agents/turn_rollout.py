@@ -47,6 +47,7 @@ from agents.search import (
 )
 from agents.tree import TIE
 from games.api import Action, GameState, ends_turn
+from playstyles.limits import MAX_AGENT_COUNT
 
 
 class TurnRolloutAgent(SearchAgent):
@@ -147,7 +148,7 @@ class HillclimbAgent(TurnRolloutAgent):
 
 def _whole(p: dict[str, Any], name: str, lo: int) -> None:
     """`p[name]` must be a whole number >= lo."""
-    at_least(p, name, lo)
+    at_least(p, name, lo, hi=MAX_AGENT_COUNT)
     v = p[name]
     if not isinstance(v, numbers.Integral) and not (math.isfinite(v) and v == int(v)):
         raise ValueError(f"{name}: must be a whole number >= {lo}, got {v!r}")

@@ -32,7 +32,11 @@ is a copy, and there is no belief to keep.
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
+
+from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
 
 Action = Hashable
 """An action is an immutable, hashable value produced by the game itself (for Tribes a tuple,
@@ -222,6 +226,141 @@ class Game(Protocol):
     def round_limit_options(self, rounds: int) -> dict[str, Any]: ...
 
 
+@dataclass(frozen=True)
+class OptionSpec:
+    """What values a game option takes, checked before `new_state` (`check_game_options`).
+
+    Args:
+        kind: the type of a value: int, bool, str or list (of text).
+        lo: the smallest int allowed.
+        hi: the largest int allowed.
+        choices: the texts allowed (a str option).
+        items: the smallest and largest number of items of a list.
+        none: whether None (the game's default) is allowed.
+    """
+
+    kind: type
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] = ()
+    items: tuple[int, int] = (0, 1000)
+    none: bool = True
+
+    def check(self, field: str, value: Any) -> None:
+        """Raise a ValueError naming `field` for a value this option does not take.
+
+        Args:
+            field: what the error calls the option (`options.size`, `--option size`).
+            value: the value given.
+        """
+        if value is None and self.none:
+            return
+        if self.kind is int:
+            lo = -MAX_SEED if self.lo is None else self.lo
+            check_count(value, field, lo, MAX_SEED if self.hi is None else self.hi)
+        elif self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{field}: true or false expected, got {short(value)}")
+        elif self.kind is str:
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise ValueError(f"{field}: a text expected, got {short(value)}")
+            if self.choices and value not in self.choices:
+                raise ValueError(f"{field}: one of {', '.join(self.choices)} expected, got "
+                                 f"{short(value)}")
+        elif self.kind is list:
+            lo, hi = self.items
+            if not isinstance(value, (list, tuple)) or not lo <= len(value) <= hi:
+                raise ValueError(f"{field}: a list of {lo} to {hi} items expected, got "
+                                 f"{short(value)}")
+            for i, v in enumerate(value):
+                if not isinstance(v, str) or len(v) > MAX_TEXT:
+                    raise ValueError(f"{field}[{i}]: a text expected, got {short(v)}")
+
+
+def check_plain_option(field: str, value: Any) -> None:
+    """The bounds of an option that declares no `OptionSpec`: None, a bool, a whole number
+    within +-MAX_SEED, a finite float, a text of at most MAX_TEXT characters, or a list of
+    at most MAX_COUNT such values.
+
+    Args:
+        field: what the error calls the option.
+        value: the value given.
+    """
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        check_count(value, field, -MAX_SEED, MAX_SEED)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{field}: a finite number expected, got {short(value)}")
+    elif isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ValueError(f"{field}: a text of at most {MAX_TEXT} characters expected, "
+                             f"got {short(value)}")
+    elif isinstance(value, (list, tuple)):
+        if len(value) > MAX_COUNT:
+            raise ValueError(f"{field}: at most {MAX_COUNT} items expected, got {len(value)}")
+        for i, v in enumerate(value):
+            if isinstance(v, (list, tuple, dict)):
+                raise ValueError(f"{field}[{i}]: a single value expected, got {short(v)}")
+            check_plain_option(f"{field}[{i}]", v)
+    else:
+        raise ValueError(f"{field}: a number, text, true/false or a list expected, got "
+                         f"{short(value)}")
+
+
+def option_names_of(game: Any) -> tuple[str, ...]:
+    """The options a game takes: its `option_names` when it declares any, else the keyword
+    parameters of its `new_state` after the level and the seed.
+
+    Args:
+        game: a game object (`games.registry.get_game`).
+    """
+    declared = tuple(getattr(game, "option_names", None) or ())
+    if declared:
+        return declared
+    import inspect
+    try:
+        params = list(inspect.signature(game.new_state).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return tuple(p.name for p in named[2:])
+
+
+def check_game_options(game: Any, options: Any, field: str = "options") -> dict[str, Any]:
+    """Game options checked before `new_state` is called: an unknown name is an error
+    listing the known ones, a value the option does not take (its `OptionSpec` in the game's
+    `option_specs`, else `check_plain_option`) an error naming the option. Called at every
+    edge: the command line, run and tournament configs, presets and records.
+
+    Args:
+        game: a game object (`games.registry.get_game`).
+        options: the options as given (a mapping).
+        field: what errors call the options (`options`; `--option`).
+
+    Returns:
+        The options, unchanged.
+    """
+    if not isinstance(options, dict):
+        raise ValueError(f"{field}: a mapping expected, got {short(options)}")
+    known = option_names_of(game)
+    specs = getattr(game, "option_specs", None) or {}
+    sep = " " if field.startswith("-") else "."
+    for k, v in options.items():
+        where = f"{field}{sep}{k}"
+        if k not in known:
+            name = getattr(game, "name", "the game")
+            raise ValueError(f"{where}: unknown game option {short(k)} for {name} (known: "
+                             f"{', '.join(known) or 'none'})")
+        spec = specs.get(k)
+        if spec is not None:
+            spec.check(where, v)
+        else:
+            check_plain_option(where, v)
+    return options
+
+
 class BaseGame:
     """Defaults for the optional parts of a game, so a small game writes only what it has.
 
@@ -235,6 +374,9 @@ class BaseGame:
     default_levels: str = "range:0-9"
     level_sets: dict[str, tuple[Any, ...]] = {}
     options_doc: dict[str, str] = {}
+    option_specs: dict[str, "OptionSpec"] = {}
+    """What values each option takes (`OptionSpec`); an option without one takes plain
+    values within `check_plain_option`'s bounds."""
     search_horizon: int | None = None
     """Default depth of search agents' trees and playouts; None: to the end of the game."""
     snapshot_events: tuple[str, ...] = ()
@@ -244,12 +386,9 @@ class BaseGame:
         raise NotImplementedError
 
     def check_options(self, options: dict[str, Any]) -> None:
-        """Raise a ValueError naming the first option this game does not know."""
-        for k in options:
-            if k not in self.option_names:
-                known = ", ".join(self.option_names) or "none"
-                raise ValueError(f"options: unknown game option {k!r} for {self.name} "
-                                 f"(known: {known})")
+        """Raise a ValueError naming the first option this game does not know or whose value
+        it does not take (`check_game_options`)."""
+        check_game_options(self, options)
 
     def round_limit_options(self, rounds: int) -> dict[str, Any]:
         """The game options under which a game lasts at most `rounds` rounds (`state.tick`
@@ -272,10 +411,11 @@ class BaseGame:
         return json.dumps(level)
 
     def level_from_text(self, text: str, source: str = "<level>") -> Any:
+        from playstyles.inputs import load_json
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{source}: not a level of {self.name}: {e}") from None
+            return load_json(text, source)
+        except ValueError as e:
+            raise ValueError(f"{e} (not a level of {self.name})") from None
 
     # actions as data (records) ---------------------------------------------
     def action_to_data(self, action: Action) -> Any:

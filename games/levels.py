@@ -17,6 +17,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from playstyles.limits import short
+
 __all__ = ["level_set", "split"]
 
 _RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
@@ -27,7 +29,7 @@ def _parse_int(text: str, name: str) -> int:
     try:
         return int(text.strip())
     except ValueError:
-        raise ValueError(f"level set {name!r}: {text.strip()!r} is not an integer seed") from None
+        raise ValueError(f"level set {short(name)}: {short(text.strip())} is not an integer seed") from None
 
 
 def level_set(name: str, named: Mapping[str, Sequence[Any]] | None = None) -> list[Any]:
@@ -35,7 +37,7 @@ def level_set(name: str, named: Mapping[str, Sequence[Any]] | None = None) -> li
     ``range:lo-hi``."""
     named = named or {}
     if not isinstance(name, str):
-        raise ValueError(f"level set: a name expected, got {name!r}")
+        raise ValueError(f"level set: a name expected, got {short(name)}")
     key = name.strip()
     if key in named:
         return list(named[key])
@@ -44,25 +46,25 @@ def level_set(name: str, named: Mapping[str, Sequence[Any]] | None = None) -> li
     if sep and kind == "seeds":
         parts = [p for p in body.split(",") if p.strip()]
         if not parts:
-            raise ValueError(f"level set {name!r}: no seeds after 'seeds:'")
+            raise ValueError(f"level set {short(name)}: no seeds after 'seeds:'")
         seeds = [_parse_int(p, name) for p in parts]
         dup = sorted({s for s in seeds if seeds.count(s) > 1})
         if dup:
-            raise ValueError(f"level set {name!r}: repeated seeds {dup}")
+            raise ValueError(f"level set {short(name)}: repeated seeds {dup}")
         return seeds
     if sep and kind == "range":
         m = _RANGE.match(body)
         if m is None:
-            raise ValueError(f"level set {name!r}: expected 'range:LO-HI' with integer ends "
+            raise ValueError(f"level set {short(name)}: expected 'range:LO-HI' with integer ends "
                              f"(both included)")
         lo, hi = int(m.group(1)), int(m.group(2))
         if hi < lo:
-            raise ValueError(f"level set {name!r}: empty range ({hi} < {lo})")
+            raise ValueError(f"level set {short(name)}: empty range ({hi} < {lo})")
         if hi - lo + 1 > _MAX_RANGE:
-            raise ValueError(f"level set {name!r}: {hi - lo + 1} seeds, more than {_MAX_RANGE}")
+            raise ValueError(f"level set {short(name)}: {hi - lo + 1} seeds, more than {_MAX_RANGE}")
         return list(range(lo, hi + 1))
     known = ", ".join(sorted(named)) + ", " if named else ""
-    raise ValueError(f"unknown level set {name!r}; known: {known}"
+    raise ValueError(f"unknown level set {short(name)}; known: {known}"
                      f"'seeds:1,2,3', or 'range:100-120'")
 
 
@@ -79,7 +81,7 @@ def split(seeds: Sequence[Any], held_out: int | float, seed: int) -> tuple[list[
         raise ValueError("split needs distinct seeds (a repeated seed could land on both sides)")
     numeric = (int, float, np.integer, np.floating)
     if isinstance(held_out, bool) or not isinstance(held_out, numeric):
-        raise TypeError(f"held_out must be an int count or a float fraction, got {held_out!r}")
+        raise TypeError(f"held_out must be an int count or a float fraction, got {short(held_out)}")
     if isinstance(held_out, (float, np.floating)):
         if not 0.0 <= held_out <= 1.0 or math.isnan(held_out):
             raise ValueError(f"held-out fraction must be in [0, 1], got {held_out}")

@@ -42,18 +42,30 @@ def is_record(path: str | Path) -> bool:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{path}: not JSON: {e}") from None
+    """A record file, checked: its size and nesting (`playstyles.limits`), its fields, and its
+    game options (`games.api.check_game_options`); every error names the file and the field.
+
+    Args:
+        path: a record written by `save_record` (`playstyles play --record`).
+    """
+    from playstyles.inputs import read_json
+    from playstyles.limits import MAX_SEED, check_count, short
+    data = read_json(path, RecordError, what="record")
     if not isinstance(data, dict):
         raise RecordError(f"{path}: a JSON object expected")
     if data.get("format") != FORMAT:
-        raise RecordError(f"{path}: format: expected {FORMAT!r}, got {data.get('format')!r}")
+        raise RecordError(f"{path}: format: expected {FORMAT!r}, got {short(data.get('format'))}")
     for key, kind in (("game", str), ("level", str), ("seed", int), ("options", dict),
                       ("players", list), ("actions", list)):
         if not isinstance(data.get(key), kind):
             raise RecordError(f"{path}: {key}: missing or not a {kind.__name__}")
+    try:
+        check_count(data["seed"], "seed", 0, MAX_SEED)
+        from games.api import check_game_options
+        from games.registry import get_game
+        check_game_options(get_game(data["game"]), data["options"])
+    except ValueError as e:
+        raise RecordError(f"{path}: {e}") from None
     return data
 
 

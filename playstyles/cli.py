@@ -8,6 +8,7 @@ import sys
 from typing import Any, Callable
 
 from playstyles import __version__
+from playstyles import limits as L
 
 DEFAULT_GAME = "tribes"
 """The game a command plays when it names none (the only place that names a game)."""
@@ -19,18 +20,28 @@ ABANDONED = 0
 """Exit status of `play` when the game was abandoned (quit, Ctrl-D, Ctrl-C): a clean end."""
 
 
-def _int_at_least(lo: int, note: str = "") -> Callable[[str], int]:
-    """An argparse type: a whole number >= lo, else one error naming the flag (argparse adds
-    it): `--workers: must be >= 0 (0 plays in this process), got -1`."""
+def count(lo: int, hi: int, note: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number in lo..hi (the bounds of `playstyles.limits`), else one
+    error naming the flag (argparse adds it): `--workers: must be >= 0 (0 plays in this
+    process), got -1`. A float (1e9) is refused, not converted.
+
+    Args:
+        lo: the smallest value allowed.
+        hi: the largest value allowed.
+        note: what the smallest value means, added to its error.
+    """
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"a whole number expected, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"a whole number expected, got {text[:40]!r}"
+                                             ) from None
         if value < lo:
             raise argparse.ArgumentTypeError(f"must be >= {lo}{note}, got {value}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi}, got {value}")
         return value
-    parse.__name__ = f"integer >= {lo}"
+    parse.__name__ = f"integer from {lo} to {hi}"
     return parse
 
 
@@ -45,28 +56,36 @@ def _seconds(text: str) -> float:
     return value
 
 
-WORKERS = _int_at_least(0, " (0 plays in this process)")
-AT_LEAST_ONE = _int_at_least(1)
+WORKERS = count(0, L.MAX_WORKERS, " (0 plays in this process)")
+SEED = count(0, L.MAX_SEED)
+LEVEL_SEED = count(-L.MAX_SEED, L.MAX_SEED)
+ROUNDS = count(1, L.MAX_ROUNDS)
+GAMES = count(1, L.MAX_GAMES)
 
 
 def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     """Game options from the command line: the Tribes-flavoured flags (when given), the
     round limit of `--rounds N` in the game's own options (`round_limit_options`: Tribes
     plays N rounds with max_rounds=N-1) and any number of `--option KEY=VALUE` (values parsed
-    as YAML: numbers, true/false, lists)."""
-    import yaml
+    as YAML: numbers, true/false, lists). Each is checked by the game
+    (`games.api.check_game_options`) before any game starts, the error naming the flag."""
+    from games.api import check_game_options
+    from games.registry import get_game
+    from playstyles.inputs import load_yaml
     options: dict[str, Any] = {}
+    flags: dict[str, str] = {}
     for key in ("mode", "tribes", "size"):
         if getattr(args, key, None) is not None:
             options[key] = getattr(args, key)
+            flags[key] = f"--{key}"
     limit: dict[str, Any] = {}
     if getattr(args, "rounds", None) is not None:
-        from games.registry import get_game
         try:
             limit = get_game(game).round_limit_options(args.rounds)
         except ValueError as e:
             raise ValueError(f"--rounds: {e}") from None
         options.update(limit)
+        flags.update(dict.fromkeys(limit, "--rounds"))
     for item in getattr(args, "option", None) or ():
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
@@ -74,7 +93,16 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
         if key.strip() in limit:
             raise ValueError(f"--option {key.strip()}: --rounds sets it already; give one of "
                              f"them")
-        options[key.strip()] = yaml.safe_load(value)
+        options[key.strip()] = load_yaml(value, f"--option {key.strip()}")
+        flags[key.strip()] = f"--option {key.strip()}"
+    if options:
+        g = get_game(game)
+        for key, value in options.items():
+            try:
+                check_game_options(g, {key: value})
+            except ValueError as e:
+                text = str(e).partition(": ")[2] or str(e)
+                raise ValueError(f"{flags[key]}: {text}") from None
     return options
 
 
@@ -262,6 +290,8 @@ def _probe(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from qd.export import MIN_GAMES, export_presets
+    if args.budgets and len(args.budgets) > L.MAX_COUNT:
+        raise ValueError(f"--budgets: at most {L.MAX_COUNT} budgets, got {len(args.budgets)}")
     pf, path = export_presets(args.run, kind=args.kind, count=args.count, out=args.output,
                               names=args.names,
                               min_games=args.min_games if args.min_games else MIN_GAMES,
@@ -373,9 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = lsub.add_parser("show", help="print the board of a generated level (or the level "
                                         "file with --csv)")
     _game_arg(show)
-    show.add_argument("--seed", type=int, required=True, help="level seed")
+    show.add_argument("--seed", type=LEVEL_SEED, required=True, help="level seed")
     show.add_argument("--tribes", nargs="+", help="Tribes: the tribes (default Xin-Xi, Imperius)")
-    show.add_argument("--size", type=AT_LEAST_ONE, default=None,
+    show.add_argument("--size", type=count(1, L.MAX_BOARD), default=None,
                       help="Tribes: board size (default by tribes); Navy: board side")
     _option_arg(show)
     show.add_argument("--csv", action="store_true",
@@ -395,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--p3", default=None,
                       help="agent of the third player in a three-player game (e.g. Tribolo; "
                            "default: the second player's agent)")
-    play.add_argument("--seed", type=int, default=0, help="game seed (agents are seeded from it)")
+    play.add_argument("--seed", type=SEED, default=0, help="game seed (agents are seeded from it)")
     play.add_argument("--level", default=None,
                       help="level seed or level file (default: the first level of the game's "
                            "default set, for Tribes the first paper level)")
@@ -403,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     _option_arg(play)
     play.add_argument("--tribes", nargs="+", help="Tribes: tribes of a generated level")
     play.add_argument("--mode", choices=["capitals", "score"], help="Tribes: game mode")
-    play.add_argument("--rounds", type=AT_LEAST_ONE, default=None, metavar="N",
+    play.add_argument("--rounds", type=ROUNDS, default=None, metavar="N",
                       help="play at most N rounds (Tribes: max_rounds N-1)")
     play.add_argument("--watch", action="store_true", help="show the board after every round")
     play.add_argument("--delay", type=_seconds, default=None, metavar="SECONDS",
@@ -431,12 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
     _option_arg(tour)
     tour.add_argument("--levels", help="level set: a name of the game (Tribes: paper), "
                                        "seeds:1,2,3 or range:a-b")
-    tour.add_argument("--reps", type=AT_LEAST_ONE,
+    tour.add_argument("--reps", type=count(1, L.MAX_REPETITIONS),
                       help="games per level and pairing (seats alternate)")
-    tour.add_argument("--budget", type=AT_LEAST_ONE, help="forward-model calls per decision")
-    tour.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
+    tour.add_argument("--budget", type=count(1, L.MAX_BUDGET), help="forward-model calls per decision")
+    tour.add_argument("--rounds", type=ROUNDS, metavar="N",
                       help="play at most N rounds in every game")
-    tour.add_argument("--seed", type=int, help="tournament seed (all game and agent seeds)")
+    tour.add_argument("--seed", type=SEED, help="tournament seed (all game and agent seeds)")
     tour.add_argument("--out", help="output directory (default runs/tournament): new or empty, "
                                     "or an earlier tournament's (--force, --resume)")
     _force_arg(tour, "the results of a tournament")
@@ -468,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--levels", help="level set: held_out (default: the run's held-out levels), "
                                       "train (its training levels, on fresh seeds), all (both), "
                                       "or a set of the game (NAME, seeds:1,2,3, range:a-b)")
-    val.add_argument("--games", type=AT_LEAST_ONE, help="games per elite (default: 2 per level)")
+    val.add_argument("--games", type=GAMES, help="games per elite (default: 2 per level)")
     val.add_argument("--cells", nargs="+", help="only these cells, named as in elites.csv "
                                                 "(e.g. 14:4 6:-1)")
     val.add_argument("--no-control", action="store_true",
@@ -480,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
                                        "games' noise (before a run)")
     prb.add_argument("config", help="run config YAML (see docs/qd.md)")
-    prb.add_argument("--games", type=AT_LEAST_ONE,
+    prb.add_argument("--games", type=GAMES,
                      help="games per genome (default: sized from a pilot for about 10 minutes "
                           "on 2 cores, at most 200)")
     prb.add_argument("--out", help="output directory (default runs/<name>-probe): new or "
@@ -493,11 +523,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("run", help="run directory")
     exp.add_argument("--kind", choices=["difficulty", "style"], default="difficulty",
                      help="difficulty: spread over win rate; style: distinct feature regions")
-    exp.add_argument("--count", type=AT_LEAST_ONE, default=3, help="number of presets (default 3)")
+    exp.add_argument("--count", type=count(1, L.MAX_COUNT), default=3, help="number of presets (default 3)")
     exp.add_argument("-o", "--output", help="preset file (default <run>/presets_<kind>.json)")
     _force_arg(exp, "a preset file (and its --calibrate ladder directory)")
     exp.add_argument("--names", nargs="+", help="preset names instead of generated ones")
-    exp.add_argument("--min-games", type=AT_LEAST_ONE, default=None,
+    exp.add_argument("--min-games", type=GAMES, default=None,
                      help="warn about a preset whose win rate rests on fewer games (default 20)")
     exp.add_argument("--play-missing", action="store_true",
                      help="first validate the chosen elites with --min-games games each on the "
@@ -507,13 +537,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play a ladder of the presets and these shared baselines, and give "
                           "each preset its Bradley-Terry rating with a 95%% interval and its "
                           "win rates against them (ladder files beside the preset file)")
-    exp.add_argument("--games", type=AT_LEAST_ONE,
+    exp.add_argument("--games", type=GAMES,
                      help="with --calibrate: games per pair (default: two per level)")
-    exp.add_argument("--candidates", type=AT_LEAST_ONE, metavar="N",
+    exp.add_argument("--candidates", type=count(1, L.MAX_COUNT), metavar="N",
                      help="difficulty, with --calibrate: consider N elites spread over win "
                           "rate (default --count; with --budgets, 1: the strongest) and keep "
                           "the --count whose rating intervals are separated")
-    exp.add_argument("--budgets", type=AT_LEAST_ONE, nargs="+", metavar="CALLS",
+    exp.add_argument("--budgets", type=count(1, L.MAX_BUDGET), nargs="+", metavar="CALLS",
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "
                           "own; the budget spreads strength where elites differ in style")
@@ -534,16 +564,16 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("presets", help="preset file (from `playstyles export`)")
     lad.add_argument("--baselines", nargs="+", help="other agents in the round robin "
                                                     "(name[:k=v,...] or preset:FILE#NAME)")
-    lad.add_argument("--games", type=AT_LEAST_ONE,
+    lad.add_argument("--games", type=GAMES,
                      help="games per pair (default: one per level and seating, 2 per level "
                           "in a two-player game)")
     lad.add_argument("--field", metavar="AGENT",
                      help="games of more than two players: the agent in the seats a pair "
                           "leaves free (default: random)")
     lad.add_argument("--levels", help="level set (default: the presets' validation levels)")
-    lad.add_argument("--rounds", type=AT_LEAST_ONE, metavar="N",
+    lad.add_argument("--rounds", type=ROUNDS, metavar="N",
                      help="play at most N rounds (default: the presets' game options)")
-    lad.add_argument("--seed", type=int, default=0, help="seed of all games and agents")
+    lad.add_argument("--seed", type=SEED, default=0, help="seed of all games and agents")
     lad.add_argument("--out", help="output directory (default <presets>-ladder/ beside the "
                                    "file): new or empty, or an earlier ladder's (--force, "
                                    "--resume)")

@@ -92,12 +92,13 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "")
 
 def draw_ladder(ladder_dir: str | Path, title: str = "") -> Path:
     """Read a ladder directory's tables and write its win-matrix image (ladder.png)."""
-    import json
+    from playstyles.inputs import read_json
     d = Path(ladder_dir)
     note = ""
     info = d / "ladder.json"
     if info.exists():
-        verdict = json.loads(info.read_text()).get("verdict") or {}
+        data = read_json(info)
+        verdict = (data.get("verdict") if isinstance(data, dict) else None) or {}
         if verdict.get("status"):
             note = f"difficulty order of the presets: {verdict['status']}"
     return draw_matrix(matrix_data(d), d / "ladder.png", title, note)

@@ -19,6 +19,19 @@ import numpy as np
 from agents import files
 from agents.registry import accepts
 from agents.runner import AgentSpec
+from games.api import check_game_options
+from playstyles.limits import (
+    MAX_BINS,
+    MAX_BUDGET,
+    MAX_CELLS,
+    MAX_COUNT,
+    MAX_EVALUATIONS,
+    MAX_GAMES,
+    MAX_REPETITIONS,
+    MAX_SEED,
+    MAX_TOTAL_GAMES,
+    short,
+)
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.games import GENOME_MAPPINGS, MAPPING_GENES, Plan
@@ -153,21 +166,34 @@ def _mapping(value: Any, source: str, key: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _err(source, key, f"a mapping expected, got {value!r}")
+        raise _err(source, key, f"a mapping expected, got {short(value)}")
     return value
 
 
-def _int(value: Any, source: str, key: str, lo: int | None = None) -> int:
+def _int(value: Any, source: str, key: str, lo: int | None = None,
+         hi: int = MAX_SEED) -> int:
+    """An integer (not a bool, not a float) in lo..hi (`playstyles.limits`), else an error
+    naming the key.
+
+    Args:
+        value: the value as given.
+        source: the config's name (a file).
+        key: the key, named in errors.
+        lo: the smallest value allowed (None: -hi).
+        hi: the largest value allowed.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise _err(source, key, f"an integer expected, got {value!r}")
+        raise _err(source, key, f"an integer expected, got {short(value)}")
     if lo is not None and value < lo:
         raise _err(source, key, f"must be >= {lo}, got {value}")
+    if not -hi <= value <= hi:
+        raise _err(source, key, f"must be at most {hi}, got {short(value)}")
     return int(value)
 
 
 def _number(value: Any, source: str, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _err(source, key, f"a finite number expected, got {value!r}")
+        raise _err(source, key, f"a finite number expected, got {short(value)}")
     return float(value)
 
 
@@ -184,7 +210,7 @@ def _seeds(game: Any, value: Any, source: str, key: str) -> list[int]:
             raise _err(source, key, "a level is listed twice")
         return seeds
     raise _err(source, key, f"a level set name or a non-empty list of level seeds expected, "
-                            f"got {value!r}")
+                            f"got {short(value)}")
 
 
 # ------------------------------------------------------------------------------ sections
@@ -205,7 +231,7 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
         train = d.get("train", min(5, len(pool)))
         if isinstance(train, bool) or not isinstance(train, (int, float)):
             raise _err(source, "levels.train", "with levels.set, a count (int) or a fraction "
-                                               f"(float) of the set, got {train!r}")
+                                               f"(float) of the set, got {short(train)}")
         if isinstance(train, int):
             if not 1 <= train <= len(pool):
                 raise _err(source, "levels.train", f"must be in 1..{len(pool)}, got {train}")
@@ -246,7 +272,7 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     _check_keys(d, keys, source, key)
     name = d.get("name", default_name)
     if not isinstance(name, str) or not name:
-        raise _err(source, f"{key}.name", f"an agent name expected, got {name!r}")
+        raise _err(source, f"{key}.name", f"an agent name expected, got {short(name)}")
     params = dict(_mapping(d.get("params"), source, f"{key}.params"))
     for reserved in ("seed", "budget"):
         if reserved in params:
@@ -254,13 +280,13 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
                        "set by the run" if reserved == "seed" else f"use {key}.budget")
     budget = d.get("budget")
     if budget is not None:
-        budget = _int(budget, source, f"{key}.budget", 1)
+        budget = _int(budget, source, f"{key}.budget", 1, MAX_BUDGET)
     out = {"name": name, "label": str(d.get("label") or name), "budget": budget,
            "params": params}
     if "genome_mapping" in keys:
         mapping = d.get("genome_mapping", "weights")
         if mapping not in GENOME_MAPPINGS:
-            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {mapping!r} "
+            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {short(mapping)} "
                                                         f"(known: {', '.join(GENOME_MAPPINGS)})")
         out["genome_mapping"] = mapping
     return out
@@ -271,7 +297,7 @@ def _layout_names(game: str, layout: Any, source: str) -> tuple[str, ...]:
     if not (isinstance(layout, str) or (isinstance(layout, list) and layout
                                         and all(isinstance(n, str) for n in layout))):
         raise _err(source, "layout", f"a layout name or a list of script names expected, "
-                                     f"got {layout!r}")
+                                     f"got {short(layout)}")
     from agents.portfolio.portfolio import resolve_layout
     try:
         return resolve_layout(game, layout)
@@ -311,34 +337,34 @@ def _features(game: str, data: Any, source: str) -> list[Feature]:
         _check_keys(d, FEATURE_KEYS, source, key)
         name = d.get("name")
         if name not in FEATURES:
-            raise _err(source, f"{key}.name", f"unknown feature {name!r} for {game}; known: "
+            raise _err(source, f"{key}.name", f"unknown feature {short(name)} for {game}; known: "
                                               f"{', '.join(FEATURES)}")
         f = FEATURES[name]
         lo = hi = width = bins = None
         if "range" in d:
             r = d["range"]
             if not (isinstance(r, list) and len(r) == 2):
-                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {r!r}")
+                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {short(r)}")
             lo, hi = (_number(v, source, f"{key}.range") for v in r)
         if "width" in d and "bins" in d:
             raise _err(source, f"{key}.bins", "give width or bins, not both")
         if "width" in d:
             width = _number(d["width"], source, f"{key}.width")
         if "bins" in d:
-            bins = _int(d["bins"], source, f"{key}.bins", 1)
+            bins = _int(d["bins"], source, f"{key}.bins", 1, MAX_BINS)
         try:
             f = f.with_range(lo, hi, width, bins)
         except ValueError as e:
             raise _err(source, key, str(e)) from None
-        if f.bins > 10_000:
+        if f.bins > MAX_BINS:
             raise _err(source, key, f"{f.bins} bins; widen the bins")
         out.append(f)
     names = [f.name for f in out]
     if len(set(names)) != len(names):
         raise _err(source, "features", f"a feature is listed twice: {names}")
     cells = int(np.prod([f.bins for f in out]))
-    if cells > 1_000_000:
-        raise _err(source, "features", f"{cells} cells in the grid; at most 1000000")
+    if cells > MAX_CELLS:
+        raise _err(source, "features", f"{cells} cells in the grid; at most {MAX_CELLS}")
     return out
 
 
@@ -360,7 +386,7 @@ def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]
     needs lag 1."""
     d = _mapping(data, source, "pipeline")
     _check_keys(d, PIPELINE_KEYS, source, "pipeline")
-    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1)
+    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1, MAX_COUNT)
     if lag > 1 and not getattr(emitter_class(emitter["kind"]), "pipelined", True):
         raise _err(source, "pipeline.lag", f"emitter {emitter['kind']} learns from every batch "
                                            f"before it asks the next one; it needs lag 1")
@@ -379,17 +405,17 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     _check_keys(d, VALIDATE_KEYS, source, "validate")
     games = d.get("games")
     if games is not None:
-        games = _int(games, source, "validate.games", 1)
+        games = _int(games, source, "validate.games", 1, MAX_GAMES)
     levels = d.get("levels", "held_out")
     if isinstance(levels, list):
         levels = [_int(x, source, "validate.levels", 0) for x in levels]
     elif not isinstance(levels, str):
         raise _err(source, "validate.levels", f"a level set name (held_out, train, all, or a set "
                                               f"of the game) or a list of seeds expected, got "
-                                              f"{levels!r}")
+                                              f"{short(levels)}")
     control = d.get("control", True)
     if not isinstance(control, bool):
-        raise _err(source, "validate.control", f"true or false expected, got {control!r}")
+        raise _err(source, "validate.control", f"true or false expected, got {short(control)}")
     return {"games": games, "levels": levels, "control": control}
 
 
@@ -413,7 +439,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     run_name = data.get("name", name or "run")
     if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
             or run_name in (".", ".."):
-        raise _err(source, "name", f"a plain name (no path separators) expected, got {run_name!r}")
+        raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
 
     if "game" not in data:
         raise _err(source, "game", "missing: name the game (e.g. tribes)")
@@ -424,11 +450,10 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     except ValueError as e:
         raise _err(source, "game", str(e)) from None
     options = dict(_mapping(data.get("options"), source, "options"))
-    known_opts = getattr(g, "option_names", None)
-    if known_opts is not None:
-        for k in options:
-            if k not in known_opts:
-                raise _err(source, f"options.{k}", f"unknown key (known: {', '.join(known_opts)})")
+    try:
+        check_game_options(g, options)
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
 
     train, held_out = _levels(g, data.get("levels"), source)
     try:
@@ -458,10 +483,10 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if recorded is not None:
         if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
             raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
-                                               f"{recorded!r}")
+                                               f"{short(recorded)}")
         if list(recorded) != list(genome_names):
             raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
-                                               f"{layout!r} names now: {list(genome_names)} "
+                                               f"{short(layout)} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
     from qd.games import GENOME_MAPPINGS as maps
@@ -476,15 +501,16 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if opponent["label"] == agent["label"]:
         opponent["label"] = opponent["label"] + "-opponent"
 
-    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1)
+    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1, MAX_REPETITIONS)
     features = _features(game, data.get("features"), source)
     emitter = _emitter(data.get("emitter"), source)
     evaluations = _int(data.get("evaluations", len(genome_names)
-                                + emitter["initial_random"] + 500), source, "evaluations", 1)
+                                + emitter["initial_random"] + 500), source, "evaluations", 1,
+                       MAX_EVALUATIONS)
     pipeline = _pipeline(data.get("pipeline"), emitter, source)
     max_games = data.get("max_games")
     if max_games is not None:
-        max_games = _int(max_games, source, "max_games", 1)
+        max_games = _int(max_games, source, "max_games", 1, MAX_TOTAL_GAMES)
     try:
         noise = noise_params(data.get("noise"))
     except ValueError as e:
@@ -524,5 +550,17 @@ def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
 
 
 def dump_config(config: RunConfig) -> str:
+    """The resolved config as YAML, written out in full: no anchors or aliases (a value
+    shared by two keys is written twice), so it reads back under `agents.files.read_yaml`'s
+    limits.
+
+    Args:
+        config: the validated config.
+    """
     import yaml
-    return yaml.safe_dump(config.to_dict(), sort_keys=False, default_flow_style=None)
+
+    class Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return yaml.dump(config.to_dict(), Dumper=Dumper, sort_keys=False, default_flow_style=None)

@@ -42,6 +42,8 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
+from playstyles.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
+
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 EMITTERS: dict[str, type["GridEmitter"]] = {}
@@ -94,20 +96,25 @@ def param_error(where: str, key: str, msg: str) -> ValueError:
     return ValueError(f"{where}.{key}: {msg}")
 
 
-def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None) -> int:
-    """An integer parameter (not a bool), at least `lo`; stored back as an int.
+def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None,
+              hi: int | None = None) -> int:
+    """An integer parameter (not a bool, not a float), in lo..hi; stored back as an int.
 
     Args:
         params: the parameters (changed in place).
         key: the parameter.
         where: the parameters' place in the config.
         lo: the smallest value allowed.
+        hi: the largest value allowed (None: `playstyles.limits.MAX_SEED`).
     """
     value = params[key]
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise param_error(where, key, f"an integer expected, got {value!r}")
+        raise param_error(where, key, f"an integer expected, got {short(value)}")
     if lo is not None and value < lo:
         raise param_error(where, key, f"must be >= {lo}, got {value}")
+    top = MAX_SEED if hi is None else hi
+    if value > top:
+        raise param_error(where, key, f"must be at most {top}, got {short(value)}")
     params[key] = int(value)
     return params[key]
 
@@ -125,7 +132,7 @@ def check_number(params: dict[str, Any], key: str, where: str, positive: bool = 
     value = params[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not math.isfinite(value):
-        raise param_error(where, key, f"a finite number expected, got {value!r}")
+        raise param_error(where, key, f"a finite number expected, got {short(value)}")
     value = float(value)
     if positive and value <= 0:
         raise param_error(where, key, f"must be > 0, got {value}")
@@ -142,7 +149,7 @@ def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
         where: the parameters' place in the config.
     """
     if not isinstance(params[key], bool):
-        raise param_error(where, key, f"true or false expected, got {params[key]!r}")
+        raise param_error(where, key, f"true or false expected, got {short(params[key])}")
     return params[key]
 
 
@@ -160,7 +167,7 @@ def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
         cls: a `GridEmitter` subclass with a `kind`.
     """
     if not (isinstance(cls, type) and issubclass(cls, GridEmitter)):
-        raise TypeError(f"register_emitter: a GridEmitter subclass expected, got {cls!r}")
+        raise TypeError(f"register_emitter: a GridEmitter subclass expected, got {short(cls)}")
     kind = cls.__dict__.get("kind")
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"register_emitter: {cls.__name__} sets no kind (a class attribute "
@@ -174,10 +181,10 @@ def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
         p = sig.parameters.get(key)
         if p is None:
             if not takes_any:
-                raise ValueError(f"emitter {kind}: {cls.__name__}() takes no parameter {key!r}")
+                raise ValueError(f"emitter {kind}: {cls.__name__}() takes no parameter {short(key)}")
         elif p.default is not p.empty and not _same_default(p.default, value):
             raise ValueError(f"emitter {kind}: {cls.__name__}() defaults {key} to "
-                             f"{p.default!r}, its params to {value!r}")
+                             f"{short(p.default)}, its params to {short(value)}")
     EMITTERS[kind] = cls
     return cls
 
@@ -199,7 +206,7 @@ def emitter_class(kind: Any, where: str = "emitter") -> type["GridEmitter"]:
         where: the emitter's place in the config (for the error).
     """
     if not isinstance(kind, str) or kind not in EMITTERS:
-        raise param_error(where, "kind", f"unknown kind {kind!r} (known: {', '.join(EMITTERS)})")
+        raise param_error(where, "kind", f"unknown kind {short(kind)} (known: {', '.join(EMITTERS)})")
     return EMITTERS[kind]
 
 
@@ -302,8 +309,8 @@ class GridEmitter(EmitterBase):
             where: the emitter's place in the config.
         """
         p = dict(params)
-        check_int(p, "batch_size", where, 1)
-        check_int(p, "initial_random", where, 0)
+        check_int(p, "batch_size", where, 1, MAX_GAMES)
+        check_int(p, "initial_random", where, 0, MAX_EVALUATIONS)
         check_bool(p, "one_hot", where)
         vals = p["values"]
         if not isinstance(vals, list) or len(vals) < 2:
@@ -496,7 +503,7 @@ class CmaMeGridEmitter(RibsEmitter):
         p = super().check(params, where)
         check_number(p, "sigma0", where, positive=True)
         if p["ranker"] not in CMA_RANKERS:
-            raise param_error(where, "ranker", f"unknown ranker {p['ranker']!r}")
+            raise param_error(where, "ranker", f"unknown ranker {short(p['ranker'])}")
         rule = p["restart_rule"]
         if not (rule in CMA_RESTART_RULES or (isinstance(rule, int)
                                               and not isinstance(rule, bool))):

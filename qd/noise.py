@@ -40,6 +40,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from agents.ladder import Z95, wilson_interval
+from playstyles.limits import MAX_GAMES, short
 
 NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
 """Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
@@ -54,7 +55,7 @@ held-out win rates at equal games (docs/qd.md, "Noisy estimates")."""
 def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
     """Class decorator: make a `NoiseMethod` subclass a config `noise.method` (its `name`)."""
     if not (isinstance(cls, type) and issubclass(cls, NoiseMethod)) or not cls.name:
-        raise TypeError(f"register_noise: a NoiseMethod subclass with a name expected, got {cls!r}")
+        raise TypeError(f"register_noise: a NoiseMethod subclass with a name expected, got {short(cls)}")
     NOISE_METHODS[cls.name] = cls
     return cls
 
@@ -70,20 +71,22 @@ def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
     method = d.pop("method", DEFAULT)
     if method == PLAIN:
         if d:
-            raise ValueError(f"{where}: method none takes no parameter, got {sorted(d)[0]!r}")
+            raise ValueError(f"{where}: method none takes no parameter, got {short(sorted(d)[0])}")
         return {"method": PLAIN}
     cls = NOISE_METHODS.get(method)
     if cls is None:
-        raise ValueError(f"{where}.method: {method!r} unknown (known: "
+        raise ValueError(f"{where}.method: {short(method)} unknown (known: "
                          f"{', '.join([PLAIN, *NOISE_METHODS])})")
     unknown = set(d) - set(cls.params)
     if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} for method {method} "
+        raise ValueError(f"{where}: unknown key {short(sorted(unknown)[0])} for method {method} "
                          f"(known: {', '.join(cls.params) or 'none'})")
     out = {**cls.params, **d}
     for key, value in out.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{where}.{key}: an integer >= 1 expected, got {value!r}")
+            raise ValueError(f"{where}.{key}: an integer >= 1 expected, got {short(value)}")
+        if value > MAX_GAMES:
+            raise ValueError(f"{where}.{key}: must be at most {MAX_GAMES}, got {value}")
     return {"method": method, **out}
 
 

@@ -52,9 +52,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from agents.files import atomic_write, check_folder, claim_folder
+from agents.files import atomic_write, check_folder, claim_folder, read_json
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
+from playstyles.limits import check_planned
 from qd.rundir import read_table
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
 
@@ -143,6 +144,7 @@ def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Se
         games: games per genome.
         seed: the config's seed.
     """
+    check_planned(len(genomes) * games, f"{len(genomes)} genomes x {games} games")
     plan = replace(plan, seed=seed)
     order = alternating_games(games, levels, plan.players)
     mes = [plan.agent_for(genome) for _, genome in genomes]
@@ -287,10 +289,7 @@ def _read_json(out: Path) -> dict[str, Any] | None:
     path = out / SETTINGS
     if not path.exists():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: cannot read: {e}") from None
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
         raise ValueError(f"{path}: not a probe's settings")
     return data

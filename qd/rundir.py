@@ -43,7 +43,6 @@ pyribs or matplotlib), so that a run directory can be read without the code that
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from playstyles.datalog import last_entry
+from playstyles.inputs import read_json, read_yaml
 
 # ------------------------------------------------------------------------------ files
 
@@ -518,17 +518,8 @@ class RunFiles:
     def config(self) -> dict[str, Any]:
         """config.yaml as a mapping (the resolved config the run was started with)."""
         if "config" not in self._cache:
-            import yaml
             path = self.dir / CONFIG
-            try:
-                with open(path, encoding="utf-8") as stream:  # YAML's error marks name the file
-                    data = yaml.safe_load(stream)
-            except OSError as e:
-                raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-            except UnicodeDecodeError:
-                raise ValueError(f"{path}: {_first_undecodable(path)}") from None
-            except yaml.YAMLError as e:
-                raise ValueError(f"{path}: not valid YAML: {e}") from None
+            data = read_yaml(path)
             if not isinstance(data, dict):
                 raise ValueError(f"{path}: not a run config")
             self._cache["config"] = data
@@ -555,7 +546,7 @@ class RunFiles:
         once (validation_summary.json: `check_summary`)."""
         if name not in self._cache:
             p = self.dir / name
-            data = _read_json(p) if p.exists() else None
+            data = read_json(p) if p.exists() else None
             if p.exists() and name == VALIDATION_SUMMARY:
                 check_summary(self, data)
             self._cache[name] = data
@@ -921,21 +912,6 @@ def _first_long_row(path: Path) -> str:
                 return (f"line {rows.line_num}: {len(row)} fields, the header has "
                         f"{len(header)}")
     return "rows with more fields than the header"
-
-
-def _read_json(path: Path) -> Any:
-    """A JSON file, or one ValueError naming it (and the line and column of a syntax error)."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: {_first_undecodable(path)}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: line {e.lineno}, column {e.colno}: "
-                         f"{e.msg}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: not valid JSON: nested too deeply") from None
 
 
 def config_axes(config: Mapping[str, Any], source: str | Path = CONFIG) -> list[Axis]:

@@ -39,6 +39,7 @@ import pandas as pd
 from agents.files import atomic_write
 from agents.ladder import alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
+from playstyles.limits import check_planned
 from qd.features import PlayerGame, per_game
 from qd.games import credit
 from qd.rundir import (
@@ -165,6 +166,8 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
     """Every validation game, elite-major, each with seeds from (run seed, cell index, game);
     with `control`, then the control genome's games on the same levels and seats (seeds from
     a spawn key of their own, which no elite's can equal)."""
+    check_planned((len(elites) + control) * games, f"{len(elites) + control} genomes x "
+                                                   f"{games} games")
     order = alternating_games(games, levels, plan.players)
     players = [((int(row["index"]),), np.array([float(row[n]) for n in genome_names]))
                for row in elites.to_dict("records")]

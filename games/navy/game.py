@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from games.api import BaseGame
+from games.api import BaseGame, OptionSpec
 from games.navy.level import (
+    MAX_SUBS,
+    SIZES,
     NavyLevel,
     check_count,
     generate_level,
@@ -15,6 +17,7 @@ from games.navy.level import (
     parse_level,
 )
 from games.navy.state import SNAPSHOT_EVENTS, NavyState
+from playstyles.limits import MAX_ROUNDS
 
 STEPS = 30
 """Time steps of an episode (the source's experiments)."""
@@ -31,6 +34,11 @@ class NavyGame(BaseGame):
                    "subs": "submarines of generated worlds (0 to 3; default 1 to 3 at random)",
                    "cargo": "cargo ships of generated worlds (default 4)",
                    "steps": "time steps of an episode (default 30)"}
+    option_specs = {"size": OptionSpec(int, lo=SIZES[0], hi=SIZES[1]),
+                    "subs": OptionSpec(int, lo=0, hi=MAX_SUBS),
+                    "cargo": OptionSpec(int, lo=1, hi=SIZES[1] ** 2),
+                    "steps": OptionSpec(int, lo=1, hi=MAX_ROUNDS)}
+    """Bounds checked before a game starts (`games.api.check_game_options`)."""
     default_levels = "range:0-9"
     search_horizon = 5
     snapshot_events = SNAPSHOT_EVENTS
@@ -75,7 +83,7 @@ class NavyGame(BaseGame):
             options: `size`, `subs`, `cargo` (generated worlds), `steps`.
         """
         world = self.level(level, **options)
-        steps = check_count(options.get("steps", STEPS), "steps", 1, 10_000)
+        steps = check_count(options.get("steps", STEPS), "steps", 1, MAX_ROUNDS)
         return NavyState.start(world, steps, seed)
 
     def round_limit_options(self, rounds: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from games.navy.world import board
+from playstyles.limits import MAX_LEVEL_BYTES
 
 MAX_SUBS = 3
 """The most submarines a world holds; the Navy ship knows this maximum, not the count."""
@@ -112,15 +113,28 @@ def level_from_dict(data: Any, source: str = "<level>") -> NavyLevel:
 
 
 def parse_level(text: str, source: str = "<level>") -> NavyLevel:
+    """A level from its JSON text (nesting checked first); errors name `source`.
+
+    Args:
+        text: the level's JSON.
+        source: what errors call it (a file name).
+    """
+    from playstyles.inputs import load_json
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{source}: not a Navy Defense level (JSON): {e}") from None
+        data = load_json(text, source)
+    except ValueError as e:
+        raise ValueError(f"{e} (a Navy Defense level)") from None
     return level_from_dict(data, source)
 
 
 def load_level(path: str | Path) -> NavyLevel:
+    """A level file, its size checked before it is read (`MAX_LEVEL_BYTES`).
+
+    Args:
+        path: the level file.
+    """
+    from playstyles.inputs import read_text
     path = Path(path)
     if not path.exists():
         raise ValueError(f"level: no level file {path}")
-    return parse_level(path.read_text(), source=str(path))
+    return parse_level(read_text(path, MAX_LEVEL_BYTES, what="level file"), source=str(path))

@@ -5,15 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from games.api import BaseGame
+from games.api import BaseGame, OptionSpec
 from games.tribes import constants as K
 from games.tribes.actions import ACTION_NAMES
 from games.tribes.level import Level, load_level, tribe_key
 from games.tribes.level_sets import LEVEL_SETS
 from games.tribes.levelgen import generate_level
 from games.tribes.state import TribesOptions, TribesState, new_game
+from playstyles.limits import MAX_BOARD, MAX_ROUNDS
 
 DEFAULT_TRIBES = ("XIN_XI", "IMPERIUS")
+
+MIN_SIZE = 5
+"""The smallest board the level generator makes (capitals need rows and columns 2..N-3)."""
 
 SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
 """Events the engine logs at the end of each of a player's turns (a state, not a count)."""
@@ -36,6 +40,12 @@ class TribesGame(BaseGame):
                                  "max_rounds + 1 rounds (default 50 / 30)",
                    "tribes": "2-4 tribe names", "size": "board size of generated levels",
                    "reference_bugs": "reproduce the reference engine's bugs"}
+    option_specs = {"mode": OptionSpec(str, choices=(K.CAPITALS, K.SCORE), none=False),
+                    "max_rounds": OptionSpec(int, lo=0, hi=MAX_ROUNDS - 1),
+                    "tribes": OptionSpec(list, items=(2, 4), none=False),
+                    "size": OptionSpec(int, lo=MIN_SIZE, hi=MAX_BOARD),
+                    "reference_bugs": OptionSpec(bool, none=False)}
+    """Bounds checked before a game starts (`games.api.check_game_options`)."""
 
     def round_limit_options(self, rounds: int) -> dict[str, Any]:
         """`max_rounds` keeps the reference's meaning (a game ends when the round counter
@@ -48,6 +58,7 @@ class TribesGame(BaseGame):
               size: int | None = None, **options: Any) -> Level:
         """A level from a Level, a CSV file path, or a generator seed (the other game
         options are accepted and ignored, so callers can pass all of them)."""
+        self.check_options({**options, "tribes": tribes, "size": size})
         if isinstance(level, Level):
             return level
         if isinstance(level, int):
@@ -58,6 +69,8 @@ class TribesGame(BaseGame):
                   mode: str = K.CAPITALS, max_rounds: int | None = None,
                   tribes=DEFAULT_TRIBES, size: int | None = None,
                   reference_bugs: bool = False) -> TribesState:
+        self.check_options({"mode": mode, "max_rounds": max_rounds, "tribes": tribes,
+                            "size": size, "reference_bugs": reference_bugs})
         if mode not in (K.CAPITALS, K.SCORE):
             raise ValueError(f"mode: unknown game mode {mode!r} (capitals or score)")
         if not 2 <= len(tribes) <= 4:

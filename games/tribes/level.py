@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
+from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES
 from playstyles.outputs import atomic_write
 
 __all__ = [
@@ -133,6 +134,9 @@ class Level:
         rows: list[tuple[int, list[str]]] = []
         for ln, line in enumerate(text.splitlines(), start=1):
             if line.strip():
+                if len(rows) == MAX_BOARD or line.count(",") >= MAX_BOARD:
+                    raise LevelFormatError(f"{source}: line {ln}: the board is larger than "
+                                           f"{MAX_BOARD}x{MAX_BOARD}")
                 rows.append((ln, line.split(",")))
         if not rows:
             raise LevelFormatError(f"{source}: line 1: no rows (empty level)")
@@ -206,13 +210,11 @@ class Level:
 
 def load_level(path: str | os.PathLike[str]) -> Level:
     """Read a level CSV file (errors name the file)."""
+    from playstyles.inputs import read_text
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"level: no such level file: {p}") from None
-    except OSError as e:
-        raise ValueError(f"level: cannot read level file {p}: {e.strerror or e}") from None
+    if not p.exists():
+        raise ValueError(f"level: no such level file: {p}")
+    text = read_text(p, MAX_LEVEL_BYTES, LevelFormatError, what="level file")
     return Level.from_csv(text, source=str(p))
 
 

@@ -27,6 +27,7 @@ from games.tribolo.board import (
     WALL_CHAR,
     WIDTH,
 )
+from playstyles.limits import MAX_LEVEL_BYTES
 
 PLAYERS_AT_START = 12
 WALLS_AT_START = 12
@@ -140,7 +141,8 @@ def load_level(path: str | Path) -> TriboloLevel:
     if not p.is_file():
         raise ValueError(f"level: {str(path)!r} is neither a level seed (an integer) nor a "
                          f"level file")
-    return parse_level(p.read_text(encoding="utf-8"), source=str(path))
+    from playstyles.inputs import read_text
+    return parse_level(read_text(p, MAX_LEVEL_BYTES, what="level file"), source=str(path))
 
 
 def generate_level(seed: int) -> TriboloLevel:

@@ -102,7 +102,8 @@ def test_summary_matches_hand_counted_games():
     ({"agents": ["random", "random:label=b"], "levels": "nosuchset"}, "levels:"),
     ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}},
      "unknown game option 'max_round'"),
-    ({"agents": ["random", "random:label=b"], "repetitions": "many"}, "'repetitions' must be an integer"),
+    ({"agents": ["random", "random:label=b"], "repetitions": "many"},
+     "repetitions: a whole number from 1 to 10000 expected"),
     ({"agents": ["random", "random"]}, "labels must be distinct"),
 ])
 def test_config_errors_name_the_key(data, message):

@@ -23,6 +23,7 @@ from games.tribolo.ai import TriboloAI, select_strategy
 from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
 from games.tribolo.game import state_from_level
 from games.tribolo.level import TriboloLevel, generate_level, parse_level
+from playstyles.limits import MAX_BUDGET
 
 DATA = Path(__file__).resolve().parent / "data" / "tribolo"
 PLAYER = {n: i for i, n in enumerate(PLAYER_NAMES)}
@@ -441,7 +442,7 @@ def test_maxn_shallow_pruning_keeps_the_choice_and_builds_fewer_states():
     for s in positions:
         out = {}
         for prune in (True, False):
-            agent = MaxnAgent(seed=4, budget=1 << 40, max_depth=2, prune=prune)
+            agent = MaxnAgent(seed=4, budget=MAX_BUDGET, max_depth=2, prune=prune)
             c = CountingState(s.copy())
             move = agent.act(c)
             assert c.counter.n == agent.last_budget.used and agent.last_depth == 2

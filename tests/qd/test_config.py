@@ -61,7 +61,7 @@ def test_missing_seed_is_drawn_and_recorded(tmp_path):
     ({"agent": {"name": "mcts", "budgett": 3}}, "agent.budgett: unknown key"),
     ({"opponent": {"name": "mcts", "parms": {}}}, "opponent.parms: unknown key"),
     ({"features": [{"name": "attacks", "rnage": [0, 1]}]}, "features[0].rnage: unknown key"),
-    ({"options": {"max_round": 3}}, "options.max_round: unknown key"),
+    ({"options": {"max_round": 3}}, "options.max_round: unknown game option"),
     ({"emitter": {"kind": "iso_line", "sigma0": 0.3}}, "emitter.sigma0: unknown key"),
     ({"validate": {"game": 3}}, "validate.game: unknown key"),
 ])
@@ -94,7 +94,7 @@ def test_unknown_keys_are_named(patch, key):
     ({"levels": {"train": "seeds:1,2", "held_out": "seeds:2,3"}}, "levels.held_out"),
     ({"levels": {"set": "paper", "train": 30}}, "levels.train"),
     ({"levels": {"set": "nope"}}, "levels.set"),
-    ({"options": {"mode": "conquest"}}, "options"),
+    ({"options": {"mode": "conquest"}}, "options.mode"),
     ({"name": "a/b"}, "name"),
     ({"game": "chess"}, "game"),
     ({"validate": {"games": 0}}, "validate.games"),

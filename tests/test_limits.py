@@ -1,0 +1,379 @@
+"""Limits on every input (docs/limits.md): every file, count and option from outside is one
+short error naming the file and the field, within 5 seconds and 500 MB, never a traceback,
+minutes of parsing or gigabytes of memory."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import tracemalloc
+from typing import Any, Callable
+
+import pytest
+
+from agents.files import read_json, read_yaml
+from agents.parallel import check_address
+from agents.presets import FORMAT as PRESET_FORMAT
+from agents.presets import VERSION as PRESET_VERSION
+from agents.tournament import config_from_dict as tournament_config
+from games.api import check_game_options
+from games.recording import FORMAT as RECORD_FORMAT
+from games.registry import get_game
+from playstyles import limits as L
+from playstyles.cli import main
+from qd.config import ConfigError, config_from_dict, load_config
+
+SECONDS = 5.0
+MEGABYTES = 500
+
+
+def refused(call: Callable[[], Any], *needles: str, error: type[Exception] = ValueError) -> str:
+    """Run `call`, which must raise `error` within SECONDS using at most MEGABYTES of newly
+    allocated memory (tracemalloc's peak); its message must be one line holding every
+    needle. Returns the message."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(error) as e:
+            call()
+    finally:
+        elapsed = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    message = str(e.value)
+    assert elapsed < SECONDS, f"{elapsed:.1f} s: {message}"
+    assert peak < MEGABYTES * L.MIB, f"{peak / L.MIB:.0f} MB: {message}"
+    assert "\n" not in message, message
+    for needle in needles:
+        assert needle in message, message
+    return message
+
+
+def cli_refuses(capsys, *argv: Any) -> str:
+    """`playstyles ARGV` exits with status 2 within SECONDS and MEGABYTES and one error line
+    (argparse's usage line aside), no traceback. Returns the error line."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse
+        code = e.code
+    finally:
+        elapsed = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert elapsed < SECONDS, f"{elapsed:.1f} s: {err}"
+    assert peak < MEGABYTES * L.MIB, f"{peak / L.MIB:.0f} MB: {err}"
+    assert "Traceback" not in err
+    lines = [x for x in err.splitlines() if not x.startswith(("usage:", " "))]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------ YAML
+
+def test_an_alias_bomb_is_refused_before_it_expands(tmp_path):
+    lines = ["a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("game: tribes\n" + "\n".join(lines) + "\nseed: *a8\n")
+    refused(lambda: load_config(bomb), f"{bomb}: not valid YAML: line 3", "alias *a0 names a "
+                                                                          "list", error=ConfigError)
+
+
+def test_an_alias_to_a_single_value_is_kept_and_their_number_is_capped(tmp_path):
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("budget: &b 20\nagent: {budget: *b}\n")
+    assert read_yaml(ok) == {"budget": 20, "agent": {"budget": 20}}
+    many = tmp_path / "many.yaml"
+    many.write_text("x: &x 1\n" + "".join(f"k{i}: *x\n" for i in range(L.MAX_YAML_ALIASES + 1)))
+    refused(lambda: read_yaml(many), f"{many}", f"more than {L.MAX_YAML_ALIASES} aliases",
+            f"line {L.MAX_YAML_ALIASES + 2}")
+
+
+def test_a_duplicate_key_is_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("game: tribes\nseed: 1\nagent:\n  name: mcts\n  name: osla\n")
+    refused(lambda: read_yaml(path), f"{path}: not valid YAML: line 5, column 3",
+            "duplicate key 'name' (first on line 4)")
+    path.write_text("game: tribes\nseed: 1\nrepetitions: 2\nseed: 2\n")
+    refused(lambda: load_config(path), "line 4", "duplicate key 'seed' (first on line 2)",
+            error=ConfigError)
+
+
+def test_a_config_larger_than_the_cap_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as fh:  # sparse: the size alone must refuse it
+        fh.truncate(50 * L.MIB)
+    refused(lambda: load_config(path), f"{path}: {50 * L.MIB} bytes, more than the "
+                                       f"{L.MAX_CONFIG_BYTES}", error=ConfigError)
+
+
+def test_a_list_just_under_the_cap_parses_quickly(tmp_path):
+    path = tmp_path / "list.yaml"
+    text = "levels:\n" + "".join(f"- {i}\n" for i in range(30_000))
+    assert len(text) < L.MAX_CONFIG_BYTES
+    path.write_text(text)
+    start = time.perf_counter()
+    assert len(read_yaml(path)["levels"]) == 30_000
+    assert time.perf_counter() - start < SECONDS
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("x: " + "[" * 10_000 + "]" * 10_000 + "\n", f"nested more than {L.MAX_NESTING} deep"),
+    ("x:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 200)) + "  " * 200 + "1\n",
+     f"nested more than {L.MAX_NESTING} deep"),
+    ("seed: " + "9" * 5000 + "\n", "4300 digits"),
+    ("agent: [1,\n", "line 2"),
+])
+def test_deep_or_broken_yaml_is_one_error(tmp_path, text, needle):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    refused(lambda: read_yaml(path), f"{path}: not valid YAML", needle)
+
+
+def test_undecodable_bytes_name_the_file_and_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("game: tribes\nname: caf\u00e9\n".encode("latin-1"))
+    refused(lambda: read_yaml(path), f"{path}: line 2: not UTF-8 text")
+    record = tmp_path / "r.json"
+    record.write_bytes(b'{"format": "\xff"}')
+    refused(lambda: read_json(record), f"{record}: line 1: not UTF-8 text")
+
+
+def test_a_huge_value_is_shortened_in_messages():
+    huge = list(range(10 ** 6))
+    text = L.short(huge)
+    assert len(text) <= L.SHORT and text.startswith("[0, 1")
+    assert L.short(10 ** 5000) == "<int>" or len(L.short(10 ** 5000)) <= L.SHORT
+    message = refused(lambda: config_from_dict({"game": "tribes", "seed": huge}),
+                      "config: seed: an integer expected", error=ConfigError)
+    assert len(message) < 200
+
+
+# ------------------------------------------------------------------------------ JSON
+
+def test_a_record_nested_deeply_is_refused_without_recursion(capsys, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"actions": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    line = cli_refuses(capsys, "replay", path)
+    assert f"{path}: nested more than {L.MAX_NESTING} deep" in line
+
+
+def test_json_too_large_or_broken_names_the_file(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(L.MAX_JSON_BYTES + 1)
+    refused(lambda: read_json(big), f"{big}: {L.MAX_JSON_BYTES + 1} bytes")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{\n  "a": 1,\n  "b": }\n')
+    refused(lambda: read_json(broken), f"{broken}: not valid JSON: line 3, column 8")
+
+
+# ------------------------------------------------------------------------------ counts
+
+@pytest.mark.parametrize("patch, needle", [
+    ({"agent": {"name": "mcts", "budget": 1e20}}, "agent.budget: an integer expected, got 1e+20"),
+    ({"agent": {"name": "mcts", "budget": 10 ** 7}}, f"agent.budget: must be at most "
+                                                     f"{L.MAX_BUDGET}"),
+    ({"agent": "mcts:budget=1e20"}, "agent.budget: an integer expected, got 1e+20"),
+    ({"repetitions": 1e12}, "repetitions: an integer expected"),
+    ({"repetitions": 10 ** 12}, f"repetitions: must be at most {L.MAX_REPETITIONS}"),
+    ({"evaluations": 10 ** 9}, f"evaluations: must be at most {L.MAX_EVALUATIONS}"),
+    ({"validate": {"games": 10 ** 9}}, f"validate.games: must be at most {L.MAX_GAMES}"),
+    ({"seed": 2 ** 64}, "seed: must be at most"),
+    ({"emitter": {"batch_size": 10 ** 9}}, "emitter.batch_size: must be at most"),
+    ({"noise": {"method": "reevaluate", "per_batch": 10 ** 9}}, "noise.per_batch: must be at "
+                                                                 "most"),
+])
+def test_run_config_counts_are_bounded(patch, needle):
+    refused(lambda: config_from_dict({"game": "tribes", **patch}), f"config: {needle}",
+            error=ConfigError)
+
+
+@pytest.mark.parametrize("patch, needle", [
+    ({"repetitions": 10 ** 9}, "repetitions: must be from 1 to"),
+    ({"repetitions": 1e20}, "repetitions: a whole number from 1 to 10000 expected, got 1e+20 "
+                            "(a float)"),
+    ({"budget": 1e20}, "budget: at most 1000000 forward-model calls"),
+    ({"seed": -1}, "seed: must be from 0"),
+    ({"agents": ["random", "mcts:budget=100000000"]}, "budget: at most"),
+])
+def test_tournament_config_counts_are_bounded(patch, needle):
+    data = {"game": "tribes", "agents": ["random", "random:label=b"], **patch}
+    refused(lambda: tournament_config(data, source="t.yaml"), "t.yaml: ", needle)
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["tournament", "--reps", "1000000000"], "--reps: must be at most 10000"),
+    (["tournament", "--reps", "1e9"], "--reps: a whole number expected"),
+    (["tournament", "--budget", "10000000"], "--budget: must be at most"),
+    (["tournament", "--rounds", "100000"], "--rounds: must be at most"),
+    (["tournament", "--seed", str(2 ** 64)], "--seed: must be at most"),
+    (["play", "--seed", "-1"], "--seed: must be >= 0"),
+    (["validate", "run", "--games", "1000000000"], "--games: must be at most"),
+    (["probe", "c.yaml", "--games", "1000000000"], "--games: must be at most"),
+    (["export", "run", "--count", "100000"], "--count: must be at most"),
+    (["export", "run", "--candidates", "100000"], "--candidates: must be at most"),
+    (["export", "run", "--budgets", "5", "100000000"], "--budgets: must be at most"),
+    (["ladder", "p.json", "--games", "1000000000"], "--games: must be at most"),
+    (["evolve", "c.yaml", "--workers", "1000000"], "--workers: must be at most"),
+    (["levels", "show", "--seed", "1", "--size", "1000000"], "--size: must be at most"),
+])
+def test_every_cli_count_is_bounded(capsys, argv, needle):
+    assert needle in cli_refuses(capsys, *argv)
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("rhea:population=1000000000", "population: must be at most"),
+    ("hop:particles=1000000000", "particles: must be at most"),
+    ("mcts:budget=1000000000", "budget: at most 1000000"),
+])
+def test_agent_parameter_counts_are_bounded(spec, needle):
+    from agents.specs import split_spec
+    from agents.tournament import parse_agent
+    refused(lambda: parse_agent(spec, "agents[0]", "navy" if "hop" in spec else "tribes"),
+            "agents[0]", needle)
+    assert split_spec("mcts:budget=20", "tribes")[1]["budget"] == 20
+
+
+def test_an_agent_spec_budget_of_1e20_is_refused_not_converted(capsys):
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "mcts:budget=1e20",
+                       "--workers", "0")
+    assert "budget" in line and "1e+20" in line
+
+
+def test_the_games_one_command_plans_are_bounded(capsys, tmp_path):
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b",
+                       "--levels", "range:0-99999", "--reps", "10000", "--workers", "0",
+                       "--quiet", "--out", tmp_path / "t")
+    assert "100000 levels x 10000 repetitions are" in line
+    assert f"more than the {L.MAX_PLANNED_GAMES} one command plays" in line
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+
+
+# ------------------------------------------------------------------------------ levels
+
+def test_a_level_file_too_large_is_refused_before_it_is_read(capsys, tmp_path):
+    path = tmp_path / "huge.csv"
+    with open(path, "wb") as fh:
+        fh.truncate(3000 * 3000 * 4)  # a 3000x3000 level's size
+    line = cli_refuses(capsys, "play", "--level", path)
+    assert f"{path}: {3000 * 3000 * 4} bytes, more than the {L.MAX_LEVEL_BYTES}" in line
+
+
+def test_a_level_board_larger_than_the_cap_names_the_line(tmp_path):
+    from games.tribes.level import LevelFormatError, load_level
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(["1:"] * (L.MAX_BOARD + 1)) + "\n")
+    refused(lambda: load_level(wide), f"{wide}: line 1: the board is larger than",
+            error=LevelFormatError)
+    tall = tmp_path / "tall.csv"
+    tall.write_text("1:\n" * (L.MAX_BOARD + 1))
+    refused(lambda: load_level(tall), f"{tall}: line {L.MAX_BOARD + 1}: the board is larger",
+            error=LevelFormatError)
+
+
+def test_navy_and_tribolo_level_files_are_capped(tmp_path):
+    deep = tmp_path / "navy.json"
+    deep.write_text("[" * 10_000 + "]" * 10_000)
+    refused(lambda: get_game("navy").level(str(deep)), f"{deep}: nested more than")
+    big = tmp_path / "tribolo.txt"
+    with open(big, "wb") as fh:
+        fh.truncate(L.MAX_LEVEL_BYTES + 1)
+    refused(lambda: get_game("tribolo").level(str(big)), f"{big}: ", "bytes")
+
+
+# ------------------------------------------------------------------------------ game options
+
+def test_game_options_are_checked_before_new_state():
+    tribes = get_game("tribes")
+    refused(lambda: check_game_options(tribes, {"foo": 1}),
+            "options.foo: unknown game option 'foo' for tribes (known: mode, max_rounds")
+    refused(lambda: check_game_options(tribes, {"size": 1_000_000}),
+            f"options.size: must be from 5 to {L.MAX_BOARD}")
+    refused(lambda: check_game_options(tribes, {"max_rounds": 1e20}), "(a float)")
+    refused(lambda: check_game_options(tribes, {"mode": "x" * 10 ** 6}), "options.mode")
+    refused(lambda: tribes.new_state(0, 0, size=1_000_000), "options.size")
+    assert check_game_options(tribes, {"size": 12, "max_rounds": 3}) == {"size": 12,
+                                                                          "max_rounds": 3}
+
+
+def test_a_game_that_declares_nothing_takes_its_new_state_keywords():
+    class Bare:
+        name = "bare"
+
+        def new_state(self, level, seed, *, width: int = 3, **rest):
+            raise AssertionError("never called")
+
+    check_game_options(Bare(), {"width": 5})
+    refused(lambda: check_game_options(Bare(), {"height": 5}), "known: width")
+    refused(lambda: check_game_options(Bare(), {"width": 10 ** 30}), "options.width")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["play", "--option", "foo=1"], "--option foo: unknown game option 'foo' for tribes"),
+    (["play", "--option", "size=1000000"], "--option size: must be from 5 to"),
+    (["play", "--option", "max_rounds=1e20"], "--option max_rounds:"),
+    (["play", "--option", "size=[&a [1, 1], *a]"], "--option size: not valid YAML"),
+    (["levels", "show", "--seed", "1", "--size", "60000"], "--size: must be at most"),
+    (["levels", "show", "--seed", "1", "--size", "63", "--option", "mode=x"],
+     "--option mode: one of capitals, score"),
+    (["tournament", "--agents", "random", "random:label=b", "--option", "foo=1"],
+     "--option foo: unknown game option"),
+])
+def test_cli_options_are_one_error(capsys, argv, needle):
+    assert needle in cli_refuses(capsys, *argv)
+
+
+def test_config_options_are_checked(tmp_path):
+    refused(lambda: config_from_dict({"game": "tribes", "options": {"size": 1_000_000}}),
+            "config: options.size: must be from", error=ConfigError)
+    refused(lambda: tournament_config({"game": "tribes", "agents": ["random", "random:label=b"],
+                                       "options": {"foo": 1}}, source="t.yaml"),
+            "t.yaml: options.foo: unknown game option")
+
+
+def test_a_preset_with_a_bad_option_is_one_error(capsys, tmp_path):
+    path = tmp_path / "presets.json"
+    path.write_text(json.dumps({"format": PRESET_FORMAT, "version": PRESET_VERSION,
+                                "game": "tribes", "options": {"size": 10 ** 6},
+                                "presets": [{"name": "a", "agent": "random", "params": {}}]}))
+    assert f"{path}: options.size: must be from" in cli_refuses(capsys, "ladder", path)
+    line = cli_refuses(capsys, "tournament", "--agents", "random", f"preset:{path}#a")
+    assert f"{path}: options.size" in line
+
+
+def test_a_record_with_a_bad_option_is_one_error(capsys, tmp_path):
+    record = tmp_path / "game.json"
+    base = {"format": RECORD_FORMAT, "game": "tribes", "level": "", "seed": 0,
+            "players": ["random", "random"], "actions": []}
+    for options, needle in (({"foo": 1}, "options.foo: unknown game option"),
+                            ({"size": 10 ** 6}, "options.size: must be from")):
+        record.write_text(json.dumps({**base, "options": options}))
+        assert f"{record}: {needle}" in cli_refuses(capsys, "replay", record)
+    record.write_text(json.dumps({**base, "options": {}, "seed": 2 ** 70}))
+    assert f"{record}: seed: must be from 0" in cli_refuses(capsys, "replay", record)
+
+
+# ------------------------------------------------------------------------------ --address
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_address_that_does_not_answer_fails_within_the_timeout(capsys, tmp_path):
+    address = f"127.0.0.1:{_closed_port()}"
+    refused(lambda: check_address(address, timeout=2.0), f"at {address}",
+            error=ConnectionError)
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b",
+                       "--address", address, "--reps", "1", "--out", tmp_path / "t", "--quiet")
+    assert f"could not join the Ray cluster at {address}" in line
+    refused(lambda: check_address("host:port"), "port 'port' is not a number",
+            error=ConnectionError)
+    check_address("auto")  # Ray finds the cluster itself: nothing to probe
