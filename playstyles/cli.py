@@ -611,6 +611,20 @@ def _quiet_local_ray(args: argparse.Namespace) -> bool:
     return False
 
 
+def _check_cluster(args: argparse.Namespace) -> None:
+    """A command that will join a Ray cluster (--address or RAY_ADDRESS) fails within
+    `playstyles.limits.CONNECT_TIMEOUT` seconds when nothing answers there, before it writes
+    anything."""
+    if not hasattr(args, "address") or getattr(args, "workers", None) == 0:
+        return
+    if args.command == "export" and not (args.calibrate or args.play_missing):
+        return  # (export plays games only to calibrate or to fill in)
+    cluster = args.address or os.environ.get("RAY_ADDRESS")
+    if cluster:
+        from agents.parallel import check_address
+        check_address(cluster)
+
+
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
@@ -620,6 +634,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.journal import Interrupted
     set_mode = _quiet_local_ray(args)
     try:
+        _check_cluster(args)
         return args.func(args)
     except KeyboardInterrupt:
         where = getattr(args, "out", None)

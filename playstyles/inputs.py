@@ -38,10 +38,24 @@ def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueE
         raise error(f"{path}: more than the {max_bytes} bytes a {what} may have")
     try:
         return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{path}: {decoding_problem(data)}") from None
+
+
+def decoding_problem(data: bytes) -> str:
+    """Where bytes stop being UTF-8 text, in words: `line 3: not UTF-8 text (byte 0xe9 at
+    character 5)`.
+
+    Args:
+        data: the file's bytes.
+    """
+    try:
+        data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise error(f"{path}: line {line}: not UTF-8 text (byte {e.start}: "
-                    f"{data[e.start:e.start + 1]!r})") from None
+        column = e.start - data.rfind(b"\n", 0, e.start)
+        return f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at character {column})"
+    return "UTF-8 text"
 
 
 def _yaml_loader():
@@ -123,8 +137,9 @@ def load_yaml(text: str, source: str, error: type[ValueError] = ValueError) -> A
         error: the exception class to raise (a `ValueError` subclass).
     """
     import yaml
-    loader = _yaml_loader()(text)
+    loader = None
     try:
+        loader = _yaml_loader()(text)  # (its reader refuses unprintable characters)
         return loader.get_single_data()
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -136,7 +151,8 @@ def load_yaml(text: str, source: str, error: type[ValueError] = ValueError) -> A
     except (ValueError, RecursionError) as e:  # e.g. an integer of more than 4300 digits
         raise error(f"{source}: not valid YAML: {' '.join(str(e).split())[:200]}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def read_yaml(path: str | Path, error: type[ValueError] = ValueError,

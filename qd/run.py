@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -485,6 +486,10 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         RunError: the run cannot start or continue (the message says why and what to do).
     """
     config, run_dir, kept = _prepare(config_path, out, resume)
+    from agents.parallel import check_address
+    cluster = address or os.environ.get("RAY_ADDRESS")
+    if cluster and workers != 0:  # a cluster that does not answer: nothing is written
+        check_address(cluster)
     claim_folder(run_dir, command=EVOLVE, resume=resume, ours=_occupied)
     checkpoint = CheckpointLog(run_dir / CHECKPOINT)
     digests = TableDigests(run_dir)

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from playstyles.datalog import last_entry
-from playstyles.inputs import read_json, read_yaml
+from playstyles.inputs import decoding_problem, read_json, read_yaml
 
 # ------------------------------------------------------------------------------ files
 
@@ -889,16 +889,9 @@ def read_table(path: str | Path, *, max_bytes: int = MAX_TABLE_BYTES,
 
 
 def _first_undecodable(path: Path) -> str:
-    """Where a file stops being UTF-8 text, in words (read again line by line: the error
-    path only)."""
-    with open(path, "rb") as fh:
-        for n, line in enumerate(fh, 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                return (f"line {n}: not UTF-8 text (byte 0x{line[e.start]:02x} at character "
-                        f"{e.start + 1})")
-    return "not UTF-8 text"
+    """Where a file stops being UTF-8 text, in words (the error path only; the file's size
+    was checked)."""
+    return decoding_problem(path.read_bytes())
 
 
 def _first_long_row(path: Path) -> str:

@@ -374,6 +374,15 @@ def test_an_address_that_does_not_answer_fails_within_the_timeout(capsys, tmp_pa
     line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b",
                        "--address", address, "--reps", "1", "--out", tmp_path / "t", "--quiet")
     assert f"could not join the Ray cluster at {address}" in line
+    assert not (tmp_path / "t").exists()  # nothing is left behind
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game: nim\nlevels: {set: 'range:0-3', train: 2}\nagent: {name: pmcts_pu, "
+                   "budget: 5}\nopponent: random\nfeatures: [stones_per_move, moves]\n"
+                   "evaluations: 4\nseed: 1\n")
+    line = cli_refuses(capsys, "evolve", cfg, "--address", address, "--out", tmp_path / "r",
+                       "--quiet")
+    assert f"at {address}" in line
+    assert not (tmp_path / "r").exists()  # so the next run does not find an occupied folder
     refused(lambda: check_address("host:port"), "port 'port' is not a number",
             error=ConnectionError)
     check_address("auto")  # Ray finds the cluster itself: nothing to probe
