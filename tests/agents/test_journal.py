@@ -96,6 +96,17 @@ def test_a_planted_pickle_journal_runs_no_code(tmp_path, capsys):
     assert main(args + ["--resume"]) == 2
     err = capsys.readouterr().err
     assert "pickle" in err and "Traceback" not in err
+    # a ladder's journal (also export --calibrate's): the same
+    presets = dump_presets(PresetFile("nim", [Preset("a", "random", {}, "nim"),
+                                              Preset("b", "osla", {}, "nim")], "difficulty",
+                                      {}, {"held_out_levels": [1]}), tmp_path / "p.json")
+    ladder = tmp_path / "l"
+    assert main(["ladder", str(presets), "--games", "2", "--workers", "0", "--quiet", "--out",
+                 str(ladder)]) == 0
+    (ladder / "games.journal").write_bytes(path.read_bytes())
+    assert main(["ladder", str(presets), "--games", "2", "--workers", "0", "--quiet", "--out",
+                 str(ladder), "--resume"]) == 2
+    assert "pickle" in capsys.readouterr().err
     assert not planted.exists()
 
 
