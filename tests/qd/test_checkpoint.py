@@ -192,3 +192,51 @@ def test_planted_pickles_run_no_code_in_any_command(runs, tmp_path, capsys):
     assert main(["report", str(d)]) == 0
     assert main(["export", str(d), "--count", "2"]) == 0
     assert not flag.exists()
+
+
+def test_a_full_disk_while_checkpointing_names_the_file_and_resumes(tmp_path, monkeypatch,
+                                                                     runs):
+    """The third checkpoint line is cut short by a full disk: the run stops naming
+    checkpoint.jsonl, no torn line is left, and --resume ends with the uninterrupted tables."""
+    import errno
+    import os
+
+    cfg, whole, _ = runs
+    real = run_mod.CheckpointLog.add
+    calls = {"n": 0}
+
+    def full(self, item, sync=False):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            fh = self.fh
+            self.fh.write(b"0123456789abcdef\t{\"batch\": 2, \"fi")  # part of the line
+            self.fh = _Full(fh)
+        real(self, item, sync)
+
+    class _Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def tell(self):
+            return self.fh.tell() - len(b"0123456789abcdef\t{\"batch\": 2, \"fi")
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def truncate(self, size):
+            self.fh.flush()
+            return self.fh.truncate(size)
+
+        def close(self):
+            self.fh.close()
+
+    monkeypatch.setattr(run_mod.CheckpointLog, "add", full)
+    d = tmp_path / "full"
+    with pytest.raises(RunError, match=r"cannot write .*checkpoint.jsonl: No space left on "
+                                       r"device; the run stopped in batch 2"):
+        run(cfg, d)
+    monkeypatch.setattr(run_mod.CheckpointLog, "add", real)
+    text = (d / CHECKPOINT).read_bytes()
+    assert text.endswith(b"\n") and text.count(b"\n") == 1 + 2  # header, batches 0 and 1
+    run(cfg, d, resume=True)
+    assert_same_run(whole, d)
