@@ -244,6 +244,7 @@ def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz fil
             holds more than `limit` bytes.
     """
     import zipfile
+    import zlib
 
     import numpy as np
 
@@ -261,5 +262,5 @@ def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz fil
     try:
         with np.load(path, allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as e:
         raise ValueError(f"{path}: not {what}: {e}") from None

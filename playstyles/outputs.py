@@ -271,8 +271,15 @@ def npz_json(path: str | Path, key: str) -> Any:
         path: the file.
         key: the array holding the JSON text (a model's `metadata`, samples' `meta`).
     """
+    import zipfile
+
     import numpy as np
+
+    from playstyles.limits import MAX_JSON_BYTES
     try:
+        with zipfile.ZipFile(path) as z:  # a member that would expand too far is not read
+            if z.getinfo(f"{key}.npy").file_size > MAX_JSON_BYTES:
+                return None
         with np.load(path, allow_pickle=False) as data:
             return json.loads(str(data[key]))
     except Exception:  # noqa: BLE001 - any file that is no such npz

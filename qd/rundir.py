@@ -1236,7 +1236,7 @@ def _check_validation(run: "RunFiles", rows: _Rows) -> None:
     elite of elites.csv, once."""
     axes = run.axes
     wr, games, wins = (validated_column(c) for c in ("win_rate", "games", "wins"))
-    rows.require([*CELL_COLUMNS, wr, games])
+    rows.require([*CELL_COLUMNS, wr, games, *WIN_RATE_CI])
     rows.numbers(wr, lo=0, hi=1)
     n = rows.numbers(games, lo=0, whole=True)
     rows.numbers(wins, lo=0, missing_ok=True)

@@ -10,6 +10,7 @@ deterministically (`derandomize`), so a failure reproduces.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 from contextlib import contextmanager
@@ -23,7 +24,8 @@ from hypothesis import strategies as st
 from playstyles.cli import build_parser, main
 
 HANG_SECONDS = 20
-EXAMPLES = 25
+EXAMPLES = int(os.environ.get("PLAYSTYLES_FUZZ_EXAMPLES", "25"))
+"""Examples per file kind (set PLAYSTYLES_FUZZ_EXAMPLES for a longer search)."""
 
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -101,6 +103,12 @@ def read_or_refuse(fn, path: Path, *args, **kw):
             return None
 
 
+def damage_and_read(data, good: bytes, path: Path, reader) -> None:
+    """Write `good` damaged to `path` and read it with `reader` (`read_or_refuse`)."""
+    path.write_bytes(data.draw(damaged(good)))
+    read_or_refuse(reader, path)
+
+
 def cli(argv: list[str], capsys) -> int:
     with bounded():
         code = main(argv)
@@ -139,10 +147,8 @@ def nim_run(tmp_path_factory):
 @given(data=st.data())
 def test_run_configs(tmp_path, data, nim_run):
     from qd.config import load_config
-    text = (nim_run / "run" / "config.yaml").read_bytes()
-    path = tmp_path / "c.yaml"
-    path.write_bytes(data.draw(damaged(text)))
-    read_or_refuse(load_config, path)
+    damage_and_read(data, (nim_run / "run" / "config.yaml").read_bytes(), tmp_path / "c.yaml",
+                    load_config)
 
 
 @FUZZ
@@ -151,18 +157,15 @@ def test_tournament_configs(tmp_path, data):
     from agents.tournament import load_config
     text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
                            "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
-    path = tmp_path / "t.yaml"
-    path.write_bytes(data.draw(damaged(text)))
-    read_or_refuse(load_config, path)
+    damage_and_read(data, text, tmp_path / "t.yaml", load_config)
 
 
 @FUZZ
 @given(data=st.data())
 def test_preset_files(tmp_path, data, nim_run):
     from agents.presets import load_presets
-    path = tmp_path / "p.json"
-    path.write_bytes(data.draw(damaged((nim_run / "presets.json").read_bytes())))
-    read_or_refuse(load_presets, path)
+    damage_and_read(data, (nim_run / "presets.json").read_bytes(), tmp_path / "p.json",
+                    load_presets)
 
 
 @FUZZ
@@ -186,22 +189,44 @@ def level_csv(tmp_path_factory):
     return out.getvalue().encode()
 
 
-@FUZZ
-@given(data=st.data())
-def test_level_files(tmp_path, data, level_csv):
+def _level_file(game: str, level_csv: bytes) -> tuple[bytes, object]:
+    """A valid level file of the game and the game's reader."""
+    import json
+
+    from games.navy import level as navy
     from games.tribes.level import load_level
-    path = tmp_path / "l.csv"
-    path.write_bytes(data.draw(damaged(level_csv)))
-    read_or_refuse(load_level, path)
+    from games.tribolo import level as tribolo
+    if game == "tribes":
+        return level_csv, load_level
+    if game == "navy":
+        return json.dumps(navy.generate_level(3).to_dict()).encode(), navy.load_level
+    start = tribolo.generate_level(3)
+    return ("first: red\n" + "\n".join(start.rows) + "\n").encode(), tribolo.load_level
+
+
+@pytest.mark.parametrize("game", ["tribes", "navy", "tribolo"])
+def test_level_files(tmp_path, level_csv, game):
+    good, reader = _level_file(game, level_csv)
+    assert reader(_written(tmp_path / "good", good)) is not None  # the base file is valid
+
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        damage_and_read(data, good, tmp_path / "level", reader)
+    one()
+
+
+def _written(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
 
 
 @FUZZ
 @given(data=st.data())
 def test_models(tmp_path, data):
     from agents.learned import load_model, model_path
-    path = tmp_path / "m.npz"
-    path.write_bytes(data.draw(damaged(Path(model_path("tribes", None)).read_bytes())))
-    read_or_refuse(load_model, path)
+    damage_and_read(data, Path(model_path("tribes", None)).read_bytes(), tmp_path / "m.npz",
+                    load_model)
 
 
 @pytest.mark.parametrize("name", ["elites.csv", "individuals.csv", "metrics.csv",

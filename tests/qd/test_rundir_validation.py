@@ -365,14 +365,14 @@ def test_cell_labels_that_read_back_as_numbers(tmp_path, capsys):
     assert e["cell"].tolist() == [6.0, 0.5] or e["cell"].tolist() == [0.5, 6.0]
     row = e[e["grid_index"] == 12].iloc[0]
     (d / rundir.VALIDATION).write_text(
-        "cell,grid_index,index,win_rate_validated,games_validated\n"
-        f"6,12,{int(row['index'])},0.5,10\n")
+        "cell,grid_index,index,win_rate_validated,games_validated,win_rate_ci_low,"
+        f"win_rate_ci_high\n6,12,{int(row['index'])},0.5,10,0.2,0.8\n")
     (d / rundir.VALIDATION_SUMMARY).write_text(json.dumps({"elites": 1, "cells": ["6"]}))
     run = RunFiles(d).check()
     assert len(run.validation) == 1
     (d / rundir.VALIDATION).write_text(
-        "cell,grid_index,index,win_rate_validated,games_validated\n"
-        f"0.5,12,{int(row['index'])},0.5,10\n")
+        "cell,grid_index,index,win_rate_validated,games_validated,win_rate_ci_low,"
+        f"win_rate_ci_high\n0.5,12,{int(row['index'])},0.5,10,0.2,0.8\n")
     with pytest.raises(ValueError, match=r"validation\.csv: line 2, column 'cell': 0\.5 is not "
                                          r"the cell of the row's index in elites\.csv"):
         RunFiles(d).check()
