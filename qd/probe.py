@@ -56,7 +56,7 @@ from agents.files import atomic_write, check_folder, claim_folder, read_json
 from agents.ladder import Z95, alternating_games, wilson_interval
 from agents.runner import GameRecord, GameSpec
 from playstyles.limits import check_planned
-from qd.rundir import read_table
+from qd.rundir import csv_true, read_table
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
 
 PROBE_KEY = 0x50524F
@@ -572,6 +572,35 @@ def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[st
 
 # ------------------------------------------------------------------------------ warnings
 
+PROBE_NUMBERS = ("sd_within", "spread", "kruskal_p")
+"""The columns of probe.csv that `probe_warnings` reads as numbers (beside `feature` and
+`holm_reject`)."""
+
+
+def _probe_table(path: Path) -> pd.DataFrame:
+    """probe.csv, checked, by feature: one row per feature, its numbers not negative and not
+    infinite (empty where a feature was never defined); errors name the file (and the line
+    and column)."""
+    table = read_table(path)
+    for c in ("feature", "holm_reject", *PROBE_NUMBERS):
+        if c not in table:
+            raise ValueError(f"{path}: no column {c!r} (not a probe's table)")
+    twice = table["feature"].duplicated()
+    if twice.any():
+        raise ValueError(f"{path}: line {int(np.argmax(twice)) + 2}: feature "
+                         f"{str(table['feature'][twice].iloc[0])[:40]!r} a second time")
+    for c in PROBE_NUMBERS:
+        x = pd.to_numeric(table[c], errors="coerce")
+        v = x.to_numpy(dtype=float)
+        bad = (x.isna() & table[c].notna()).to_numpy() | np.isinf(v) | (v < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"{path}: line {k + 2}, column {c!r}: "
+                             f"{str(table[c].iloc[k])[:40]!r} is not a number >= 0")
+        table[c] = x
+    return table.set_index("feature")
+
+
 def probe_warnings(config, probe_dir: str | Path) -> list[str]:
     """What a probe says about a run config's grid: one line per mapped feature whose cells
     are narrower than the games' noise allows at the config's games per genome, and one per
@@ -596,7 +625,7 @@ def probe_warnings(config, probe_dir: str | Path) -> list[str]:
         return []
     if not data.get("complete") or not (here / TABLE).exists():
         raise ValueError(f"{here}: the probe did not finish (continue it with --resume)")
-    table = read_table(here / TABLE).set_index("feature")
+    table = _probe_table(here / TABLE)
     g = config.plan().games_per_individual
     out = []
     for f in config.features:
@@ -608,7 +637,7 @@ def probe_warnings(config, probe_dir: str | Path) -> list[str]:
             out.append(f"feature {f.name}: cells {f.width:.3g} wide, narrower than the "
                        f"{min_width:.3g} that the games' noise allows at {g} games per genome "
                        f"(probe {here}/)")
-        if not (bool(r["holm_reject"]) and ratio >= 1):
+        if not (csv_true(r["holm_reject"]) and ratio >= 1):
             out.append(f"feature {f.name}: the genome does not move it beyond the games' noise "
                        f"(Kruskal-Wallis p {float(r['kruskal_p']):.2g}, ratio {ratio:.3g} at "
                        f"{g} games per genome) (probe {here}/)")

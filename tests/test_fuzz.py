@@ -4,8 +4,9 @@ Each file kind starts from a valid file that the tool wrote (or that its docs sh
 by hypothesis (cut, bytes flipped, text or numbers put in, lines dropped or doubled). Reading
 it must end in the file's result or in one `ValueError` (the CLI's "playstyles: error: ...",
 exit 2): no other exception (a traceback), no hang (each example is stopped after
-`HANG_SECONDS`), and nothing written outside the command's own folder. Examples are drawn
-deterministically (`derandomize`), so a failure reproduces.
+`HANG_SECONDS`; a reader's peak allocation is bounded by `MEGABYTES`), and nothing written
+outside the command's own folder. Examples are drawn deterministically (`derandomize`), so a
+failure reproduces.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import tracemalloc
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from hypothesis import strategies as st
 from playstyles.cli import build_parser, main
 
 HANG_SECONDS = 20
+MEGABYTES = 500
 EXAMPLES = int(os.environ.get("PLAYSTYLES_FUZZ_EXAMPLES", "25"))
 """Examples per file kind (set PLAYSTYLES_FUZZ_EXAMPLES for a longer search)."""
 
@@ -94,13 +97,19 @@ def written_outside(before: dict[str, int], after: dict[str, int], allowed: tupl
 
 def read_or_refuse(fn, path: Path, *args, **kw):
     """fn(path, ...)'s result, or None when it refused the file with one ValueError that
-    names it."""
-    with bounded():
-        try:
-            return fn(path, *args, **kw)
-        except ValueError as e:
-            assert path.name in str(e), f"the error names no file: {e}"
-            return None
+    names it; either way within HANG_SECONDS and MEGABYTES of memory allocated at the peak."""
+    tracemalloc.start()
+    try:
+        with bounded():
+            try:
+                return fn(path, *args, **kw)
+            except ValueError as e:
+                assert path.name in str(e), f"the error names no file: {e}"
+                return None
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < MEGABYTES * 2**20, f"{peak / 2**20:.0f} MB allocated reading {path.name}"
 
 
 def damage_and_read(data, good: bytes, path: Path, reader) -> None:
@@ -138,6 +147,8 @@ def nim_run(tmp_path_factory):
                  str(base / "presets.json")]) == 0
     assert main(["play", "--game", "nim", "--p1", "random", "--p2", "random", "--record",
                  str(base / "game.json")]) == 0
+    assert main(["probe", str(cfg), "--games", "2", "--workers", "0", "--quiet", "--out",
+                 str(base / "probe")]) == 0
     return base
 
 
@@ -158,6 +169,31 @@ def test_tournament_configs(tmp_path, data):
     text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
                            "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
     damage_and_read(data, text, tmp_path / "t.yaml", load_config)
+
+
+@FUZZ
+@given(data=st.data())
+def test_train_evaluator_configs(tmp_path, data):
+    from agents.train_evaluator import load_train_config
+    good = (Path(__file__).resolve().parents[1] / "experiments" / "learned_evaluator.yaml")
+    damage_and_read(data, good.read_bytes(), tmp_path / "t.yaml", load_train_config)
+
+
+@pytest.mark.parametrize("name", ["probe.json", "probe.csv"])
+def test_probe_files(tmp_path, nim_run, name):
+    """evolve --probe reads a probe's settings and table."""
+    from qd.probe import probe_warnings
+    config = nim_run / "c.yaml"
+    d = tmp_path / "probe"
+
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(nim_run / "probe", d)
+        damage_and_read(data, (nim_run / "probe" / name).read_bytes(), d / name,
+                        lambda path: probe_warnings(config, d))
+    one()
 
 
 @FUZZ
