@@ -5,8 +5,8 @@ The public surface: `Agent` (the protocol), the registry (`make_agent`, `registe
 evaluators (`Evaluator`, `register_evaluator`, `make_evaluator`), the search agents
 (`OSLAAgent`, `FlatMCAgent`, `MCTSAgent`, `RHEAAgent`, `PMCTSAgent`, `HPSAgent`) with their shared
 `SearchAgent`, `Budget` and `register_hooks`, and the agents' conformance check
-(`check_agents`). Tournaments, ladders and presets are the modules `agents.tournament`,
-`agents.ladder` and `agents.presets`.
+(`check_agents`). What plays whole games (the game runner, tournaments, ladders, presets, agent
+specs as text) is the package `play`.
 """
 
 from agents.base import Agent
@@ -20,9 +20,8 @@ from agents.portfolio.pmcts import PMCTSAgent
 from agents.registry import agent_names, make_agent, register, validate_agent
 from agents.rhea import RHEAAgent
 from agents.search import Budget, SearchAgent, register_hooks
-from agents.specs import parse_agent_spec, split_spec
 
 __all__ = ["Agent", "Budget", "Evaluator", "FlatMCAgent", "HPSAgent", "MCTSAgent", "OSLAAgent",
            "PMCTSAgent", "RHEAAgent", "SearchAgent", "agent_names", "check_agents",
-           "make_agent", "make_evaluator", "parse_agent_spec", "register", "register_evaluator",
-           "register_hooks", "split_spec", "validate_agent"]
+           "make_agent", "make_evaluator", "register", "register_evaluator", "register_hooks",
+           "validate_agent"]

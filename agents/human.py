@@ -4,7 +4,7 @@ It lets a designer play against any agent or preset to feel a play-style directl
 prompt, a number picks that action, text picks the one action whose description contains it;
 `help` lists the commands, `list` shows the position and the actions again, and `quit` (or
 Ctrl-D, or Ctrl-C) abandons the game: `act` raises `GameAbandoned`, which the game loop's
-caller (`agents.watch.play_shown`) turns into a clean end.
+caller (`play.watch.play_shown`) turns into a clean end.
 """
 
 from __future__ import annotations

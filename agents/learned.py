@@ -1,7 +1,7 @@
 """A learned state evaluator: a small network that predicts who wins, loaded from one file.
 
 The model is a fully connected network over a game's registered state encoding
-(`agents.encodings`), trained on self-play by `agents.train_evaluator`. Its output is the
+(`agents.encodings`), trained on self-play by `play.train_evaluator`. Its output is the
 probability p that the viewer wins; the evaluator returns 2p - 1 in [-1, 1] (the viewer's
 expected result, with a win worth 1 and a loss -1), so `TerminalAware` bounds and the per-node
 normalisation of MCTS apply unchanged.
@@ -32,8 +32,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
-from agents.files import npz_json, read_npz, save_npz
 from games.registry import load_plugin, lookup_keys
+from playstyles.inputs import read_npz
+from playstyles.outputs import npz_json, save_npz
 
 FORMAT = "playstyles-learned-evaluator"
 FORMAT_VERSION = 1

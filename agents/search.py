@@ -164,7 +164,7 @@ def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
 
 def flag(value: Any, name: str) -> bool:
     """A typed flag: True or False (text such as "false" is parsed at the edge,
-    `agents.specs`)."""
+    `play.specs`)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ValueError(f"{name}: expected true or false, got {short(value)}")

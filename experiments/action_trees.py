@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from agents.ladder import wilson_interval
-from agents.tournament import TournamentConfig, parse_agent, run_tournament, to_markdown
 from games.registry import get_game
+from play.ladder import wilson_interval
+from play.tournament import TournamentConfig, parse_agent, run_tournament, to_markdown
 
 OPPONENTS = ["mcts:rollouts=false", "pmcts_pu", "rule_based", "rhea"]
 VARIANTS = ["osla", "random", "atree:rollout=random", "atree:final=visits",
@@ -48,7 +48,7 @@ def seat_table(games: pd.DataFrame) -> str:
     intervals, over all its games (as the pairing's first agent and as the opponent).
 
     Args:
-        games: one row per game (`agents.tournament.games_frame`).
+        games: one row per game (`play.tournament.games_frame`).
     """
     rows = []
     for side, other in (("agent", "opponent"), ("opponent", "agent")):

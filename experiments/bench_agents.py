@@ -41,10 +41,10 @@ import time
 
 from bench_engine import peak_memory_mb, snapshots
 
-from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.levelgen import generate_level
+from play.specs import parse_agent_spec
 
 REFERENCE_MEDIAN_MS = 42.0
 REFERENCE_POOLED_MS = 47.0

@@ -37,11 +37,11 @@ import numpy as np
 from agents.encodings import get_encoding
 from agents.evaluators import make_evaluator
 from agents.learned import load_model, model_path
-from agents.runner import play_game
 from agents.search import hooks_for, random_action
-from agents.specs import parse_agent_spec
 from games.api import ends_turn
 from games.registry import get_game
+from play.runner import play_game
+from play.specs import parse_agent_spec
 
 GAME = "tribes"
 

@@ -36,7 +36,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.files import atomic_write  # noqa: E402
+from playstyles.outputs import atomic_write
 from qd.validation import reestimated  # noqa: E402
 
 

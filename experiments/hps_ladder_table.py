@@ -1,7 +1,7 @@
 """The round-robin table of a difficulty tournament (experiments/hps_ladder.yaml), in the
 layout of Prismata's Table 30.2: each cell the row's win rate against the column with its
 Wilson 95% interval, each row's average over its opponents (AVG), Bradley-Terry ratings, and
-whether a difficulty order holds (agents/ladder.py's verdict).
+whether a difficulty order holds (play/ladder.py's verdict).
 
     PYTHONPATH=. python experiments/hps_ladder_table.py experiments/results/hps_ladder \
         --order Random Easy Medium Expert "Master (MCTS)"
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write
-from agents.ladder import bradley_terry, matrices, order_verdict, pair_table
+from play.ladder import bradley_terry, matrices, order_verdict, pair_table
+from playstyles.outputs import atomic_write
 
 
 def round_robin(out: Path, order: list[str], leave_out: list[str]) -> str:

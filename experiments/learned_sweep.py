@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 
-from agents.tournament import level_seeds
-from agents.train_evaluator import evaluate_model, fit, load_train_config, self_play
 from games.levels import split
+from play.tournament import level_seeds
+from play.train_evaluator import evaluate_model, fit, load_train_config, self_play
 
 DEFAULT = ("64,64:0.001:20", "64,64:0.01:20", "64,64:0.1:20", "32:0.01:20")
 

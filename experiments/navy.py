@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from agents.parallel import run_games
-from agents.runner import GameSpec
-from agents.tournament import parse_agent
+from play.parallel import run_games
+from play.runner import GameSpec
+from play.tournament import parse_agent
 from qd.features import PlayerGame, features_of
 
 AGENTS = ("static", "random", "patrol", "patrol:direction=ccw", "reactive",

@@ -27,10 +27,10 @@ from pathlib import Path
 import pandas as pd
 from scipy.stats import ks_2samp
 
-from agents.parallel import run_games
-from agents.tournament import parse_agent
 from experiments.navy import interval, specs
 from games.navy.exact import state_count
+from play.parallel import run_games
+from play.tournament import parse_agent
 
 
 def main() -> None:

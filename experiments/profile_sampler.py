@@ -19,9 +19,9 @@ import pstats
 
 from bench_engine import snapshots
 
-from agents.specs import parse_agent_spec
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.levelgen import generate_level
+from play.specs import parse_agent_spec
 
 LISTERS = ("unit_actions", "city_actions", "tribe_actions")
 PARTS = {"sampler": ("sample_assignment", "sample_assignment_lazy"),

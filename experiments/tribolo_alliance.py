@@ -21,9 +21,9 @@ import math
 import statistics
 from collections import Counter
 
-from agents.runner import play_game
-from agents.specs import parse_agent_spec
 from games.registry import get_game
+from play.runner import play_game
+from play.specs import parse_agent_spec
 
 
 def interval(values: list[float]) -> dict:

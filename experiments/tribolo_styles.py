@@ -39,9 +39,9 @@ import numpy as np
 
 from agents.portfolio.script import make_context, scripts_of
 from agents.registry import make_agent
-from agents.runner import play_game
-from agents.specs import parse_agent_spec
 from games.registry import get_game
+from play.runner import play_game
+from play.specs import parse_agent_spec
 from qd.features import PlayerGame, features_of
 
 GAME = "tribolo"

@@ -131,12 +131,12 @@ def _levels_show(args: argparse.Namespace) -> int:
 
 
 def _output_file(path: str, command: str, ours, force: bool) -> None:
-    """Refuse an output file before anything runs (`agents.files.check_output_file`): a
+    """Refuse an output file before anything runs (`playstyles.outputs.check_output_file`): a
     special file, a run directory's own file, a file `command` did not write, or one it
     wrote without --force."""
     from pathlib import Path
 
-    from agents.files import check_output_file
+    from playstyles.outputs import check_output_file
     from qd.rundir import run_files
     check_output_file(path, command=command, ours=ours, force=force,
                       protected=run_files(Path(path).parent))
@@ -147,7 +147,7 @@ def _is_human(spec: str | None) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.watch import play_shown
+    from play.watch import play_shown
     if args.record:
         from games.recording import is_record
         _output_file(args.record, "play --record", is_record, args.force)
@@ -163,15 +163,15 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from agents.watch import replay_shown
+    from play.watch import replay_shown
     replay_shown(args.record, every=args.every, ascii_only=args.ascii, images=args.images,
                  force=args.force)
     return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from agents.parallel import shutdown
-    from agents.tournament import (
+    from play.parallel import shutdown
+    from play.tournament import (
         config_from_dict,
         load_config,
         run_tournament,
@@ -315,7 +315,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _ladder(args: argparse.Namespace) -> int:
-    from agents.ladder import run_ladder
+    from play.ladder import run_ladder
     result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
@@ -329,9 +329,9 @@ def _ladder(args: argparse.Namespace) -> int:
 
 def _train_evaluator(args: argparse.Namespace) -> int:
     from agents.learned import is_model_file
-    from agents.parallel import shutdown
-    from agents.selfplay import Samples
-    from agents.train_evaluator import load_train_config, to_markdown, train_evaluator
+    from play.parallel import shutdown
+    from play.selfplay import Samples
+    from play.train_evaluator import load_train_config, to_markdown, train_evaluator
     config = load_train_config(args.config)
     _output_file(args.out or config.output, "train-evaluator", is_model_file, args.force)
     if args.summary:
@@ -348,7 +348,7 @@ def _train_evaluator(args: argparse.Namespace) -> int:
         shutdown()
     text = to_markdown(result.summary)
     if args.summary:
-        from agents.files import atomic_write
+        from playstyles.outputs import atomic_write
         atomic_write(args.summary, f"{SUMMARY_TITLE}{result.path.name}: held-out accuracy\n\n"
                                    f"Made by `playstyles train-evaluator {args.config}`.\n\n"
                                    f"{text}")
@@ -621,7 +621,7 @@ def _check_cluster(args: argparse.Namespace) -> None:
         return  # (export plays games only to calibrate or to fill in)
     cluster = args.address or os.environ.get("RAY_ADDRESS")
     if cluster:
-        from agents.parallel import check_address
+        from play.parallel import check_address
         check_address(cluster)
 
 
@@ -631,7 +631,7 @@ INTERRUPTED = 130
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from agents.journal import Interrupted
+    from play.journal import Interrupted
     set_mode = _quiet_local_ray(args)
     try:
         _check_cluster(args)

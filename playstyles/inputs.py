@@ -3,7 +3,7 @@ reading, UTF-8, YAML without duplicate keys, aliases to collections or deep nest
 without deep nesting; every error is one line naming the file (and the line and column).
 
 These readers need nothing of the game or agent code, so the run directory's schema
-(`qd.rundir`) and the plots use them too; `agents.files` offers the same functions.
+(`qd.rundir`), the plots and the games read with them too.
 """
 
 from __future__ import annotations

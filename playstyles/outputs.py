@@ -1,9 +1,8 @@
 """Writing a command's outputs: result files so that a crash never leaves a half-written one
 behind, and a command never overwrites what it did not write.
 
-Every command that writes a result goes through the helpers here (agents, qd and the CLI
-import them as `agents.files`; this module needs nothing of the project, so that `plots` and
-`games`, which do not import the agents, use the same ones):
+Every command that writes a result goes through the helpers here (this module needs nothing
+of the project, so every layer, `plots` and `games` included, uses the same ones):
 
 * `check_output_file`: before a command writes one file (a preset file, a game record, a
   model), it refuses a path that is not a regular file (a device, a FIFO, a directory), one of

@@ -1,6 +1,6 @@
 """The run's checkpoint and partial batch: data from which a run is rebuilt, never code.
 
-`checkpoint.jsonl` is a data log (`agents.journal.DataLog`: one JSON value per line behind a
+`checkpoint.jsonl` is a data log (`play.journal.DataLog`: one JSON value per line behind a
 checksum). Its header holds the format, its version and the resolved config; then one line
 per told batch, appended (and made durable) once the batch's tables are written:
 
@@ -35,8 +35,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from agents.journal import DataLog, plain, record_data, record_from, spec_digest
-from agents.runner import GameRecord, GameSpec
+from play.journal import DataLog, plain, record_data, record_from, spec_digest
+from play.runner import GameRecord, GameSpec
 from playstyles.datalog import LogError, read_log
 from qd.rundir import (
     CHECKPOINT,

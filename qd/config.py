@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from agents import files
 from agents.registry import accepts
-from agents.runner import AgentSpec
 from games.api import check_game_options
+from play.runner import AgentSpec
+from playstyles import inputs
 from playstyles.limits import (
     MAX_BINS,
     MAX_BUDGET,
@@ -130,7 +130,7 @@ class RunConfig:
     @property
     def players(self) -> int:
         """Seats at the game's table (the genome takes one, the opponent the others)."""
-        from agents.tournament import seats_of
+        from play.tournament import seats_of
         return seats_of(self.game, self.train_levels[0], dict(self.options))
 
     def plan(self) -> Plan:
@@ -259,7 +259,7 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
 
 def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
            default_name: str) -> dict[str, Any]:
-    from agents.specs import split_spec
+    from play.specs import split_spec
     if data is None:
         data = {"name": default_name}
     if isinstance(data, str):
@@ -533,7 +533,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a syntax error names the file, the line and the column."""
-    return files.read_yaml(path, ConfigError)
+    return inputs.read_yaml(path, ConfigError)
 
 
 def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
@@ -551,7 +551,7 @@ def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
 
 def dump_config(config: RunConfig) -> str:
     """The resolved config as YAML, written out in full: no anchors or aliases (a value
-    shared by two keys is written twice), so it reads back under `agents.files.read_yaml`'s
+    shared by two keys is written twice), so it reads back under `playstyles.outputs.read_yaml`'s
     limits.
 
     Args:

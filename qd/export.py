@@ -27,7 +27,7 @@ levels)` (`qd.rundir.RunFiles.elites_source`, `qd.rundir.validation_source`).
 
 A preset holds the agent's every parameter (the agent is built once and asked for its
 `params()`, checked to rebuild the same agent), so it does not depend on defaults that may
-change; the file format belongs to `agents.presets`.
+change; the file format belongs to `play.presets`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.files import check_folder, check_output_file
-from agents.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
+from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
+from playstyles.outputs import check_folder, check_output_file
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
@@ -203,7 +203,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             style far more than in strength; the budget is the lever that spreads strength.
             Needs `calibrate` and an agent that takes a budget.
         calibrate: shared baselines (agent specs): play the round robin of the candidates and
-            the baselines (`agents.ladder.calibrate`) and give every preset its
+            the baselines (`play.ladder.calibrate`) and give every preset its
             Bradley-Terry rating, interval and win rates against the baselines.
         games: games per pair of the calibration round robin (default: two per level).
         show_progress: a progress bar while games are played.
@@ -241,7 +241,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     check_output_file(target, command="export", ours=is_preset_file, force=force or resume,
                       protected=run_files(target.parent))
     if calibrate:
-        from agents.ladder import LADDER, is_ladder_dir, ladder_dir
+        from play.ladder import LADDER, is_ladder_dir, ladder_dir
         check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
                      ours=is_ladder_dir)
     config = load_config(run.path(CONFIG))
@@ -417,7 +417,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     dump_presets(pf, target)
     if calibrate:
-        from agents.ladder import calibrate as play_calibration
+        from play.ladder import calibrate as play_calibration
         pf, _ = play_calibration(target, baselines=calibrate, games=games,
                                  keep=count if by_rating else None, workers=workers,
                                  address=address, show_progress=show_progress, resume=resume,

@@ -78,7 +78,7 @@ class PlayerGame:
 
     @staticmethod
     def from_record(record: Any, player: int) -> "PlayerGame":
-        """From an `agents.runner.GameRecord`."""
+        """From an `play.runner.GameRecord`."""
         snapshots = get_game(record.spec.game).snapshot_events
         return PlayerGame.from_events(record.events, player, record.winner, record.rounds,
                                       record.summaries[player], snapshots,

@@ -13,7 +13,7 @@ Seeds come from the run seed, the individual's index in the run and the game's i
 individual, so a game is the same whoever plays it, whenever, in whatever order.
 
 A batch of individuals is submitted as one list of games (one Ray task each, through an
-`agents.parallel.GamePool`) so that long and short games balance over the workers; a run may
+`play.parallel.GamePool`) so that long and short games balance over the workers; a run may
 keep several batches in flight (`BatchGames`). Results are stored by batch and index, never
 by arrival.
 """
@@ -26,9 +26,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from agents.parallel import GamePool
 from agents.portfolio.portfolio import DEFAULT_WEIGHT
-from agents.runner import AgentSpec, GameRecord, GameSpec
+from play.parallel import GamePool
+from play.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
 
@@ -256,7 +256,7 @@ class BatchGames:
         """The next game to finish, whichever batch it belongs to, stored in its slot.
 
         Raises:
-            agents.parallel.GameLost: its task failed outside the game's code after Ray's
+            play.parallel.GameLost: its task failed outside the game's code after Ray's
                 retries (the key is the batch).
             RuntimeError: a game returned twice, or nothing in flight.
         """
@@ -346,6 +346,6 @@ def worker_count(address: str | None, workers: int | None) -> int:
     """CPUs that play games: 1 in-process, else what the Ray cluster offers."""
     if workers == 0 and not address:
         return 1
-    from agents.parallel import ensure_ray
+    from play.parallel import ensure_ray
     ray = ensure_ray(address, workers)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -10,7 +10,7 @@ Genomes, in this order (their genome number): the control (`Plan.control`: the d
 weights; a mapping with genes: its registered control), the all-zero genome (`zero`) and every
 one-hot genome (one value 1, the others 0; labelled `<gene>=1`). Each plays N games on the
 config's training levels at the config's agent, opponent, budget and options, in every seat
-(`agents.ladder.alternating_games`: game g plays level g mod L, its seat moving on as in
+(`play.ladder.alternating_games`: game g plays level g mod L, its seat moving on as in
 validation). Seeds come from the config's seed, a spawn key of the probe's own
 (`PROBE_KEY`, the genome number, g), so a game depends only on the config, the seed and its
 place, and N games are the first N of any larger N.
@@ -52,10 +52,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from agents.files import atomic_write, check_folder, claim_folder, read_json
-from agents.ladder import Z95, alternating_games, wilson_interval
-from agents.runner import GameRecord, GameSpec
+from play.ladder import Z95, alternating_games, wilson_interval
+from play.runner import GameRecord, GameSpec
+from playstyles.inputs import read_json
 from playstyles.limits import check_planned
+from playstyles.outputs import atomic_write, check_folder, claim_folder
 from qd.rundir import csv_true, read_table
 from qd.styles import Sample, _pooled_sd, holm, mean_interval
 
@@ -80,7 +81,7 @@ GAMES = "probe_games.csv"
 GENOMES = "probe_genomes.csv"
 TABLE = "probe.csv"
 PROBE = "probe"
-"""The command, as its output folder's marker names it (`agents.files`)."""
+"""The command, as its output folder's marker names it (`playstyles.outputs`)."""
 SETTINGS = "probe.json"
 REPORT = "probe.md"
 CHART = "probe.png"
@@ -380,10 +381,10 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
 
     Raises:
         ValueError: a bad argument or output directory, naming it.
-        agents.journal.Interrupted: on Ctrl-C, once the finished games are kept.
+        play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
-    from agents.journal import GameJournal
-    from agents.parallel import ray_session
+    from play.journal import GameJournal
+    from play.parallel import ray_session
     from qd.games import game_seconds
     from qd.validation import play_journal
 

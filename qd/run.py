@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 from ribs.schedulers import Scheduler
 
-from agents.files import atomic_write, check_folder, claim_folder
-from agents.journal import Interrupted, plain
-from agents.runner import GameRecord
+from play.journal import Interrupted, plain
+from play.runner import GameRecord
+from playstyles.outputs import atomic_write, check_folder, claim_folder
 from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
 from qd.checkpoint import (
     CheckpointError,
@@ -415,7 +415,7 @@ def _logger(run_dir: Path) -> logging.Logger:
 
 
 EVOLVE = "evolve"
-"""The command, as a run directory's marker names it (`agents.files`)."""
+"""The command, as a run directory's marker names it (`playstyles.outputs`)."""
 
 
 def _occupied(run_dir: Path) -> bool:
@@ -486,7 +486,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         RunError: the run cannot start or continue (the message says why and what to do).
     """
     config, run_dir, kept = _prepare(config_path, out, resume)
-    from agents.parallel import check_address
+    from play.parallel import check_address
     cluster = address or os.environ.get("RAY_ADDRESS")
     if cluster and workers != 0:  # a cluster that does not answer: nothing is written
         check_address(cluster)
@@ -526,7 +526,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     for note in notes:
         log.info("%s", note)
 
-    from agents.parallel import ray_session
+    from play.parallel import ray_session
     try:
         with ray_session():  # Ray is shut down before any exception leaves the block
             result = _loop(config, run_dir, state, address, workers, show_progress,
@@ -682,7 +682,7 @@ def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
 def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
           show_progress: bool, max_batches: int | None, log: logging.Logger,
           checkpoint: CheckpointLog, digests: TableDigests) -> RunResult:
-    from agents.parallel import GameLost, cluster_size
+    from play.parallel import GameLost, cluster_size
     plan = config.plan()
     gpi = plan.games_per_individual
     lag = int(config.pipeline.get("lag", 1))
@@ -856,7 +856,7 @@ def _done(saved: int) -> str:
 
 
 def _retries() -> int:
-    from agents.parallel import TASK_RETRIES
+    from play.parallel import TASK_RETRIES
     return TASK_RETRIES
 
 

@@ -91,7 +91,7 @@ VALIDATION_SUMMARY = "validation_summary.json"
 VALIDATION_TABLE = "validation.md"
 VALIDATION_CHART = "validation.png"
 VALIDATION_JOURNAL = "validation.journal"
-"""The validation games finished so far while a validation plays (`agents.journal`); gone
+"""The validation games finished so far while a validation plays (`play.journal`); gone
 once its results are written."""
 VALIDATION_FILES = (VALIDATION, VALIDATION_GAMES, VALIDATION_SUMMARY, VALIDATION_TABLE,
                     VALIDATION_CHART)
@@ -120,7 +120,7 @@ def is_run_dir(folder: str | Path) -> bool:
 def run_files(folder: str | Path) -> tuple[str, ...]:
     """The file names no other command may write into `folder` (`OWN_FILES` when it is a run
     directory, else none): what a command passes as `protected` to
-    `agents.files.check_output_file`.
+    `playstyles.outputs.check_output_file`.
 
     Args:
         folder: the folder of an output file.

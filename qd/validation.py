@@ -36,10 +36,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write
-from agents.ladder import alternating_games, wilson_interval
-from agents.runner import GameRecord, GameSpec
+from play.ladder import alternating_games, wilson_interval
+from play.runner import GameRecord, GameSpec
 from playstyles.limits import check_planned
+from playstyles.outputs import atomic_write
 from qd.features import PlayerGame, per_game
 from qd.games import credit
 from qd.rundir import (
@@ -186,10 +186,10 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
                  desc: str) -> list[GameRecord]:
     """Play a journal's missing games (`qd.games.play`), keeping each in the journal as it
     arrives, with a progress bar that starts at the games reused; every record in spec order.
-    Call it inside `journal.interruptible()` (and `agents.parallel.ray_session()`).
+    Call it inside `journal.interruptible()` (and `play.parallel.ray_session()`).
 
     Args:
-        journal: the command's `agents.journal.GameJournal`.
+        journal: the command's `play.journal.GameJournal`.
         address: a Ray cluster to join.
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         show_progress: a progress bar on the terminal.
@@ -240,7 +240,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             seats, and compare every distinct style with it.
 
     Raises:
-        agents.journal.Interrupted: on Ctrl-C, once the finished games are kept.
+        play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
@@ -266,8 +266,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         raise ValueError(f"games: at least one game per elite, got {n_games}")
     specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control)
 
-    from agents.journal import GameJournal
-    from agents.parallel import ray_session
+    from play.journal import GameJournal
+    from play.parallel import ray_session
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
     with journal.interruptible():
         with ray_session():

@@ -165,7 +165,7 @@ def test_run_configs(tmp_path, data, nim_run):
 @FUZZ
 @given(data=st.data())
 def test_tournament_configs(tmp_path, data):
-    from agents.tournament import load_config
+    from play.tournament import load_config
     text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
                            "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
     damage_and_read(data, text, tmp_path / "t.yaml", load_config)
@@ -174,7 +174,7 @@ def test_tournament_configs(tmp_path, data):
 @FUZZ
 @given(data=st.data())
 def test_train_evaluator_configs(tmp_path, data):
-    from agents.train_evaluator import load_train_config
+    from play.train_evaluator import load_train_config
     good = (Path(__file__).resolve().parents[1] / "experiments" / "learned_evaluator.yaml")
     damage_and_read(data, good.read_bytes(), tmp_path / "t.yaml", load_train_config)
 
@@ -199,7 +199,7 @@ def test_probe_files(tmp_path, nim_run, name):
 @FUZZ
 @given(data=st.data())
 def test_preset_files(tmp_path, data, nim_run):
-    from agents.presets import load_presets
+    from play.presets import load_presets
     damage_and_read(data, (nim_run / "presets.json").read_bytes(), tmp_path / "p.json",
                     load_presets)
 
@@ -288,8 +288,8 @@ def test_run_directory_files(tmp_path, nim_run, name, capsys):
 
 def test_checkpoints_and_journals(tmp_path, nim_run, capsys):
     """evolve --resume on a damaged checkpoint, validate --resume on a damaged journal."""
-    from agents.journal import GameJournal
-    from agents.runner import AgentSpec, GameSpec, run_game
+    from play.journal import GameJournal
+    from play.runner import AgentSpec, GameSpec, run_game
 
     @FUZZ
     @given(data=st.data())

@@ -12,16 +12,16 @@ from typing import Any, Callable
 
 import pytest
 
-from agents.files import read_json, read_yaml
-from agents.parallel import check_address
-from agents.presets import FORMAT as PRESET_FORMAT
-from agents.presets import VERSION as PRESET_VERSION
-from agents.tournament import config_from_dict as tournament_config
 from games.api import check_game_options
 from games.recording import FORMAT as RECORD_FORMAT
 from games.registry import get_game
+from play.parallel import check_address
+from play.presets import FORMAT as PRESET_FORMAT
+from play.presets import VERSION as PRESET_VERSION
+from play.tournament import config_from_dict as tournament_config
 from playstyles import limits as L
 from playstyles.cli import main
+from playstyles.inputs import read_json, read_yaml
 from qd.config import ConfigError, config_from_dict, load_config
 
 SECONDS = 5.0
@@ -233,8 +233,8 @@ def test_every_cli_count_is_bounded(capsys, argv, needle):
     ("mcts:budget=1000000000", "budget: at most 1000000"),
 ])
 def test_agent_parameter_counts_are_bounded(spec, needle):
-    from agents.specs import split_spec
-    from agents.tournament import parse_agent
+    from play.specs import split_spec
+    from play.tournament import parse_agent
     refused(lambda: parse_agent(spec, "agents[0]", "navy" if "hop" in spec else "tribes"),
             "agents[0]", needle)
     assert split_spec("mcts:budget=20", "tribes")[1]["budget"] == 20

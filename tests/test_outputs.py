@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.files import (
+from playstyles.cli import main
+from playstyles.outputs import (
     MARKER,
     atomic_write,
     check_folder,
@@ -24,8 +25,7 @@ from agents.files import (
     claim_folder,
     save_figure,
 )
-from playstyles.cli import main
-from tests.agents.test_ladder import presets
+from tests.play.test_ladder import presets
 from tests.agents.test_learned import TINY as TINY_TRAINING
 from tests.plots.tiny_run import copy_run, tiny_run
 

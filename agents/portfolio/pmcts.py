@@ -228,7 +228,7 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
 
 def _weights_arg(value: Any, name: str) -> Mapping[str, float] | Sequence[float] | None:
     """Weights as given: a dict (script -> weight) or a list (genome values in layout order);
-    text forms are parsed at the edge (`agents.specs.parse_weights`)."""
+    text forms are parsed at the edge (`play.specs.parse_weights`)."""
     if value is None or isinstance(value, (Mapping, list, tuple, np.ndarray)):
         return value
     raise ValueError(f"{name}: expected a dict of script weights or a list of genome values, "

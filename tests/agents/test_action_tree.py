@@ -11,8 +11,8 @@ import pytest
 
 from agents.action_tree import ActionTreeAgent, _Choice, _group, _Step
 from agents.registry import make_agent, validate_agent
-from agents.runner import play_game
 from games.registry import get_game
+from play.runner import play_game
 from tests.agents.counting import CountingState, counted_tribes_decisions
 
 RELAY = get_game("relay")

@@ -134,7 +134,7 @@ def test_bad_settings_are_refused_naming_the_field():
 
 
 def test_parameters_rebuild_the_same_agent():
-    from agents.presets import full_params
+    from play.presets import full_params
     params = full_params("hps", {"search": "mcts", "drop": "defensive",
                                  "forbid": ["ATTACK"], "c": 0.5, "final": "mean"}, "tribes")
     assert params["drop"] == ["defensive"] and params["forbid"] == ["ATTACK"]

@@ -11,14 +11,14 @@ import pytest
 from agents.encodings import encoding_names, get_encoding
 from agents.evaluators import TerminalAware, make_evaluator
 from agents.learned import LearnedEvaluator, Model, load_model, model_path
-from agents.runner import play_game
-from agents.selfplay import generate_samples
-from agents.specs import parse_agent_spec
-from agents.tournament import plan
-from agents.train_evaluator import train_config_from_dict, train_evaluator
 from games.registry import get_game
 from games.tribes import constants as K
 from games.tribes import encoding as E
+from play.runner import play_game
+from play.selfplay import generate_samples
+from play.specs import parse_agent_spec
+from play.tournament import plan
+from play.train_evaluator import train_config_from_dict, train_evaluator
 
 TINY = {"game": "tribes", "agents": ["rule_based"], "levels": "range:1-4", "repetitions": 2,
         "options": {"max_rounds": 5}, "seed": 5, "hidden": [8], "epochs": 5, "held_out": 1}
@@ -183,7 +183,7 @@ def test_hps_takes_a_learned_evaluator(tiny_model):
 
 
 def test_a_tournament_config_accepts_a_learned_agent(tiny_model):
-    from agents.tournament import config_from_dict
+    from play.tournament import config_from_dict
     spec = f"mcts:evaluator=learned:{tiny_model.path},budget=20"
     config = config_from_dict({"game": "tribes", "agents": [spec, "random"]})
     assert dict(config.agents[0].params)["evaluator"] == f"learned:{tiny_model.path}"
@@ -268,7 +268,7 @@ def test_bad_config_fields_are_named(over, message):
 
 
 def test_agent_specs_keep_a_model_path_whole():
-    from agents.specs import split_spec
+    from play.specs import split_spec
     name, params = split_spec("mcts:evaluator=learned:runs/m-1.2.npz,rollouts=false", "tribes")
     assert name == "mcts"
     assert params == {"evaluator": "learned:runs/m-1.2.npz", "rollouts": False}
@@ -290,7 +290,7 @@ def test_the_command_line_trains_and_writes_the_model_and_summary(tmp_path, caps
 
 
 def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
-    from agents.train_evaluator import self_play
+    from play.train_evaluator import self_play
     file = tmp_path / "samples.npz"
     config = train_config_from_dict(TINY)
     played = self_play(config, samples=file, workers=0, show_progress=False)
@@ -306,7 +306,7 @@ def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
 def test_a_model_file_is_read_as_plain_arrays_within_a_bound(tmp_path):
     """A model holding an array of objects (a pickle) is refused without unpickling it, and
     a small file whose arrays would expand past the bound is refused before decompressing."""
-    from agents.files import read_npz
+    from playstyles.inputs import read_npz
 
     flag = tmp_path / "ran"
 

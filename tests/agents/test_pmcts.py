@@ -20,10 +20,10 @@ from agents.portfolio import pmcts as P
 from agents.portfolio.pmcts import PMCTSAgent, _PNode, sample_assignment, script_counts
 from agents.portfolio.pruning import Pruner, Schedule
 from agents.registry import make_agent
-from agents.runner import play_game
-from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
+from play.runner import play_game
+from play.specs import parse_agent_spec
 from tests.agents.counting import CountingState
 from tests.agents.test_search_agents import play_recorded
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from agents.registry import make_agent
-from agents.runner import play_game
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.rule_based import END_TURN_VALUE, RuleBasedAgent
+from play.runner import play_game
 from tests.tribes.builders import (
     board,
     capital,

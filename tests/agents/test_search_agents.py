@@ -16,12 +16,12 @@ import pytest
 from agents.evaluators import TerminalAware, deciding, make_evaluator
 from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
-from agents.runner import play_game
 from agents.search import Budget, BudgetExhausted, hooks_for
 from games.registry import get_game
 from games.tribes import constants as K
 from games.tribes.evaluators import TribesDiffHeuristic
 from games.tribes.level_sets import PAPER_SEEDS
+from play.runner import play_game
 from tests.agents.counting import CountingState
 
 GAME = get_game("tribes")
@@ -206,7 +206,7 @@ def test_registered_and_rebuilt_from_params(name):
 
 
 def test_flags_accept_text_from_agent_specs():
-    from agents.specs import parse_agent_spec
+    from play.specs import parse_agent_spec
     a = parse_agent_spec("mcts:rollouts=false,prioritize_root=true,budget=10", seed=1)
     assert a.rollouts is False and a.prioritize_root is True and a.budget == 10
     with pytest.raises(ValueError, match="rollouts: expected true or false"):
@@ -214,7 +214,7 @@ def test_flags_accept_text_from_agent_specs():
 
 
 def test_agents_take_typed_values_and_text_is_parsed_at_the_edge():
-    from agents.specs import split_spec
+    from play.specs import split_spec
     with pytest.raises(ValueError, match="rollouts: expected true or false, got 'false'"):
         make_agent("mcts", rollouts="false")  # text reaches no agent unparsed
     name, params = split_spec("pmcts_pu:weights=SpawnRange:1;ResearchNaval:0,bias=no", "tribes")

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import agents.watch
+import play.watch
 from agents.human import GameAbandoned, HumanAgent
 from agents.registry import make_agent
-from agents.tournament import config_from_dict
 from games.api import is_pass
 from games.registry import get_game
+from play.tournament import config_from_dict
 from playstyles import __version__
 from playstyles.cli import build_parser, main
 
@@ -164,8 +164,8 @@ def test_replay_images_says_how_many_and_where(capsys, tmp_path):
 
 def test_rounds_plays_that_many_rounds(capsys, monkeypatch):
     shown = []
-    real = agents.watch.play_shown
-    monkeypatch.setattr(agents.watch, "play_shown",
+    real = play.watch.play_shown
+    monkeypatch.setattr(play.watch, "play_shown",
                         lambda *a, **k: shown.append(real(*a, **k)) or shown[-1])
     for n in (1, 3):
         code, out, _ = run(capsys, "play", "--rounds", n, "--seed", 2)

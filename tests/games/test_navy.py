@@ -9,13 +9,13 @@ import pytest
 from agents.conformance import check_agents
 from agents.hop import HOPAgent
 from agents.registry import make_agent
-from agents.runner import play_game
 from games.api import IllegalAction, determinise, new_belief, observation, results
 from games.conformance import check_game
 from games.navy.level import NavyLevel, generate_level
 from games.navy.state import SNAPSHOT_EVENTS, NavyState
 from games.navy.subs import BELIEVED
 from games.registry import get_game
+from play.runner import play_game
 
 
 def world(navy, cargo=((0, 0, "cw"),), subs=(), size=7, steps=30, seed=0) -> NavyState:
@@ -313,7 +313,7 @@ def test_agents_see_only_what_they_should():
 
 
 def test_a_tournament_of_a_one_player_game_plays_every_agent_alone(tmp_path):
-    from agents.tournament import ALONE, config_from_dict, run_tournament
+    from play.tournament import ALONE, config_from_dict, run_tournament
     config = config_from_dict({"game": "navy", "agents": ["static", "patrol"],
                                "levels": "range:0-2", "repetitions": 2, "seed": 1})
     games, summary = run_tournament(config, out=tmp_path, workers=0, show_progress=False)

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from agents.runner import play_game
 from games.navy.belief import ParticleBelief
 from games.navy.exact import ExactBelief, config_of, outcomes, state_count
 from games.navy.hop import NavyHOP
 from games.navy.level import NavyLevel
 from games.navy.state import NavyState
 from games.navy.subs import BELIEVED, TRUE
+from play.runner import play_game
 
 
 def tiny(policy: str, seed: int = 3) -> NavyState:

@@ -16,10 +16,10 @@ import yaml
 
 from agents.conformance import check_agents
 from agents.registry import agent_names, make_agent
-from agents.runner import AgentSpec
 from games.api import ends_turn, is_pass, outcome
 from games.conformance import ConformanceError, check_game
 from games.registry import get_game
+from play.runner import AgentSpec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -161,7 +161,7 @@ def test_agents_of_one_game_are_not_another_games():
 
 
 def test_tournament_evolution_report_and_export_on_the_tiny_game(tmp_path):
-    from agents.tournament import config_from_dict, run_tournament
+    from play.tournament import config_from_dict, run_tournament
     from plots.report import write_report
     from qd.export import export_presets
     from qd.run import evolve
@@ -206,7 +206,7 @@ def test_generic_layers_import_no_game():
                 offenders.append(str(p.relative_to(REPO)))
     assert not offenders, offenders
     code = ("import sys\n"
-            "import agents.registry, agents.tournament, agents.ladder, agents.presets, "
+            "import agents.registry, play.tournament, play.ladder, play.presets, "
             "qd.config, qd.run, qd.export, qd.validation, playstyles.cli, plots.report\n"
             "bad = [m for m in sys.modules if m.startswith(('games.tribes', 'games.openspiel'))]\n"
             "assert not bad, bad\n")

@@ -16,13 +16,13 @@ import pytest
 
 from agents.conformance import CountingState, check_agents
 from agents.registry import make_agent
-from agents.watch import play_shown
 from games.conformance import check_game
 from games.registry import get_game
 from games.tribolo.ai import TriboloAI, select_strategy
 from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
 from games.tribolo.game import state_from_level
 from games.tribolo.level import TriboloLevel, generate_level, parse_level
+from play.watch import play_shown
 from playstyles.limits import MAX_BUDGET
 
 DATA = Path(__file__).resolve().parent / "data" / "tribolo"
@@ -311,7 +311,7 @@ def test_strategy_selection_thresholds():
 def test_paranoid_plays_the_same_game_as_minimax():
     """Same seed, same set of best moves, same choice: a whole game is identical, and the
     alpha-beta searches built fewer states."""
-    from agents.runner import play_game
+    from play.runner import play_game
     games = {}
     for search in ("minimax", "paranoid"):
         ai = TriboloAI(seed=3, search=search)

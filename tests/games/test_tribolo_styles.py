@@ -14,12 +14,12 @@ from agents.conformance import check_agents
 from agents.portfolio import portfolio
 from agents.portfolio.script import default_layout, make_context, scripts_of
 from agents.registry import make_agent
-from agents.runner import play_game
 from games.registry import get_game
 from games.tribolo.board import BIT, anchored_axes
 from games.tribolo.game import state_from_level
 from games.tribolo.level import TriboloLevel
 from games.tribolo.scripts import STYLES_LAYOUT
+from play.runner import play_game
 from playstyles.cli import main
 from qd.features import PlayerGame, features_of
 

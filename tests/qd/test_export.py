@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.presets import load_presets
-from agents.runner import AgentSpec, GameSpec, run_game
+from play.presets import load_presets
+from play.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
 from qd.config import load_config
 from qd.export import corner_order, export_presets, pick_difficulty, pick_styles, style_name

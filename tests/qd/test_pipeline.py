@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 import qd.run as run_mod
-from agents.parallel import Finished, GamePool
-from agents.runner import run_game
+from play.parallel import Finished, GamePool
+from play.runner import run_game
 from qd.checkpoint import read_checkpoint, read_partial, told_batches
 from qd.config import ConfigError, config_from_dict, load_config
 from qd.emitters import EMITTERS, PaperEmitter, register_emitter

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from agents.journal import GameJournal, Interrupted
+from play.journal import GameJournal, Interrupted
 from playstyles.cli import main
 from qd import features as registry
 from qd.config import config_from_dict

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from agents.ladder import ahead, pair_table, plan_ladder, seatings
-from agents.runner import AgentSpec
+from play.ladder import ahead, pair_table, plan_ladder, seatings
+from play.runner import AgentSpec
 from qd.games import Plan, seat_table
 
 ME, OPP, FIELD = AgentSpec.of("random", "me"), AgentSpec.of("random", "opp"), \

@@ -83,7 +83,7 @@ def test_validate_report_export_and_a_ladder_work_unchanged(run_dir, capsys):
 
 
 def test_a_field_agent_is_refused_in_a_two_player_ladder(tmp_path, capsys):
-    from agents.presets import Preset, PresetFile, dump_presets
+    from play.presets import Preset, PresetFile, dump_presets
     f = tmp_path / "p.json"
     dump_presets(PresetFile("nim", [Preset("a", "random", {}, "nim"),
                                     Preset("b", "random", {}, "nim")], "difficulty"), f)
@@ -92,8 +92,8 @@ def test_a_field_agent_is_refused_in_a_two_player_ladder(tmp_path, capsys):
 
 
 def test_a_one_player_game_has_no_ladder(tmp_path):
-    from agents.ladder import run_ladder
-    from agents.presets import Preset, PresetFile, dump_presets
+    from play.ladder import run_ladder
+    from play.presets import Preset, PresetFile, dump_presets
     f = tmp_path / "p.json"
     dump_presets(PresetFile("navy", [Preset("a", "random", {}, "navy"),
                                      Preset("b", "static", {}, "navy")], "difficulty"), f)

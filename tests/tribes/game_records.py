@@ -17,9 +17,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from agents.specs import parse_agent_spec
 from games.registry import get_game
 from games.tribes.level_sets import PAPER_SEEDS
+from play.specs import parse_agent_spec
 
 RECORDS = Path(__file__).with_name("data") / "game_records.json"
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from agents.runner import AgentSpec, GameSpec, run_game
 from games.tribes import features as F
 from games.tribes.game import SNAPSHOT_EVENTS
+from play.runner import AgentSpec, GameSpec, run_game
 from qd import features as registry
 from qd.features import PlayerGame, features_of, mean_spread, measure, per_game, slope
 

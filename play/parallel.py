@@ -30,7 +30,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
-from agents.runner import GameSpec, run_game
+from play.runner import GameSpec, run_game
 
 TASK_RETRIES = 3
 
@@ -178,7 +178,7 @@ def join_failure(address: str, error: BaseException) -> str:
             "head); see the README, \"Ray and its token authentication\"")
 
 
-SHIPPED_PACKAGES = ("games", "agents", "qd", "plots", "playstyles")
+SHIPPED_PACKAGES = ("games", "agents", "play", "qd", "plots", "playstyles")
 """The project's packages, sent to a cluster with the job."""
 
 

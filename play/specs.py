@@ -13,9 +13,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from agents.files import load_json
-from agents.presets import resolve_spec
 from agents.registry import factory_of, make_agent_from
+from play.presets import resolve_spec
+from playstyles.inputs import load_json
 from playstyles.limits import short
 
 _TRUE = ("1", "true", "yes", "on")

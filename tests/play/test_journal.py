@@ -8,9 +8,9 @@ import pickle
 import pandas as pd
 import pytest
 
-from agents.journal import DataLog, GameJournal, Interrupted
-from agents.presets import Preset, PresetFile, dump_presets, full_params
-from agents.runner import AgentSpec, GameSpec, run_game
+from play.journal import DataLog, GameJournal, Interrupted
+from play.presets import Preset, PresetFile, dump_presets, full_params
+from play.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
 from playstyles.datalog import LogError, encode_line, read_log
 

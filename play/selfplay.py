@@ -11,9 +11,9 @@ evaluates leaves for the searching player whoever is to move there (e.g. right a
 turn ended), so the network has to know positions seen by the player who waits too; the
 encoding carries whether the viewer is to move.
 
-The games are a tournament plan (`agents.tournament.plan`: every pairing on every level,
+The games are a tournament plan (`play.tournament.plan`: every pairing on every level,
 seats alternating with the repetition, all seeds from one seed) played by the usual pool
-(`agents.parallel`, one Ray task per game): the same seed gives the same positions whatever
+(`play.parallel`, one Ray task per game): the same seed gives the same positions whatever
 the number of workers, since samples are put in game order.
 """
 
@@ -28,10 +28,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import get_encoding
-from agents.files import npz_json, read_npz, save_npz
-from agents.parallel import progress, run_games
-from agents.runner import GameSpec, new_state, play_game
 from games.api import results
+from play.parallel import progress, run_games
+from play.runner import GameSpec, new_state, play_game
+from playstyles.inputs import read_npz
+from playstyles.outputs import npz_json, save_npz
 
 VIEWS = ("all", "mover")
 
@@ -124,7 +125,7 @@ class Samples:
 @dataclass(frozen=True)
 class Sampler:
     """What one self-play task does: play the game of a spec and return its encoded turn
-    starts (a picklable callable for `agents.parallel`).
+    starts (a picklable callable for `play.parallel`).
 
     Args:
         encoding: the game's encoding name (None: its default).
@@ -191,7 +192,7 @@ def generate_samples(specs: Sequence[GameSpec], encoding: str | None = None, vie
     """Play every game of `specs` (in parallel) and collect their encoded turn starts.
 
     Args:
-        specs: the games, e.g. `agents.tournament.plan` of a self-play config.
+        specs: the games, e.g. `play.tournament.plan` of a self-play config.
         encoding: the game's encoding name (None: its default).
         views: "all" or "mover".
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).

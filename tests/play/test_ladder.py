@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.ladder import (
+from play.ladder import (
     HOLDS,
     NOT_SIGNIFICANT,
     VIOLATED,
@@ -19,7 +19,7 @@ from agents.ladder import (
     run_ladder,
     wilson_interval,
 )
-from agents.presets import Preset, PresetFile, dump_presets, full_params
+from play.presets import Preset, PresetFile, dump_presets, full_params
 from playstyles.cli import main
 
 
@@ -154,7 +154,7 @@ def test_ladder_from_the_command_line(tmp_path, capsys):
 
 
 def test_bradley_terry_recovers_known_strengths_and_their_uncertainty():
-    from agents.ladder import bradley_terry
+    from play.ladder import bradley_terry
     true = np.array([-200.0, 0.0, 200.0])
     rng = np.random.default_rng(3)
     inside = 0
@@ -193,7 +193,7 @@ def test_ladder_files_carry_the_ratings(tmp_path):
 
 
 def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, capsys):
-    from agents.ladder import calibrate
+    from play.ladder import calibrate
     path = presets(tmp_path)
     pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
                            show_progress=False)
@@ -214,14 +214,14 @@ def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, cap
 
 
 def _ratings(values, half_width):
-    from agents.ladder import Ratings
+    from play.ladder import Ratings
     r = np.asarray(values, dtype=float)
     w = np.broadcast_to(np.asarray(half_width, dtype=float), r.shape)
     return Ratings([f"a{k}" for k in range(len(r))], r, r - w, r + w, np.full(len(r), 10))
 
 
 def test_separated_chain_spreads_evenly_and_falls_back_to_the_longest():
-    from agents.ladder import separated_chain
+    from play.ladder import separated_chain
     r = _ratings([-300, -120, -100, 0, 90, 300], 40)
     # chains of 3 with gaps > 80: the most even one is -300, 0, 300 (steps 300, 300)
     assert separated_chain(r, r.labels, 3) == ["a0", "a3", "a5"]
@@ -238,7 +238,7 @@ def test_separated_chain_spreads_evenly_and_falls_back_to_the_longest():
 
 
 def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines_only(tmp_path):
-    from agents.ladder import calibrate
+    from play.ladder import calibrate
     path = presets(tmp_path)
     pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
                            show_progress=False, keep=1)
@@ -252,9 +252,9 @@ def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines
 
 
 def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, monkeypatch):
-    from agents import journal as jm
-    from agents import presets as pm
-    from agents.ladder import calibrate
+    from play import journal as jm
+    from play import presets as pm
+    from play.ladder import calibrate
     path = presets(tmp_path)
     kept = tmp_path / "ladder-ladder" / "games.journal"
 

@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from agents.runner import AgentSpec, GameSpec, run_game
-from agents.tournament import (
+from play.runner import AgentSpec, GameSpec, run_game
+from play.tournament import (
     ALL_TABLES,
     TournamentConfig,
     config_from_dict,
@@ -117,7 +117,7 @@ def test_config_errors_name_the_key(data, message):
 def test_results_do_not_depend_on_workers(tmp_path):
     """Serial play and two Ray workers give the same games (ordered by plan, not by arrival)."""
     pytest.importorskip("ray")
-    from agents.parallel import shutdown
+    from play.parallel import shutdown
     config = small_config()
     serial, s_sum = run_tournament(config, out=tmp_path / "serial", workers=0, show_progress=False)
     try:
@@ -134,7 +134,7 @@ def test_results_do_not_depend_on_workers(tmp_path):
 def test_partial_results_are_written_while_playing(tmp_path, monkeypatch):
     """A long tournament shows its finished games as it goes; the partial files give way to
     the final ones at the end."""
-    import agents.tournament as tournament
+    import play.tournament as tournament
     seen = []
     real = tournament.atomic_write
 
@@ -157,7 +157,7 @@ def test_a_cluster_job_ships_every_package_the_project_installs():
     import tomllib
     from pathlib import Path
 
-    from agents.parallel import SHIPPED_PACKAGES, code_env
+    from play.parallel import SHIPPED_PACKAGES, code_env
     root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "pyproject.toml").read_text())
     include = project["tool"]["setuptools"]["packages"]["find"]["include"]

@@ -1,7 +1,7 @@
 """Training a learned evaluator: self-play positions in, a versioned model file out.
 
 `playstyles train-evaluator CONFIG` reads a YAML config (`load_train_config`), plays the
-self-play games (`agents.selfplay`), splits them by level into training and held-out games
+self-play games (`play.selfplay`), splits them by level into training and held-out games
 (every game of a level lands on one side, so no position of a held-out game, nor of its
 level, is seen in training), fits a fully connected network with scikit-learn's
 `MLPClassifier` (Adam, log loss, the viewer's win as the positive class) and writes the model
@@ -26,18 +26,18 @@ from typing import Any
 import numpy as np
 
 from agents.encodings import get_encoding
-from agents.files import read_yaml
-from agents.ladder import wilson_interval
 from agents.learned import ACTIVATIONS, Model
-from agents.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from agents.tournament import (
+from games.levels import split
+from play.ladder import wilson_interval
+from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
+from play.tournament import (
     TournamentConfig,
     config_from_dict,
     level_seeds,
     parse_agent,
     plan,
 )
-from games.levels import split
+from playstyles.inputs import read_yaml
 from playstyles.limits import (
     MAX_BATCH,
     MAX_EPOCHS,

@@ -31,15 +31,15 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write, claim_folder
-from agents.runner import AgentSpec, GameSpec
+from play.runner import AgentSpec, GameSpec
 from playstyles.limits import check_planned
+from playstyles.outputs import atomic_write, claim_folder
 
 Z95 = 1.959963984540054
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
 
 LADDER = "ladder"
-"""The command that writes a ladder directory, as its marker names it (`agents.files`)."""
+"""The command that writes a ladder directory, as its marker names it (`playstyles.outputs`)."""
 
 
 def ladder_dir(presets_path: str | Path) -> Path:
@@ -58,7 +58,7 @@ def is_ladder_dir(folder: Path) -> bool:
     Args:
         folder: the folder.
     """
-    from agents.tournament import JOURNAL
+    from play.tournament import JOURNAL
     return (folder / "ladder.json").is_file() or (folder / JOURNAL).is_file()
 
 
@@ -375,7 +375,7 @@ def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentS
     """Baselines by spec; one that takes a budget and sets none plays at the presets' budget
     (when those with a budget share one), so that the ladder compares like with like."""
     from agents.registry import accepts
-    from agents.tournament import parse_agent
+    from play.tournament import parse_agent
     budgets = {p.params["budget"] for p in presets if p.params.get("budget") is not None}
     shared = budgets.pop() if len(budgets) == 1 else None
     out = []
@@ -407,18 +407,18 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     plays every ordered pair of seats in turn (default games: one per level and seating).
 
     Every finished game is kept in `out`/games.journal; Ctrl-C raises
-    `agents.journal.Interrupted`, and the same call with `resume=True` plays only the games
+    `play.journal.Interrupted`, and the same call with `resume=True` plays only the games
     still missing. With `finish=False` the journal stays after the files are written (for a
     caller with more to write, which removes it when done: `calibrate`).
 
     The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
     ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
-    is refused before anything is written (`agents.files.claim_folder`)."""
-    from agents.journal import GameJournal, play_missing
-    from agents.parallel import ray_session
-    from agents.presets import load_presets
-    from agents.tournament import JOURNAL
+    is refused before anything is written (`playstyles.outputs.claim_folder`)."""
     from games.registry import get_game
+    from play.journal import GameJournal, play_missing
+    from play.parallel import ray_session
+    from play.presets import load_presets
+    from play.tournament import JOURNAL
 
     pf = load_presets(presets_path)
     level_set = get_game(pf.game).level_set
@@ -443,7 +443,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
             options.update(get_game(pf.game).round_limit_options(rounds))
         except ValueError as e:
             raise ValueError(f"rounds: {e}") from None
-    from agents.tournament import seats_of
+    from play.tournament import seats_of
     players = seats_of(pf.game, level_list[0], options)
     if players < 2:
         raise ValueError(f"{presets_path}: {pf.game} is a one-player game, where presets do not "
@@ -473,7 +473,7 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
                   records: list, options: dict, level_list: list, n_games: int, seed: int,
                   field: AgentSpec | None = None) -> LadderResult:
     """The ladder's files: games, summary, pair table, win matrix, verdict and chart."""
-    from agents.tournament import agent_records, games_frame, summarise, table_columns, to_markdown
+    from play.tournament import agent_records, games_frame, summarise, table_columns, to_markdown
     labels = [a.display() for a in agents]
     frame = games_frame(records, agents)
     pairs = pair_table(frame, labels)
@@ -606,7 +606,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     Returns:
         The rewritten `PresetFile` and the ladder's result.
     """
-    from agents.presets import dump_presets, load_presets
+    from play.presets import dump_presets, load_presets
     if not baselines:
         raise ValueError("baselines: calibration needs at least one shared baseline")
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
@@ -650,6 +650,6 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     if warnings:
         pf.source["warnings"] = warnings
     dump_presets(pf, presets_path)
-    from agents.tournament import JOURNAL
+    from play.tournament import JOURNAL
     (result.out / JOURNAL).unlink(missing_ok=True)  # the presets are written: games not needed
     return load_presets(presets_path), result

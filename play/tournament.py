@@ -19,16 +19,17 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.files import atomic_write, claim_folder, read_yaml
-from agents.ladder import wilson_interval
-from agents.parallel import progress, run_games
 from agents.registry import validate_agent
-from agents.runner import AgentSpec, GameRecord, GameSpec
 from agents.search import check_budget
-from agents.specs import split_spec
 from games.api import check_game_options
 from games.registry import get_game
+from play.ladder import wilson_interval
+from play.parallel import progress, run_games
+from play.runner import AgentSpec, GameRecord, GameSpec
+from play.specs import split_spec
+from playstyles.inputs import read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, check_planned, short
+from playstyles.outputs import atomic_write, claim_folder
 
 
 @dataclass
@@ -248,8 +249,8 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 
 
 PARTIAL_EVERY = 20  # games between two writes of the partial results
-JOURNAL = "games.journal"  # the finished games while a tournament plays (agents.journal)
-TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (agents.files)
+JOURNAL = "games.journal"  # the finished games while a tournament plays (play.journal)
+TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (playstyles.outputs)
 
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
@@ -262,7 +263,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
     While it runs, every finished game is kept in `out`/games.journal, and the games so far
     and their summary are rewritten every `PARTIAL_EVERY` games as games.partial.csv and
     summary.partial.md, so a long tournament shows where it stands. Ctrl-C raises
-    `agents.journal.Interrupted`; the same call with `resume=True` plays only the games
+    `play.journal.Interrupted`; the same call with `resume=True` plays only the games
     still missing.
 
     Args:
@@ -274,9 +275,9 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         resume: continue the interrupted tournament in `out`.
         force: overwrite the results of an earlier tournament in `out`. Without it, and
             always when `out` holds anything else, a non-empty `out` is refused before
-            anything is written (`agents.files.claim_folder`).
+            anything is written (`playstyles.outputs.claim_folder`).
     """
-    from agents.journal import GameJournal, play_missing
+    from play.journal import GameJournal, play_missing
     specs = plan(config)
     columns = table_columns(config.game)
     out = Path(out) if out is not None else None
@@ -327,8 +328,8 @@ def agent_records(agents: Sequence[AgentSpec], game: str, budget: int | None = N
     `resolved`, every parameter of the agent as built (defaults included; `budget` is the
     budget it played at), so that a rerun after a default changed can still play the same
     agent."""
-    from agents.presets import full_params
     from agents.registry import accepts
+    from play.presets import full_params
     out = []
     for a in agents:
         given = dict(a.params)

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from agents.human import HumanAgent
-from agents.watch import play_shown, replay_shown
 from games.recording import RecordError, load_record, replay
 from games.registry import get_game
+from play.watch import play_shown, replay_shown
 
 
 def test_record_replays_to_the_same_end(tmp_path):

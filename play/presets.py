@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from agents.files import atomic_write, json_format, read_json
 from agents.registry import agent_names, check_agent, make_agent_from
-from agents.runner import AgentSpec
 from games.api import check_game_options
 from games.registry import get_game
+from play.runner import AgentSpec
+from playstyles.inputs import read_json
 from playstyles.limits import short
+from playstyles.outputs import atomic_write, json_format
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -311,7 +312,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
 
 
 def load_presets(path: str | Path) -> PresetFile:
-    """A preset file, checked completely (its size and nesting first, `agents.files.
+    """A preset file, checked completely (its size and nesting first, `playstyles.outputs.
     read_json`); every error names the file and the field.
 
     Args:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.presets import (
+from agents.registry import make_agent
+from play.presets import (
     Preset,
     PresetError,
     PresetFile,
@@ -20,10 +21,9 @@ from agents.presets import (
     presets_from_dict,
     slug,
 )
-from agents.registry import make_agent
-from agents.runner import AgentSpec, GameSpec, run_game
-from agents.specs import parse_agent_spec, split_spec
-from agents.tournament import parse_agent
+from play.runner import AgentSpec, GameSpec, run_game
+from play.specs import parse_agent_spec, split_spec
+from play.tournament import parse_agent
 from playstyles.cli import main
 
 WEIGHTS = {"ResearchFarms": 0.0, "ResearchRoads": 1.0, "SpawnRange": 0.75, "SpawnCheapest": 0.25}
