@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from games.registry import get_game
-from play.ladder import wilson_interval
+from play.stats import wilson_interval
 from play.tournament import TournamentConfig, parse_agent, run_tournament, to_markdown
 
 OPPONENTS = ["mcts:rollouts=false", "pmcts_pu", "rule_based", "rhea"]

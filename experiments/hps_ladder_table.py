@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from play.ladder import bradley_terry, matrices, order_verdict, pair_table
+from play.ladder import matrices, order_verdict, pair_table
+from play.stats import bradley_terry
 from playstyles.outputs import atomic_write
 
 

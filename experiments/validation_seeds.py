@@ -26,8 +26,8 @@ from scipy.stats import chi2_contingency
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from play.ladder import wilson_interval  # noqa: E402
 from play.parallel import ray_session  # noqa: E402
+from play.stats import wilson_interval  # noqa: E402
 from playstyles.outputs import atomic_write
 from qd.config import load_config  # noqa: E402
 from qd.games import credit, genome_side, play  # noqa: E402

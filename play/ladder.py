@@ -23,7 +23,6 @@ ratings), ladder.md and ladder.png.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -32,10 +31,10 @@ import numpy as np
 import pandas as pd
 
 from play.runner import AgentSpec, GameSpec
+from play.stats import Ratings, bradley_terry, wilson_interval
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write, claim_folder
 
-Z95 = 1.959963984540054
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
 
 LADDER = "ladder"
@@ -60,18 +59,6 @@ def is_ladder_dir(folder: Path) -> bool:
     """
     from play.tournament import JOURNAL
     return (folder / "ladder.json").is_file() or (folder / JOURNAL).is_file()
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (95% by default); (0, 1) without data.
-    Better than the normal interval for few games and rates near 0 or 1."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    z2 = z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def alternating_games(games: int, levels: Sequence[Any], players: int = 2
@@ -160,86 +147,6 @@ def order_verdict(labels: Sequence[str], score: np.ndarray, games: np.ndarray) -
 
 
 # ------------------------------------------------------------------------------ ratings
-
-ELO = 400.0 / math.log(10.0)
-"""Elo points per unit of log-strength: a 400-point gap is 10:1 odds."""
-
-
-@dataclass
-class Ratings:
-    """Bradley-Terry ratings on the Elo scale (mean 0), with 95% intervals.
-
-    Args:
-        labels: the agents.
-        rating: each agent's rating.
-        low: the lower end of its 95% interval.
-        high: the upper end.
-        games: games it played.
-    """
-
-    labels: list[str]
-    rating: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    games: np.ndarray
-
-    def separated(self, order: Sequence[str]) -> bool:
-        """Whether the agents of `order` (weakest first) have rating intervals that do not
-        overlap, each above the one before."""
-        pos = {lab: k for k, lab in enumerate(self.labels)}
-        idx = [pos[lab] for lab in order]
-        return all(self.low[b] > self.high[a] for a, b in zip(idx, idx[1:]))
-
-    def to_records(self) -> list[dict[str, Any]]:
-        return [{"agent": lab, "rating": float(r), "ci_low": float(lo), "ci_high": float(hi),
-                 "games": int(n)}
-                for lab, r, lo, hi, n in zip(self.labels, self.rating, self.low, self.high,
-                                             self.games)]
-
-
-def bradley_terry(labels: Sequence[str], score: np.ndarray, games: np.ndarray,
-                  prior_draws: float = 1.0, iterations: int = 10_000) -> Ratings:
-    """Fit Bradley-Terry strengths to a round robin and give them as Elo-scale ratings.
-
-    P(i beats j) = p_i / (p_i + p_j); fitted by Hunter's MM iterations to the scores (wins plus
-    half the draws), with `prior_draws` virtual draws added to every pair that played (so an
-    agent that won every game still gets a finite rating). Intervals: +-1.96 standard errors
-    from the observed information of the log-strengths, under the constraint that ratings
-    average 0.
-
-    Args:
-        labels: the agents.
-        score: score[i, j], what i scored against j.
-        games: games[i, j], games between i and j.
-        prior_draws: virtual draws per pair that played.
-        iterations: at most this many MM iterations (they stop at convergence).
-    """
-    n = len(labels)
-    games = np.asarray(games, dtype=float)
-    played = games > 0
-    s = np.asarray(score, dtype=float) + np.where(played, prior_draws / 2, 0.0)
-    g = games + np.where(played, prior_draws, 0.0)
-    wins = s.sum(axis=1)
-    p = np.ones(n)
-    for _ in range(iterations):
-        denom = (g / (p[:, None] + p[None, :])).sum(axis=1)
-        new = np.where(denom > 0, wins / np.where(denom > 0, denom, 1), p)
-        new = np.maximum(new, 1e-12)
-        new /= np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(p))) < 1e-10:
-            p = new
-            break
-        p = new
-    theta = np.log(p)
-    w = g * np.outer(p, p) / (p[:, None] + p[None, :]) ** 2
-    info = np.diag(w.sum(axis=1)) - w
-    centre = np.eye(n) - np.ones((n, n)) / n
-    cov = centre @ np.linalg.pinv(info) @ centre
-    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    rating = ELO * (theta - theta.mean())
-    return Ratings(list(labels), rating, rating - Z95 * ELO * se, rating + Z95 * ELO * se,
-                   games.sum(axis=1).astype(int))
-
 
 # ------------------------------------------------------------------------------ playing
 

@@ -23,10 +23,10 @@ from agents.registry import validate_agent
 from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
-from play.ladder import wilson_interval
 from play.parallel import progress, run_games
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
+from play.stats import wilson_interval
 from playstyles.inputs import read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, check_planned, short
 from playstyles.outputs import atomic_write, claim_folder

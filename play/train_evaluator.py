@@ -28,8 +28,8 @@ import numpy as np
 from agents.encodings import get_encoding
 from agents.learned import ACTIVATIONS, Model
 from games.levels import split
-from play.ladder import wilson_interval
 from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
+from play.stats import wilson_interval
 from play.tournament import (
     TournamentConfig,
     config_from_dict,

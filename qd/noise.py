@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from play.ladder import Z95, wilson_interval
+from play.stats import Z95, wilson_interval
 from playstyles.limits import MAX_GAMES, short
 
 NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}

@@ -17,7 +17,7 @@ place, and N games are the first N of any larger N.
 
 Per feature (per-game values, NaN where undefined):
 
-* each genome's mean with its 95% t interval (`qd.styles.mean_interval`);
+* each genome's mean with its 95% t interval (`play.stats.mean_interval`);
 * a Kruskal-Wallis test across the genomes (p = 1 when every value is equal), Holm's
   correction over the features at 5%, and the effect size epsilon^2 = H / (n - 1);
 * the noise: sd_w, the within-genome standard deviation pooled over genomes; with g the
@@ -52,13 +52,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from play.ladder import Z95, alternating_games, wilson_interval
+from play.ladder import alternating_games
 from play.runner import GameRecord, GameSpec
+from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.inputs import read_json
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write, check_folder, claim_folder
 from qd.rundir import csv_true, read_table
-from qd.styles import Sample, _pooled_sd, holm, mean_interval
+from qd.styles import Sample, _pooled_sd
 
 PROBE_KEY = 0x50524F
 """First spawn-key entry of probe games ("PRO")."""

@@ -2,17 +2,11 @@
 
 A play-style is real when its games can be told apart from other styles' games: on games it
 was not chosen on (held-out levels, fresh seeds), at least one mapped feature differs by more
-than the games' noise. This module holds the tests every view shares (validation, the probe,
-the report and export read what they compute):
-
-* `mean_interval`: a mean with its 95% t interval;
-* `welch_p`: Welch's two-sided t test of two samples (unequal variances);
-* `holm`: Holm's step-down correction, family-wise error at `alpha`;
-* `distinct_styles`: the largest set of mutually distinguishable elites, every pair differing
-  in at least one feature at family-wise 5% (Holm over all pairs and features tested), with
-  each style against a control;
-* `detectable`: the smallest difference of two means a test finds with 80% power at the
-  games played (the test's power, stated in the feature's units).
+than the games' noise. `distinct_styles` finds the largest set of mutually distinguishable
+elites, every pair differing in at least one feature at family-wise 5% (Holm over all pairs
+and features tested), with each style against a control; validation, the probe, the report and
+export read what it computes. The tests themselves (`mean_interval`, `welch_p`, `holm`,
+`detectable`) are the shared statistics of `play.stats`.
 
 Samples are per-game values; NaN (a feature undefined in a game) is dropped.
 """
@@ -24,104 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
-ALPHA = 0.05
-"""Family-wise error of the distinctness tests, and the level of the one-sided 'weaker' test."""
-
-POWER = 0.8
-"""The power at which `detectable` states the smallest difference found."""
-
-
-def _clean(values: Sequence[float]) -> np.ndarray:
-    v = np.asarray(values, dtype=float)
-    return v[np.isfinite(v)]
-
-
-def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float, int]:
-    """(mean, low, high, n) over the finite values: Student's t interval of the mean (NaN
-    bounds with fewer than two values; a zero-width interval when every value is equal).
-
-    Args:
-        values: one value per game.
-        level: the interval's coverage.
-    """
-    v = _clean(values)
-    n = len(v)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    m = float(v.mean())
-    if n < 2:
-        return m, math.nan, math.nan, n
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(v.std(ddof=1)) / math.sqrt(n)
-    return m, m - half, m + half, n
-
-
-def _flat(v: np.ndarray) -> bool:
-    """No spread beyond rounding (scipy's t test loses its precision there)."""
-    return float(np.ptp(v)) <= 1e-12 * (1.0 + float(np.abs(v).max()))
-
-
-def welch_p(a: Sequence[float], b: Sequence[float], alternative: str = "two-sided") -> float:
-    """Welch's t test of equal means: its p-value (1 when either sample has fewer than two
-    values; with no spread in either sample, 1 for equal means and 0 otherwise).
-
-    Args:
-        a, b: per-game values.
-        alternative: "two-sided", or "less" (mean of a below mean of b).
-    """
-    x, y = _clean(a), _clean(b)
-    if len(x) < 2 or len(y) < 2:
-        return 1.0
-    vx = 0.0 if _flat(x) else float(x.var(ddof=1)) / len(x)
-    vy = 0.0 if _flat(y) else float(y.var(ddof=1)) / len(y)
-    d = float(x.mean() - y.mean())
-    if vx + vy == 0.0:
-        if d == 0.0 or (alternative == "less" and d > 0):
-            return 1.0
-        return 0.0
-    t = d / math.sqrt(vx + vy)
-    df = (vx + vy) ** 2 / (vx ** 2 / (len(x) - 1) + vy ** 2 / (len(y) - 1))
-    if alternative == "less":
-        return float(stats.t.cdf(t, df))
-    return float(2 * stats.t.sf(abs(t), df))
-
-
-def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> np.ndarray:
-    """Holm's step-down procedure: which hypotheses are rejected with family-wise error at
-    most `alpha` (a boolean per p-value, in the given order).
-
-    Args:
-        pvalues: one p-value per test of the family.
-        alpha: the family-wise error.
-    """
-    p = np.asarray(pvalues, dtype=float)
-    m = len(p)
-    out = np.zeros(m, dtype=bool)
-    for rank, i in enumerate(np.argsort(p, kind="stable")):
-        if p[i] > alpha / (m - rank):
-            break
-        out[i] = True
-    return out
-
-
-def detectable(sd_a: float, sd_b: float, n_a: int, n_b: int, alpha: float,
-               power: float = POWER, sides: int = 2) -> float:
-    """The smallest difference of two means that a test at level `alpha` detects with
-    probability `power`, for per-game standard deviations sd_a, sd_b over n_a, n_b games
-    (normal approximation); inf without two games on each side.
-
-    Args:
-        sd_a, sd_b: the samples' standard deviations.
-        n_a, n_b: their sizes.
-        alpha: the test's level (per comparison: after a correction, the corrected level).
-        power: the chance to detect a difference of the size returned.
-        sides: 2 for a two-sided test, 1 for a one-sided one.
-    """
-    if n_a < 2 or n_b < 2:
-        return math.inf
-    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power)
-    return float(z * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b))
+from play.stats import ALPHA, detectable, finite_values, holm, welch_p
 
 
 @dataclass
@@ -141,7 +39,7 @@ class Sample:
 
     @property
     def win_rate(self) -> float:
-        w = _clean(self.wins)
+        w = finite_values(self.wins)
         return float(w.mean()) if len(w) else math.nan
 
 
@@ -268,7 +166,7 @@ def _pooled_sd(samples: Sequence[Sample], f: str | None) -> float:
     wins when f is None)."""
     num = den = 0.0
     for s in samples:
-        v = _clean(s.wins if f is None else s.features[f])
+        v = finite_values(s.wins if f is None else s.features[f])
         if len(v) > 1:
             num += float(v.var(ddof=1)) * (len(v) - 1)
             den += len(v) - 1
@@ -311,7 +209,7 @@ def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
     keys = [samples[i].key for i in order]
     strength = {samples[i].key: np.nan_to_num(samples[i].win_rate, nan=0.0) for i in order}
     chosen = largest_set(keys, lambda a, b: (a, b) in differ, strength)
-    games = min((len(_clean(s.wins)) for s in samples), default=0)
+    games = min((len(finite_values(s.wins)) for s in samples), default=0)
     tests = max(1, len(pairs))
     power = {}
     for f in features:  # at the strictest level Holm uses, alpha / tests
@@ -333,7 +231,7 @@ def distinct_styles(samples: Sequence[Sample], features: Sequence[str],
         out.weaker_than_control = {k: welch_p(by_key[k].wins, control.wins, "less") < alpha
                                    for k in chosen}
         sd = _pooled_sd([*samples, control], None)
-        n_c = len(_clean(control.wins))
+        n_c = len(finite_values(control.wins))
         out.power[f"{quality}_vs_control"] = {
             "sd": sd, "level": alpha,
             "detectable": detectable(sd, sd, games, n_c, alpha, sides=1) if sd == sd

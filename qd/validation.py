@@ -36,8 +36,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from play.ladder import alternating_games, wilson_interval
+from play.ladder import alternating_games
 from play.runner import GameRecord, GameSpec
+from play.stats import mean_interval, wilson_interval
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write
 from qd.features import PlayerGame, per_game
@@ -67,7 +68,7 @@ from qd.rundir import (
     validated_std_column,
     weight_columns,
 )
-from qd.styles import Sample, distinct_styles, mean_interval
+from qd.styles import Sample, distinct_styles
 
 __all__ = ["ValidationResult", "validate", "headline", "styles_text", "spearman", "plan_games",
            "play_journal", "reestimated", "corrected_metrics", "table_two_markdown"]

@@ -25,8 +25,8 @@ from playstyles.outputs import (
     claim_folder,
     save_figure,
 )
-from tests.play.test_ladder import presets
 from tests.agents.test_learned import TINY as TINY_TRAINING
+from tests.play.test_ladder import presets
 from tests.plots.tiny_run import copy_run, tiny_run
 
 NIM_TOURNAMENT = ("--agents", "random", "random:label=other", "--game", "nim", "--reps", "1",

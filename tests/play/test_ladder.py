@@ -17,9 +17,9 @@ from play.ladder import (
     order_verdict,
     pair_table,
     run_ladder,
-    wilson_interval,
 )
 from play.presets import Preset, PresetFile, dump_presets, full_params
+from play.stats import wilson_interval
 from playstyles.cli import main
 
 
@@ -154,7 +154,7 @@ def test_ladder_from_the_command_line(tmp_path, capsys):
 
 
 def test_bradley_terry_recovers_known_strengths_and_their_uncertainty():
-    from play.ladder import bradley_terry
+    from play.stats import bradley_terry
     true = np.array([-200.0, 0.0, 200.0])
     rng = np.random.default_rng(3)
     inside = 0
@@ -214,7 +214,7 @@ def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, cap
 
 
 def _ratings(values, half_width):
-    from play.ladder import Ratings
+    from play.stats import Ratings
     r = np.asarray(values, dtype=float)
     w = np.broadcast_to(np.asarray(half_width, dtype=float), r.shape)
     return Ratings([f"a{k}" for k in range(len(r))], r, r - w, r + w, np.full(len(r), 10))

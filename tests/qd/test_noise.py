@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from play.ladder import wilson_interval
+from play.stats import wilson_interval
 from qd.archive import EliteArchive
 from qd.config import ConfigError, config_from_dict
 from qd.features import Feature

@@ -7,15 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from qd.styles import (
-    Sample,
-    detectable,
-    distinct_styles,
-    holm,
-    largest_set,
-    mean_interval,
-    welch_p,
-)
+from play.stats import detectable, holm, mean_interval, welch_p
+from qd.styles import Sample, distinct_styles, largest_set
 
 
 def _samples(means, games, seed=0, sd=1.0, win=0.5):

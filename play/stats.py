@@ -1,0 +1,214 @@
+"""The statistics every layer shares, on plain numbers: interval estimates, tests and ratings.
+
+* `wilson_interval`: the Wilson 95% interval of a proportion (a win rate);
+* `mean_interval`: a mean with its Student's t interval;
+* `welch_p`: Welch's t test of two samples (unequal variances), two-sided or one-sided;
+* `holm`: Holm's step-down correction, family-wise error at `alpha`;
+* `detectable`: the smallest difference of two means a test finds with 80% power;
+* `bradley_terry`: Bradley-Terry ratings of a round robin on the Elo scale, with intervals.
+
+Samples are per-game values; NaN (a value undefined in a game) is dropped. This module needs
+no game, agent or file: numpy and scipy only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import stats
+
+Z95 = 1.959963984540054
+"""The standard normal's 97.5% quantile: a 95% two-sided interval is +-Z95 standard errors."""
+
+ALPHA = 0.05
+"""Family-wise error of the distinctness tests, and the level of the one-sided 'weaker' test."""
+
+POWER = 0.8
+"""The power at which `detectable` states the smallest difference found."""
+
+
+def finite_values(values: Sequence[float]) -> np.ndarray:
+    """The finite values of a sample, as an array (NaN: undefined in a game)."""
+    v = np.asarray(values, dtype=float)
+    return v[np.isfinite(v)]
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (95% by default); (0, 1) without data.
+    Better than the normal interval for few games and rates near 0 or 1."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float, int]:
+    """(mean, low, high, n) over the finite values: Student's t interval of the mean (NaN
+    bounds with fewer than two values; a zero-width interval when every value is equal).
+
+    Args:
+        values: one value per game.
+        level: the interval's coverage.
+    """
+    v = finite_values(values)
+    n = len(v)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    m = float(v.mean())
+    if n < 2:
+        return m, math.nan, math.nan, n
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(v.std(ddof=1)) / math.sqrt(n)
+    return m, m - half, m + half, n
+
+
+def _flat(v: np.ndarray) -> bool:
+    """No spread beyond rounding (scipy's t test loses its precision there)."""
+    return float(np.ptp(v)) <= 1e-12 * (1.0 + float(np.abs(v).max()))
+
+
+def welch_p(a: Sequence[float], b: Sequence[float], alternative: str = "two-sided") -> float:
+    """Welch's t test of equal means: its p-value (1 when either sample has fewer than two
+    values; with no spread in either sample, 1 for equal means and 0 otherwise).
+
+    Args:
+        a, b: per-game values.
+        alternative: "two-sided", or "less" (mean of a below mean of b).
+    """
+    x, y = finite_values(a), finite_values(b)
+    if len(x) < 2 or len(y) < 2:
+        return 1.0
+    vx = 0.0 if _flat(x) else float(x.var(ddof=1)) / len(x)
+    vy = 0.0 if _flat(y) else float(y.var(ddof=1)) / len(y)
+    d = float(x.mean() - y.mean())
+    if vx + vy == 0.0:
+        if d == 0.0 or (alternative == "less" and d > 0):
+            return 1.0
+        return 0.0
+    t = d / math.sqrt(vx + vy)
+    df = (vx + vy) ** 2 / (vx ** 2 / (len(x) - 1) + vy ** 2 / (len(y) - 1))
+    if alternative == "less":
+        return float(stats.t.cdf(t, df))
+    return float(2 * stats.t.sf(abs(t), df))
+
+
+def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> np.ndarray:
+    """Holm's step-down procedure: which hypotheses are rejected with family-wise error at
+    most `alpha` (a boolean per p-value, in the given order).
+
+    Args:
+        pvalues: one p-value per test of the family.
+        alpha: the family-wise error.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = len(p)
+    out = np.zeros(m, dtype=bool)
+    for rank, i in enumerate(np.argsort(p, kind="stable")):
+        if p[i] > alpha / (m - rank):
+            break
+        out[i] = True
+    return out
+
+
+def detectable(sd_a: float, sd_b: float, n_a: int, n_b: int, alpha: float,
+               power: float = POWER, sides: int = 2) -> float:
+    """The smallest difference of two means that a test at level `alpha` detects with
+    probability `power`, for per-game standard deviations sd_a, sd_b over n_a, n_b games
+    (normal approximation); inf without two games on each side.
+
+    Args:
+        sd_a, sd_b: the samples' standard deviations.
+        n_a, n_b: their sizes.
+        alpha: the test's level (per comparison: after a correction, the corrected level).
+        power: the chance to detect a difference of the size returned.
+        sides: 2 for a two-sided test, 1 for a one-sided one.
+    """
+    if n_a < 2 or n_b < 2:
+        return math.inf
+    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power)
+    return float(z * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b))
+
+
+ELO = 400.0 / math.log(10.0)
+"""Elo points per unit of log-strength: a 400-point gap is 10:1 odds."""
+
+
+@dataclass
+class Ratings:
+    """Bradley-Terry ratings on the Elo scale (mean 0), with 95% intervals.
+
+    Args:
+        labels: the agents.
+        rating: each agent's rating.
+        low: the lower end of its 95% interval.
+        high: the upper end.
+        games: games it played.
+    """
+
+    labels: list[str]
+    rating: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    games: np.ndarray
+
+    def separated(self, order: Sequence[str]) -> bool:
+        """Whether the agents of `order` (weakest first) have rating intervals that do not
+        overlap, each above the one before."""
+        pos = {lab: k for k, lab in enumerate(self.labels)}
+        idx = [pos[lab] for lab in order]
+        return all(self.low[b] > self.high[a] for a, b in zip(idx, idx[1:]))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [{"agent": lab, "rating": float(r), "ci_low": float(lo), "ci_high": float(hi),
+                 "games": int(n)}
+                for lab, r, lo, hi, n in zip(self.labels, self.rating, self.low, self.high,
+                                             self.games)]
+
+
+def bradley_terry(labels: Sequence[str], score: np.ndarray, games: np.ndarray,
+                  prior_draws: float = 1.0, iterations: int = 10_000) -> Ratings:
+    """Fit Bradley-Terry strengths to a round robin and give them as Elo-scale ratings.
+
+    P(i beats j) = p_i / (p_i + p_j); fitted by Hunter's MM iterations to the scores (wins plus
+    half the draws), with `prior_draws` virtual draws added to every pair that played (so an
+    agent that won every game still gets a finite rating). Intervals: +-1.96 standard errors
+    from the observed information of the log-strengths, under the constraint that ratings
+    average 0.
+
+    Args:
+        labels: the agents.
+        score: score[i, j], what i scored against j.
+        games: games[i, j], games between i and j.
+        prior_draws: virtual draws per pair that played.
+        iterations: at most this many MM iterations (they stop at convergence).
+    """
+    n = len(labels)
+    games = np.asarray(games, dtype=float)
+    played = games > 0
+    s = np.asarray(score, dtype=float) + np.where(played, prior_draws / 2, 0.0)
+    g = games + np.where(played, prior_draws, 0.0)
+    wins = s.sum(axis=1)
+    p = np.ones(n)
+    for _ in range(iterations):
+        denom = (g / (p[:, None] + p[None, :])).sum(axis=1)
+        new = np.where(denom > 0, wins / np.where(denom > 0, denom, 1), p)
+        new = np.maximum(new, 1e-12)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(p))) < 1e-10:
+            p = new
+            break
+        p = new
+    theta = np.log(p)
+    w = g * np.outer(p, p) / (p[:, None] + p[None, :]) ** 2
+    info = np.diag(w.sum(axis=1)) - w
+    centre = np.eye(n) - np.ones((n, n)) / n
+    cov = centre @ np.linalg.pinv(info) @ centre
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    rating = ELO * (theta - theta.mean())
+    return Ratings(list(labels), rating, rating - Z95 * ELO * se, rating + Z95 * ELO * se,
+                   games.sum(axis=1).astype(int))
