@@ -106,7 +106,7 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
     if summary.get("games_per_elite") != validation_games or \
             summary.get("elites") != result.stats.get("cells"):
         summary = validate(run_dir, games=validation_games, workers=workers,
-                           show_progress=True, chart=False).summary
+                           show_progress=True).summary
     v = pd.read_csv(run_dir / "validation.csv")
     diff = (v["win_rate_evolved"] - v["win_rate_validated"]).to_numpy()
     gap = np.abs(diff)

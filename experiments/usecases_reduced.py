@@ -78,6 +78,7 @@ def reduced(config: dict) -> dict:
 
 def run_use_case(key: str, out: Path, workers: int | None) -> Path:
     from plots.report import write_report
+    from qd.features import feature_texts
     from qd.run import evolve
     from qd.validation import validate
     base = yaml.safe_load((ROOT / "experiments" / f"{USE_CASES[key]}.yaml").read_text())
@@ -93,7 +94,8 @@ def run_use_case(key: str, out: Path, workers: int | None) -> Path:
     if summary.get("games_per_elite") != VALIDATION_GAMES or \
             summary.get("elites") != result.stats.get("cells"):
         validate(run_dir, games=VALIDATION_GAMES, workers=workers, show_progress=True)
-    write_report(run_dir, title=f"Use case {key} (reduced scale)")
+    write_report(run_dir, title=f"Use case {key} (reduced scale)",
+                 features=feature_texts(cfg.get("game", "tribes")))
     return run_dir
 
 

@@ -409,8 +409,6 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
                            index=False, float_format="%.1f")),
                        ("ladder.md", _markdown(matrix, verdict, pf.kind, ratings, k))):
         files.append(atomic_write(out / name, text))
-    from plots.matrix import draw_ladder
-    files.append(draw_ladder(out, title=f"{Path(presets_path).name}: round robin"))
     return LadderResult(out, labels, pairs, matrix, verdict, files, ratings)
 
 

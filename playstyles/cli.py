@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from playstyles import __version__
@@ -248,6 +249,7 @@ def _evolve(args: argparse.Namespace) -> int:
           f"results in {result.run_dir}/")
     if result.validation is not None:
         from qd.validation import headline
+        _validation_chart(result.run_dir)
         print(headline(result.validation))
     elif result.complete:
         print(f"the elites have not been checked on held-out levels: playstyles validate "
@@ -257,7 +259,10 @@ def _evolve(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from plots.report import write_report
-    report = write_report(args.run, fields=args.field or ())
+    from qd.features import feature_texts
+    from qd.rundir import RunFiles
+    game = str(RunFiles(args.run).config.get("game", ""))
+    report = write_report(args.run, fields=args.field or (), features=feature_texts(game))
     print(report.headline)
     print(f"report: {report.html} ({len(report.files)} files written in {report.run_dir}/)")
     return 0
@@ -268,11 +273,20 @@ def _validate(args: argparse.Namespace) -> int:
     result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
                       workers=args.workers, address=args.address, show_progress=not args.quiet,
                       resume=args.resume, control=not args.no_control)
+    chart = _validation_chart(result.run_dir)
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
-          f"validation.png)")
+          f"{chart.name})")
     print(headline(result.summary))
     return 0
+
+
+def _validation_chart(run_dir) -> Path:
+    """validation.png of a run that was validated (libraries return data; the CLI draws)."""
+    from plots.validation import draw_validation
+    from qd.rundir import VALIDATION_CHART, RunFiles
+    run = RunFiles(run_dir)
+    return draw_validation(run, run.path(VALIDATION_CHART))
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -308,6 +322,12 @@ def _export(args: argparse.Namespace) -> int:
             print(f"  rating {rating['elo']:+.0f} (95% CI {lo:+.0f} to {hi:+.0f}, "
                   f"{rating['games']} games); win rate against " + ", ".join(
                       f"{b} {100 * v:.0f}%" for b, v in rating["win_rate_vs"].items()))
+    if args.play_missing:
+        _validation_chart(args.run)
+    if args.calibrate:
+        from play.ladder import ladder_dir
+        from plots.matrix import draw_ladder
+        draw_ladder(ladder_dir(path), title=f"{Path(path).name}: round robin")
     for w in (pf.source or {}).get("warnings", []):
         print(f"playstyles: warning: {w}", file=sys.stderr)
     print(f"{len(pf.presets)} presets written to {path}; use one as preset:{path}#NAME")
@@ -321,9 +341,11 @@ def _ladder(args: argparse.Namespace) -> int:
                         workers=args.workers, address=args.address,
                         show_progress=not args.quiet, resume=args.resume, field=args.field,
                         force=args.force)
+    from plots.matrix import draw_ladder
+    chart = draw_ladder(result.out, title=f"{Path(args.presets).name}: round robin")
     print((result.out / "ladder.md").read_text(), end="")
     print(f"results in {result.out}/ (ladder_matrix.csv, ladder_pairs.csv, ladder.json, "
-          f"ladder.png, games.csv)")
+          f"{chart.name}, games.csv)")
     return 0
 
 

@@ -15,7 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from playstyles.outputs import save_figure
-from qd.probe import CHART, CONTROL, GENOMES, TABLE, WIN_RATE
+from qd.rundir import PROBE_CHART as CHART
+from qd.rundir import PROBE_CONTROL as CONTROL
+from qd.rundir import PROBE_GENOMES as GENOMES
+from qd.rundir import PROBE_TABLE as TABLE
+from qd.rundir import PROBE_WIN_RATE as WIN_RATE
 from qd.rundir import read_table
 
 PANELS = 8

@@ -97,20 +97,6 @@ class Report:
     headline: str = ""
 
 
-def feature_texts(game: str) -> dict[str, Any]:
-    """The game's features by name (each with its `doc` and `words`), or {} when the game's
-    code cannot be loaded (a run directory read elsewhere): the axes then carry bare names.
-
-    Args:
-        game: the run's game.
-    """
-    try:
-        from qd.features import features_of
-        return dict(features_of(game))
-    except Exception:  # noqa: BLE001 - any failure to load the game's code: bare names
-        return {}
-
-
 def _short(source: str) -> str:
     """A source's first word(s): `evolution`, `re-estimation`, `held out`, `replayed`."""
     return source.split(" (")[0]
@@ -196,14 +182,14 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         run_dir: the run directory.
         fields: more heatmaps: numeric columns of elites.csv (or validated ones).
         title: the page's title (default: names the run).
-        features: feature name -> the feature (its `doc` and `words` label the axes;
-            default: the game's, `feature_texts`; {} for bare names).
+        features: feature name -> the feature (its `doc` and `words` label the axes; the
+            caller loads them from the game's code, `qd.features.feature_texts`; default:
+            bare names).
     """
     run = RunFiles(run_dir).check()  # every file it reads, before anything is written
     d = run.dir
     report = Report(d, run.path(REPORT))
-    if features is None:
-        features = feature_texts(str(run.config.get("game", "")))
+    features = features or {}
     labels = {a.name: axis_label(a.name, features.get(a.name)) for a in run.axes}
     merged = elites_with_validation(run)
     has_validation = run.validation is not None and not run.validation.empty
@@ -662,4 +648,4 @@ def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
 
 
 __all__ = ["Report", "write_report", "elites_table", "elites_with_validation", "format_value",
-           "feature_texts", "held_out_frame"]
+           "held_out_frame"]

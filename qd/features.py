@@ -192,6 +192,20 @@ def features_of(game: str) -> dict[str, Feature]:
     return out
 
 
+def feature_texts(game: str) -> dict[str, Feature]:
+    """The game's features by name (each with its `doc` and `words`, for a report's axes), or
+    {} when the game's code cannot be loaded (a run directory read elsewhere): the axes then
+    carry bare names.
+
+    Args:
+        game: the run's game.
+    """
+    try:
+        return features_of(game)
+    except Exception:  # noqa: BLE001 - any failure to load the game's code: bare names
+        return {}
+
+
 def get_feature(name: str, game: str) -> Feature:
     known = features_of(game)
     if name not in known:

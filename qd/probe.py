@@ -58,7 +58,19 @@ from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.inputs import read_json
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write, check_folder, claim_folder
-from qd.rundir import csv_true, read_table
+from qd.rundir import (
+    PROBE_CHART,
+    PROBE_CONTROL,
+    PROBE_GAMES,
+    PROBE_GENOMES,
+    PROBE_JOURNAL,
+    PROBE_REPORT,
+    PROBE_SETTINGS,
+    PROBE_TABLE,
+    PROBE_WIN_RATE,
+    csv_true,
+    read_table,
+)
 from qd.styles import Sample, _pooled_sd
 
 PROBE_KEY = 0x50524F
@@ -74,19 +86,14 @@ MAX_GAMES = 200
 TOP_FEATURES = 4
 """Features whose per-genome means probe.md shows."""
 
-CONTROL = "control"
+CONTROL = PROBE_CONTROL
 ZERO = "zero"
-WIN_RATE = "win_rate"
+WIN_RATE = PROBE_WIN_RATE
 
-GAMES = "probe_games.csv"
-GENOMES = "probe_genomes.csv"
-TABLE = "probe.csv"
+GAMES, GENOMES, TABLE = PROBE_GAMES, PROBE_GENOMES, PROBE_TABLE
+SETTINGS, REPORT, CHART, JOURNAL = PROBE_SETTINGS, PROBE_REPORT, PROBE_CHART, PROBE_JOURNAL
 PROBE = "probe"
 """The command, as its output folder's marker names it (`playstyles.outputs`)."""
-SETTINGS = "probe.json"
-REPORT = "probe.md"
-CHART = "probe.png"
-JOURNAL = "probe.journal"
 
 TABLE_COLUMNS = ("feature", "doc", "mapped", "kruskal_p", "holm_reject", "epsilon2",
                  "sd_within", "spread", "games_per_genome_config", "ratio", "min_width",

@@ -96,6 +96,19 @@ once its results are written."""
 VALIDATION_FILES = (VALIDATION, VALIDATION_GAMES, VALIDATION_SUMMARY, VALIDATION_TABLE,
                     VALIDATION_CHART)
 
+# the files of a probe's output folder (`playstyles probe`, `qd.probe`; drawn by `plots.probe`)
+PROBE_GAMES = "probe_games.csv"
+PROBE_GENOMES = "probe_genomes.csv"
+PROBE_TABLE = "probe.csv"
+PROBE_SETTINGS = "probe.json"
+PROBE_REPORT = "probe.md"
+PROBE_CHART = "probe.png"
+PROBE_JOURNAL = "probe.journal"
+PROBE_CONTROL = "control"
+"""The probe's name for the control genome (default weights) in its tables."""
+PROBE_WIN_RATE = "win_rate"
+"""The probe's name for the win rate among the features of its tables."""
+
 REPORT = "report.html"
 ELITES_TABLE = "elites_table.csv"
 PROGRESS_CHART = "progress.png"

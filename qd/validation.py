@@ -48,7 +48,6 @@ from qd.rundir import (
     ELITES,
     METRICS,
     VALIDATION,
-    VALIDATION_CHART,
     VALIDATION_GAMES,
     VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
@@ -220,10 +219,10 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
 def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
-             show_progress: bool = True, chart: bool = True, resume: bool = False,
+             show_progress: bool = True, resume: bool = False,
              control: bool = True) -> ValidationResult:
-    """Replay the run's elites on held-out levels and write Table II, its summary and the
-    chart into the run directory.
+    """Replay the run's elites on held-out levels and write Table II and its summary into the
+    run directory (`plots.validation` draws its chart).
 
     Args:
         run_dir: the run directory.
@@ -234,7 +233,6 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
         show_progress: a progress bar on the terminal.
-        chart: also draw validation.png.
         resume: continue an interrupted validation (the games finished before Ctrl-C are
             kept in validation.journal and only the missing ones are played).
         control: also play the control genome (the default weights) on the same levels and
@@ -368,9 +366,6 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
         atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
         atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
-        if chart:
-            from plots.validation import draw_validation
-            files.append(draw_validation(RunFiles(run_dir), run.path(VALIDATION_CHART)))
     journal.finish()
     return ValidationResult(run_dir, table, summary, files)
 

@@ -200,6 +200,7 @@ def test_ladder_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
     assert main(args + ["--out", str(tmp_path / "whole")]) == 0
     same_games(tmp_path / "l" / "games.csv", tmp_path / "whole" / "games.csv")
     assert (tmp_path / "l" / "ladder.md").read_text() == (tmp_path / "whole" / "ladder.md").read_text()
+    assert (tmp_path / "l" / "ladder.png").stat().st_size > 0  # drawn by the command
 
 
 def test_validate_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
@@ -214,6 +215,7 @@ def test_validate_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
     args = ["validate", str(run), "--workers", "0", "--quiet"]
     interrupted_then_resumed(monkeypatch, capsys, args, run, games=3)
     resumed = pd.read_csv(run / "validation_games.csv")
+    assert (run / "validation.png").stat().st_size > 0  # drawn by the command
     assert main(args) == 0
     whole = pd.read_csv(run / "validation_games.csv")
     cols = [c for c in whole.columns if not c.endswith(("seconds", "think_s"))]

@@ -322,9 +322,9 @@ def test_dominant_scripts():
 
 def test_axes_carry_the_features_doc_and_words(tmp_path):
     from plots.heatmap import axis_label
-    from qd.features import features_of
+    from qd.features import feature_texts, features_of
     d = fake_run(tmp_path / "r")
-    rep = write_report(d)
+    rep = write_report(d, features=features_of("tribes"))  # (the CLI loads the game's words)
     hm = rep.heatmaps["win_rate"]
     assert hm.x_label == "attacks: attack actions per game (few attacks \u2026 many attacks)"
     assert hm.y_label.startswith("ranged_minus_melee: archers + catapults") and \
@@ -334,7 +334,8 @@ def test_axes_carry_the_features_doc_and_words(tmp_path):
         "buildings: buildings built per game (few buildings \u2026 many buildings)"
     assert axis_label("buildings", None) == "buildings"
     # without the game's features: the bare names
-    assert write_report(d, features={}).heatmaps["win_rate"].x_label == "attacks"
+    assert write_report(d).heatmaps["win_rate"].x_label == "attacks"
+    assert "attacks" not in feature_texts("no_such_game")  # (only the features of every game)
 
 
 def test_report_of_an_unvalidated_run_says_no_style_was_checked(tmp_path):
@@ -375,7 +376,7 @@ def validated_run(tmp_path_factory):
     the first elite of validation.csv distinct (#1), the others not."""
     from qd.validation import validate
     d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("rep") / "run")
-    validate(d, games=4, workers=0, show_progress=False, chart=False)
+    validate(d, games=4, workers=0, show_progress=False)
     v = pd.read_csv(d / "validation.csv")
     v["distinct"] = [True] + [False] * (len(v) - 1)
     v["style"] = [1] + [0] * (len(v) - 1)
@@ -384,9 +385,10 @@ def validated_run(tmp_path_factory):
 
 
 def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
+    from qd.features import features_of
     from qd.rundir import dominant_scripts, headline, styles_text
     d = validated_run
-    rep = write_report(d)
+    rep = write_report(d, features=features_of("tribes"))
     summary = RunFiles(d).validation_summary
     page = (d / "report.html").read_text()
     assert rep.headline == headline(summary)

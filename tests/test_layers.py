@@ -1,0 +1,153 @@
+"""The layer contracts: which package may import which, read from the source of every module
+(imports inside functions included), and no import circle at module level.
+
+The layers, bottom up (docs/design.md):
+
+    base      playstyles.limits, .inputs, .outputs, .datalog: bounds, readers, writers, logs
+    games     games.api, .registry, .levels, .recording, .conformance: the protocol
+    agents    the agents and what only they use
+    play      everything that plays whole games: runner, Ray pool, journals, tournaments,
+              ladders, presets, statistics, self-play and training
+    rundir    qd.rundir: the run directory's schema, readable without any code of the run
+    qd        the evolution, the probe, validation and export
+    plots     figures and the report, from run directories only
+    plugin    games.<game>: one game, registering its parts into the layers it uses
+    cli       playstyles.cli: parses, calls the libraries, draws
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("games", "agents", "play", "qd", "plots", "playstyles")
+GAMES_CORE = ("api", "registry", "levels", "recording", "conformance")
+
+MAY_IMPORT = {
+    "base": {"base"},
+    "games": {"base", "games"},
+    "agents": {"base", "games", "agents"},
+    "play": {"base", "games", "agents", "play"},
+    "rundir": {"base", "rundir"},
+    "qd": {"base", "games", "agents", "play", "rundir", "qd"},
+    "plots": {"base", "rundir", "plots"},
+    "plugin": {"base", "games", "agents", "play", "rundir", "qd", "plugin"},
+    "cli": {"base", "games", "agents", "play", "rundir", "qd", "plots", "plugin", "cli"},
+}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "playstyles":
+        return "cli" if len(parts) > 1 and parts[1] in ("cli", "__main__") else "base"
+    if parts[0] == "games":
+        return "plugin" if len(parts) > 1 and parts[1] not in GAMES_CORE else "games"
+    if module == "qd.rundir":
+        return "rundir"
+    return parts[0]
+
+
+def module_of(path: Path) -> str:
+    name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def resolve(name: str) -> str | None:
+    """The project module an imported name lives in (None: not the project's)."""
+    parts = name.split(".")
+    while parts:
+        here = REPO.joinpath(*parts)
+        if here.with_suffix(".py").exists() or (here / "__init__.py").exists():
+            return ".".join(parts)
+        parts.pop()
+    return None
+
+
+def imports(path: Path, top_level_only: bool = False) -> list[tuple[str, int]]:
+    """(project module, line) of every import of a source file."""
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    out = []
+    for node in nodes:
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for n in names:
+            if n.split(".")[0] in PACKAGES:
+                target = resolve(n)
+                if target:
+                    out.append((target, node.lineno))
+    return out
+
+
+def sources() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py"))
+
+
+def test_the_layers_form_no_circle():
+    """The contract itself is acyclic: no two layers may import each other."""
+    for a, allowed in MAY_IMPORT.items():
+        for b in allowed - {a}:
+            assert a not in MAY_IMPORT[b], f"{a} and {b} may import each other"
+
+
+def test_every_import_keeps_the_layer_contracts():
+    offenders = []
+    for path in sources():
+        src = module_of(path)
+        for target, line in imports(path):
+            if layer(target) not in MAY_IMPORT[layer(src)]:
+                offenders.append(f"{path.relative_to(REPO)}:{line}: {layer(src)} {src} imports "
+                                 f"{layer(target)} {target}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_contract_test_sees_an_upward_import(tmp_path):
+    """The checks above read real imports: an agent importing the evolution is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\nfrom qd.run import evolve\n\ndef f():\n    from plots import report\n")
+    found = [(layer(t), line) for t, line in imports(bad)]
+    assert ("qd", 2) in found and ("plots", 5) in found
+    assert all(layer_ not in MAY_IMPORT["agents"] for layer_, _ in found)
+
+
+def test_no_import_circle_at_module_level():
+    """No two modules import each other, directly or around a loop, when they load (an
+    import inside a function, made lazy on purpose, is not a circle at load time)."""
+    graph = {module_of(p): {t for t, _ in imports(p, top_level_only=True)} for p in sources()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    circles = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in graph or w == v:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not circles, circles
