@@ -27,7 +27,7 @@ _LAZY = {
     "EMITTERS": "qd.emitters",
     "GridEmitter": "qd.emitters",
     "register_emitter": "qd.emitters",
-    "register_mapping": "qd.games",
+    "register_mapping": "qd.genome_games",
     "RunConfig": "qd.config",
     "ConfigError": "qd.config",
     "load_config": "qd.config",

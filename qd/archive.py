@@ -33,7 +33,7 @@ from ribs.archives import GridArchive
 
 from play.stats import wilson_interval
 from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
-from qd.games import whole
+from qd.genome_games import whole
 from qd.rundir import (
     CELL_COLUMNS,
     FOUND_COLUMNS,
@@ -279,7 +279,7 @@ def is_better(a: Evaluation, b: Evaluation) -> bool:
 
 
 def _whole(values: np.ndarray) -> np.ndarray:
-    """`qd.games.whole` for a column: float values that are all whole numbers as integers."""
+    """`qd.genome_games.whole` for a column: float values that are all whole numbers as integers."""
     if values.dtype.kind == "f" and len(values) and np.all(np.mod(values, 1) == 0):
         return values.astype(np.int64)
     return values

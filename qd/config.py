@@ -34,7 +34,7 @@ from playstyles.limits import (
 )
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
-from qd.games import GENOME_MAPPINGS, MAPPING_GENES, Plan
+from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, Plan
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 
@@ -68,7 +68,7 @@ class RunConfig:
         held_out_levels: the level seeds kept for validation (disjoint from the training ones).
         agent: the evolved agent: name, label, budget, params, genome_mapping.
         layout: the scripts whose weights evolve: a layout name or a list of script names,
-            as given; None when the genome mapping fixes the genome (`qd.games.
+            as given; None when the genome mapping fixes the genome (`qd.genome_games.
             register_mapping` with `genes`).
         genome_names: the evolved scripts in genome order (`genome_scripts` in config.yaml).
         opponent: the opponent: name, label, budget, params.
@@ -489,7 +489,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                                                f"{short(layout)} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
-    from qd.games import GENOME_MAPPINGS as maps
+    from qd.genome_games import GENOME_MAPPINGS as maps
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 

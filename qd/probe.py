@@ -148,7 +148,7 @@ def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Se
 
     Args:
         genomes: (label, genome) in genome-number order.
-        plan: the config's `qd.games.Plan`.
+        plan: the config's `qd.genome_games.Plan`.
         levels: the levels played in turn.
         games: games per genome.
         seed: the config's seed.
@@ -168,7 +168,7 @@ def default_games(seconds: Sequence[float], genomes: int, unit: int) -> tuple[in
     down too); and a sentence saying so.
 
     Args:
-        seconds: the pilot games' times (`qd.games.game_seconds`).
+        seconds: the pilot games' times (`qd.genome_games.game_seconds`).
         genomes: genomes probed.
         unit: seats x levels.
     """
@@ -306,7 +306,7 @@ def _read_json(out: Path) -> dict[str, Any] | None:
 
 def _agent_params(config) -> dict[str, Any]:
     """The evolved agent's parameters without those the genome mapping sets."""
-    from qd.games import GENOME_MAPPINGS
+    from qd.genome_games import GENOME_MAPPINGS
     plan = config.plan()
     genome = set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
     return {k: v for k, v in plan.agent.params if k not in genome}
@@ -393,7 +393,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     """
     from play.journal import GameJournal
     from play.parallel import ray_session
-    from qd.games import game_seconds
+    from qd.genome_games import game_seconds
     from qd.validation import play_journal
 
     config, out = _config(config, out, resume)
@@ -443,7 +443,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
 def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
                    records: Sequence[GameRecord], settings: dict[str, Any]) -> ProbeResult:
     from qd.features import PlayerGame, features_of, per_game
-    from qd.games import credit, genome_side
+    from qd.genome_games import credit, genome_side
 
     feats = features_of(config.game)
     mapped = {f.name: f for f in config.features}

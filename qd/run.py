@@ -61,7 +61,7 @@ from qd.checkpoint import (
 from qd.config import RunConfig, dump_config, load_config, read_yaml
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
-from qd.games import BatchGames, credit, game_seconds, genome_side, worker_count
+from qd.genome_games import BatchGames, credit, game_seconds, genome_side, worker_count
 from qd.noise import PLAIN, make_noise, noise_params
 from qd.rundir import (
     CHECKED_TABLES,

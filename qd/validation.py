@@ -42,7 +42,7 @@ from play.stats import mean_interval, wilson_interval
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write
 from qd.features import PlayerGame, per_game
-from qd.games import credit
+from qd.genome_games import credit
 from qd.rundir import (
     CONFIG,
     ELITES,
@@ -184,7 +184,7 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
 
 def play_journal(journal, address: str | None, workers: int | None, show_progress: bool,
                  desc: str) -> list[GameRecord]:
-    """Play a journal's missing games (`qd.games.play`), keeping each in the journal as it
+    """Play a journal's missing games (`qd.genome_games.play`), keeping each in the journal as it
     arrives, with a progress bar that starts at the games reused; every record in spec order.
     Call it inside `journal.interruptible()` (and `play.parallel.ray_session()`).
 
@@ -195,7 +195,7 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
         show_progress: a progress bar on the terminal.
         desc: the bar's label.
     """
-    from qd.games import play
+    from qd.genome_games import play
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -243,7 +243,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     """
     from qd.archive import EliteArchive, evaluate_games
     from qd.config import load_config
-    from qd.games import genome_side
+    from qd.genome_games import genome_side
 
     run = RunFiles(run_dir).check(ELITES, METRICS)  # what it reads, before it writes
     run_dir = run.dir

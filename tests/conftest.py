@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from games.registry import register_plugin
-from qd.games import register_mapping
+from qd.genome_games import register_mapping
 
 register_plugin("nim", "tests.games.nim")
 register_plugin("trio", "tests.games.trio")

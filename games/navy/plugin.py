@@ -17,7 +17,7 @@ from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator
 from games.navy.game import NavyGame
 from games.navy.hop import NavyHOP, genome_costs
 from games.registry import register_game
-from qd.games import register_mapping
+from qd.genome_games import register_mapping
 
 register_game("navy", NavyGame)
 register_evaluator("navy", "cost", CostEvaluator, default=True)

@@ -1,6 +1,6 @@
 """Portfolio scripts, portfolios and assignment generation.
 
-Hand-built positions use tests.tribes.builders: an 8x8 plain board, Xin-Xi (tribe 0, to move)
+Hand-built positions use tests.games.tribes.builders: an 8x8 plain board, Xin-Xi (tribe 0, to move)
 at (1, 1) owning rows 0-2 x columns 0-2, Imperius (tribe 1) at (6, 6). Positions are (row, col).
 """
 
@@ -31,7 +31,7 @@ from games.tribes import constants as K
 from games.tribes.combat import attack_outcome
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.scripts import PAPER_LAYOUT, TYPE_ORDER
-from tests.tribes.builders import (
+from tests.games.tribes.builders import (
     act,
     capital,
     clear,

@@ -1,5 +1,5 @@
 """The rule-based Tribes agent: legal, reproducible, better than random, and sensible on
-hand-built positions (default board of tests.tribes.builders: 8x8 plain, Xin-Xi = tribe 0 at
+hand-built positions (default board of tests.games.tribes.builders: 8x8 plain, Xin-Xi = tribe 0 at
 (1, 1), Imperius = tribe 1 at (6, 6))."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from games.tribes import constants as K
 from games.tribes.level_sets import PAPER_SEEDS
 from games.tribes.rule_based import END_TURN_VALUE, RuleBasedAgent
 from play.runner import play_game
-from tests.tribes.builders import (
+from tests.games.tribes.builders import (
     board,
     capital,
     clear,

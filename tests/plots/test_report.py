@@ -21,8 +21,8 @@ from plots.curves import progress_data
 from plots.heatmap import format_value, heatmap_data
 from plots.matrix import draw_ladder, matrix_data
 from plots.report import elites_table, write_report
-from plots.rundir import RunFiles
 from plots.validation import arrow_data
+from qd.rundir import RunFiles
 from tests.plots.tiny_run import copy_run, tiny_run
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import pandas as pd
 
 from play.ladder import ahead, pair_table, plan_ladder, seatings
 from play.runner import AgentSpec
-from qd.games import Plan, seat_table
+from qd.genome_games import Plan, seat_table
 
 ME, OPP, FIELD = AgentSpec.of("random", "me"), AgentSpec.of("random", "opp"), \
     AgentSpec.of("random", "field")

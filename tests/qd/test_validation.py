@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from playstyles.cli import main
-from plots.rundir import RunFiles
+from qd.rundir import RunFiles
 from qd.validation import spearman, validate
 from tests.plots.tiny_run import copy_run, tiny_run
 

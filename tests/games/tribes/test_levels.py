@@ -11,7 +11,7 @@ from games.tribes.level import TRIBE_KEYS, Level, LevelFormatError, load_level, 
 from games.tribes.level_sets import PAPER_SEEDS, level_set, levels_for, split
 from games.tribes.levelgen import _hashmap_order, generate_level
 
-LEVELS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "levels"
+LEVELS_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "levels"
 
 
 def _vectors(name: str) -> list[tuple[int, str]]:

@@ -340,7 +340,7 @@ def test_port_paths_open_when_the_city_owning_the_water_between_is_captured():
     """Tribe 0's ports at (2, 2) and (1, 6) are joined only through (2, 5), water of a
     tribe-1 city: no path while tribe 1 owns it, a path once tribe 0 captures the city, on the
     same position whose earlier answer was kept (a copy from before still says no path)."""
-    from tests.tribes.builders import act, board, clear, game, idx, place, set_building
+    from tests.games.tribes.builders import act, board, clear, game, idx, place, set_building
 
     water = {(2, 2): "s:", (2, 3): "s:", (2, 4): "s:", (2, 5): "s:", (1, 6): "s:"}
     s = game(board(cells={**water, (0, 7): "v:", (3, 6): "v:"}), mode=K.SCORE)
@@ -364,7 +364,7 @@ def test_port_paths_open_when_the_city_owning_the_water_between_is_captured():
 def test_carried_listing_after_destroying_a_base_next_to_another_city():
     """Destroying a Lumber Hut re-lists the neighbouring city whose Sawmill needed it, not
     only the city that owned the hut."""
-    from tests.tribes.builders import act, game, idx, place, set_building, set_terrain
+    from tests.games.tribes.builders import act, game, idx, place, set_building, set_terrain
 
     s = game(mode=K.SCORE)
     set_terrain(s, (1, 4), "VILLAGE")
@@ -383,7 +383,7 @@ def test_carried_listing_after_destroying_a_base_next_to_another_city():
 def test_carried_listing_after_healing_reaches_a_mind_bender_two_tiles_away():
     """A Mind Bender that heals its neighbours changes the actions of another Mind Bender
     next to a healed unit (it has nobody left to heal)."""
-    from tests.tribes.builders import act, game, place
+    from tests.games.tribes.builders import act, game, place
 
     s = game(mode=K.SCORE)
     healer = place(s, "MIND_BENDER", 0, (3, 2))

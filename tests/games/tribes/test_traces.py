@@ -1,6 +1,6 @@
 """Trace conformance: the 12 recorded reference games replay exactly on our engine.
 
-See tests/tribes/trace_replay.py for what is compared. Runtime: about 3 s for all 12 games
+See tests/games/tribes/trace_replay.py for what is compared. Runtime: about 3 s for all 12 games
 in both modes (each game well under a second), so the test is not marked slow.
 """
 
@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import pytest
 
-from tests.tribes.trace_replay import (
+from tests.games.tribes.trace_replay import (
     FIXED_BUG_TAGS,
     MAIN_GAMES,
     TRACES_DIR,

@@ -36,7 +36,7 @@ must agree.
 With ``check_cow=True`` the replay also verifies the copy-on-write discipline: a copy taken
 before each action (and each end of turn) must be left untouched by it.
 
-Usage: ``python3 -m tests.tribes.trace_replay [--fixed] [--cow] [g01 g02 ...]``.
+Usage: ``python3 -m tests.games.tribes.trace_replay [--fixed] [--cow] [g01 g02 ...]``.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from games.tribes.actions import (
 from games.tribes.level import Level
 from games.tribes.state import LOSS, WIN, TribesOptions, new_game
 
-TRACES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "traces"
+TRACES_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "traces"
 MAIN_GAMES = tuple(f"g{n:02d}" for n in range(1, 13))
 FIXED_BUG_TAGS = ("B11", "B12", "B13", "B14", "B15", "B16")
 RESULT_NAMES = {0: "INCOMPLETE", WIN: "WIN", LOSS: "LOSS"}

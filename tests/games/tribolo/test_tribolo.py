@@ -25,7 +25,7 @@ from games.tribolo.level import TriboloLevel, generate_level, parse_level
 from play.watch import play_shown
 from playstyles.limits import MAX_BUDGET
 
-DATA = Path(__file__).resolve().parent / "data" / "tribolo"
+DATA = Path(__file__).resolve().parent / "data"
 PLAYER = {n: i for i, n in enumerate(PLAYER_NAMES)}
 
 

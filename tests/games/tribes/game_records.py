@@ -8,7 +8,7 @@ numbers are drawn shows up as a different digest.
 
 Regenerate (only when a change of games is intended):
 
-    python -m tests.tribes.game_records > tests/tribes/data/game_records.json
+    python -m tests.games.tribes.game_records > tests/games/tribes/data/game_records.json
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Fixed-seed games between search agents reproduce the digests recorded before the speed
-work (tests/tribes/game_records.py): same actions, same scores, same winner."""
+work (tests/games/tribes/game_records.py): same actions, same scores, same winner."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.tribes.game_records import GAMES, RECORDS, play
+from tests.games.tribes.game_records import GAMES, RECORDS, play
 
 _RECORDED = json.loads(RECORDS.read_text())
 

@@ -1,7 +1,7 @@
 """Rule tests on hand-built positions, with the exact numbers of the rules document
 (the shared Tribes rules document, ../shared/reference/tribes-rules.md; section numbers are given as §n).
 
-The default board (tests.tribes.builders.board) is 8x8 plain with Xin-Xi (tribe 0) at (1, 1)
+The default board (tests.games.tribes.builders.board) is 8x8 plain with Xin-Xi (tribe 0) at (1, 1)
 and Imperius (tribe 1) at (6, 6): tribe 0 owns rows 0-2 x columns 0-2, tribe 1 owns rows 5-7
 x columns 5-7, everything else is neutral. Positions are (row, column). The game starts in
 round 0 with tribe 0 to move.
@@ -15,7 +15,7 @@ from games.tribes import constants as K
 from games.tribes.combat import attack_outcome, round_half_up
 from games.tribes.levelgen import generate_level
 from games.tribes.state import LOSS, WIN, TribesOptions, new_game
-from tests.tribes.builders import (
+from tests.games.tribes.builders import (
     act,
     add_road,
     attack,
