@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.api import GameState
-from games.registry import load_plugin, lookup_keys
+from games.registry import GameRegistry
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ class Encoding:
         raise ValueError(f"encoding {self.name!r}: position {position} outside [0, {self.length})")
 
 
-_ENCODINGS: dict[tuple[str, str], Encoding] = {}
-_DEFAULTS: dict[str, str] = {}
+ENCODINGS = GameRegistry("encoding")
+"""State encodings, per game, and each game's default."""
 
 
 def register_encoding(game: str, name: str, active: Callable[[GameState, int], Sequence[int]],
@@ -92,17 +92,13 @@ def register_encoding(game: str, name: str, active: Callable[[GameState, int], S
         raise ValueError(f"fields: widths sum to {sum(w for _, w in fields)}, not the length "
                          f"{length}")
     enc = Encoding(game, name, int(length), int(version), active, fields)
-    _ENCODINGS[(game, name)] = enc
-    if default:
-        _DEFAULTS[game] = name
+    ENCODINGS.add(name, enc, game=game, default=default)
     return enc
 
 
 def encoding_names(game: str) -> list[str]:
     """The encodings registered for `game`."""
-    load_plugin(game)
-    keys = lookup_keys(game)
-    return sorted({n for g, n in _ENCODINGS if g in keys})
+    return ENCODINGS.names(game)
 
 
 def get_encoding(game: str, name: str | None = None) -> Encoding:
@@ -112,15 +108,11 @@ def get_encoding(game: str, name: str | None = None) -> Encoding:
         game: the game name.
         name: the encoding name; None takes the one registered with `default=True`.
     """
-    load_plugin(game)
-    keys = lookup_keys(game)
     if name is None:
-        name = next((_DEFAULTS[k] for k in keys if k in _DEFAULTS), None)
+        name = ENCODINGS.default(game)
         if name is None:
             raise ValueError(f"encoding: game {game!r} registers no state encoding")
-    for key in keys:
-        enc = _ENCODINGS.get((key, name))
-        if enc is not None:
-            return enc
-    known = ", ".join(encoding_names(game)) or "none"
-    raise ValueError(f"encoding: unknown encoding {name!r} for game {game!r}; known: {known}")
+    try:
+        return ENCODINGS.get(name, game)
+    except ValueError as e:
+        raise ValueError(f"encoding: {e}") from None

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Protocol, runtime_checkable
 
 from games.api import GameState
-from games.registry import load_plugin, lookup_keys
+from games.registry import GameRegistry
 
 
 @runtime_checkable
@@ -105,8 +105,9 @@ class Outcome:
         return "Outcome()"
 
 
-_EVALUATORS: dict[tuple[str, str], tuple[Callable[..., Evaluator], bool]] = {}
-_DEFAULTS: dict[str, str] = {}
+EVALUATORS = GameRegistry("evaluator")
+"""Evaluators, per game: (factory, whether specs give it an argument), and each game's
+default."""
 
 
 def register_evaluator(game: str, name: str, factory: Callable[..., Evaluator],
@@ -124,24 +125,17 @@ def register_evaluator(game: str, name: str, factory: Callable[..., Evaluator],
     """
     if ":" in name:
         raise ValueError(f"name: an evaluator name has no ':' ({name!r})")
-    _EVALUATORS[(game, name)] = (factory, argument)
-    if default:
-        _DEFAULTS[game] = name
+    EVALUATORS.add(name, (factory, argument), game=game, default=default)
 
 
 def evaluator_names(game: str) -> list[str]:
-    load_plugin(game)
-    keys = lookup_keys(game)
-    return sorted({n for g, n in _EVALUATORS if g in keys})
+    """The evaluators `game` can use."""
+    return EVALUATORS.names(game)
 
 
 def default_evaluator(game: str) -> str:
     """The name of the evaluator agents use for `game` when they name none."""
-    load_plugin(game)
-    for key in lookup_keys(game):
-        if key in _DEFAULTS:
-            return _DEFAULTS[key]
-    return "outcome"
+    return EVALUATORS.default(game) or "outcome"
 
 
 def make_evaluator(game: str, spec: str | Evaluator | None = None,
@@ -161,23 +155,20 @@ def make_evaluator(game: str, spec: str | Evaluator | None = None,
         if not hasattr(spec, "evaluate"):
             raise ValueError(f"evaluator: {spec!r} has no evaluate(root, leaf, player) method")
         return spec
-    load_plugin(game)
     name, sep, arg = spec.partition(":")
     name = name.strip()
-    for key in lookup_keys(game):
-        entry = _EVALUATORS.get((key, name))
-        if entry is None:
-            continue
-        factory, takes_argument = entry
-        if takes_argument:
-            inner = factory(game, arg.strip() if sep else None)
-        elif sep:
-            raise ValueError(f"evaluator: {name!r} takes no argument, got {spec!r}")
-        else:
-            inner = factory()
-        return TerminalAware(inner) if terminal else inner
-    known = ", ".join(evaluator_names(game)) or "none"
-    raise ValueError(f"evaluator: unknown evaluator {spec!r} for game {game!r}; known: {known}")
+    entry = EVALUATORS.find(name, game)
+    if entry is None:
+        raise ValueError("evaluator: " + EVALUATORS.unknown(
+            spec, f" for game {game!r}", evaluator_names(game)))
+    factory, takes_argument = entry
+    if takes_argument:
+        inner = factory(game, arg.strip() if sep else None)
+    elif sep:
+        raise ValueError(f"evaluator: {name!r} takes no argument, got {spec!r}")
+    else:
+        inner = factory()
+    return TerminalAware(inner) if terminal else inner
 
 
 def check_evaluator(game: str, spec: str | Evaluator | None) -> None:

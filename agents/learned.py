@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
-from games.registry import load_plugin, lookup_keys
+from games.registry import GameRegistry
 from playstyles.inputs import read_npz
 from playstyles.outputs import npz_json, save_npz
 
@@ -209,7 +209,8 @@ def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encodi
     return enc
 
 
-_MODELS: dict[tuple[str, str], Path] = {}
+MODELS = GameRegistry("learned model")
+"""Models a game ships (`learned:NAME`), by name."""
 
 
 def register_model(game: str, name: str, path: str | Path) -> None:
@@ -220,17 +221,15 @@ def register_model(game: str, name: str, path: str | Path) -> None:
         name: the model's name in specs.
         path: its file (usually inside the game's package, so that it is installed with it).
     """
-    _MODELS[(game, name)] = Path(path)
+    MODELS.add(name, Path(path), game=game)
 
 
 def model_path(game: str, model: str | None) -> Path:
     """The file a spec's model text names: a registered name (None: the default), else a
     path relative to the current directory."""
-    load_plugin(game)
-    name = model or DEFAULT_MODEL
-    for key in lookup_keys(game):
-        if (key, name) in _MODELS:
-            return _MODELS[(key, name)]
+    shipped = MODELS.find(model or DEFAULT_MODEL, game)
+    if shipped is not None:
+        return shipped
     if model is None:
         raise ValueError(f"evaluator: game {game!r} ships no default learned model; give "
                          f"learned:PATH")

@@ -12,44 +12,35 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from games.registry import load_plugin, lookup_keys
+from games.registry import GameRegistry
 from playstyles.limits import short
 
-_AGENTS: dict[tuple[str, str], Callable[..., Any]] = {}
+AGENTS = GameRegistry("agent")
+"""Agent factories: for every game (``*``) or for one game (or family)."""
 
 
 def register(name: str, factory: Callable[..., Any], game: str = "*") -> None:
     """Register an agent `name` for every game (`game="*"`) or for one game (or family)."""
-    _AGENTS[(game, name)] = factory
+    AGENTS.add(name, factory, game=game)
 
 
 def agent_names(game: str | None = None) -> list[str]:
     """The agents that can play `game` (every registered agent when no game is given)."""
-    if game is None:
-        return sorted({n for _, n in _AGENTS})
-    load_plugin(game)
-    keys = lookup_keys(game)
-    return sorted({n for g, n in _AGENTS if g in keys})
+    return AGENTS.names(game)
 
 
 def factory_of(name: str, game: str | None = None) -> Callable[..., Any]:
     """The factory of agent `name` for `game`; an unknown name is one clear error."""
     if game is not None:
-        load_plugin(game)
-        for key in lookup_keys(game):
-            if (key, name) in _AGENTS:
-                return _AGENTS[(key, name)]
-        where = f" for game {short(game)}"
-        known = agent_names(game)
-    else:
-        if ("*", name) in _AGENTS:
-            return _AGENTS[("*", name)]
-        found = [f for (g, n), f in _AGENTS.items() if n == name]
-        if len(found) == 1:
-            return found[0]
-        where = "" if not found else " without a game (several games have one: name the game)"
-        known = agent_names()
-    raise ValueError(f"unknown agent {short(name)}{where}; known agents: {', '.join(known)}")
+        return AGENTS.get(name, game)
+    found = AGENTS.find(name, "*")
+    if found is not None:
+        return found
+    owners = AGENTS.owners(name)
+    if len(owners) == 1:
+        return AGENTS.find(name, owners[0])
+    where = "" if not owners else " without a game (several games have one: name the game)"
+    raise ValueError(AGENTS.unknown(name, where, agent_names()))
 
 
 def _accepts(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:

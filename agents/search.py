@@ -27,7 +27,7 @@ import numpy as np
 
 from agents.evaluators import deciding, make_evaluator
 from games.api import Action, GameState, is_pass
-from games.registry import get_game, load_plugin, lookup_keys
+from games.registry import GameRegistry, get_game
 from playstyles.limits import MAX_BUDGET, short
 
 DEFAULT_BUDGET = 2000
@@ -202,20 +202,21 @@ class GameHooks:
         return state.actions_by_actor().get(actor, {})
 
 
-_HOOKS: dict[str, Callable[[], GameHooks]] = {}
+HOOKS = GameRegistry("search hooks")
+"""Each game's `GameHooks` factory (a game without one gets the neutral defaults)."""
 _HOOK_CACHE: dict[str, GameHooks] = {}
 
 
 def register_hooks(game: str, factory: Callable[[], GameHooks]) -> None:
-    _HOOKS[game] = factory
-    _HOOK_CACHE.pop(game, None)
+    """Register a game's search hooks: `factory()` builds its `GameHooks` (once per game)."""
+    HOOKS.add("hooks", factory, game=game)
+    _HOOK_CACHE.clear()
 
 
 def hooks_for(game: str) -> GameHooks:
     """The hooks of a game by name; a game that registered none gets the neutral defaults."""
     if game not in _HOOK_CACHE:
-        load_plugin(game)
-        factory = next((_HOOKS[k] for k in lookup_keys(game) if k in _HOOKS), None)
+        factory = HOOKS.find("hooks", game)
         _HOOK_CACHE[game] = factory() if factory is not None else GameHooks()
     return _HOOK_CACHE[game]
 

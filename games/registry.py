@@ -19,8 +19,11 @@ name, then the family name, then ``*`` (parts every game gets), see `lookup_keys
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any, Callable
+
+from playstyles.limits import short
 
 PLUGINS: dict[str, str] = {
     "tribes": "games.tribes.plugin",
@@ -123,3 +126,129 @@ def game_names() -> list[str]:
         if n not in _GAMES and n not in _FAMILIES:
             names.add(n)
     return sorted(names)
+
+
+class GameRegistry:
+    """Parts registered per game, the one type behind every per-game registry (agents,
+    evaluators, encodings, models, search hooks, behaviour features): a part is registered
+    for one game, a family, or ``*`` (every game), and a lookup for a game loads its plug-in
+    once and tries the game, its family, then ``*`` (`lookup_keys`). A game may name one of
+    its parts its default.
+
+    Args:
+        what: what a part is called in messages (`evaluator`, `encoding`).
+    """
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._items: dict[tuple[str, str], Any] = {}
+        self._defaults: dict[str, str] = {}
+
+    def add(self, name: str, item: Any, game: str = "*", default: bool = False) -> None:
+        """Register `item` as the part `name` of `game` (a later one of the same name and
+        game replaces it).
+
+        Args:
+            name: the part's name.
+            item: the part (a factory, a class, a value).
+            game: a game, a family, or ``*`` for every game.
+            default: make it the part the game uses when none is named.
+        """
+        self._items[(game, name)] = item
+        if default:
+            self._defaults[game] = name
+
+    def names(self, game: str | None = None) -> list[str]:
+        """The parts `game` can use (every registered part without a game).
+
+        Args:
+            game: the game (None: every game).
+        """
+        if game is None:
+            return sorted({n for _, n in self._items})
+        load_plugin(game)
+        keys = lookup_keys(game)
+        return sorted({n for g, n in self._items if g in keys})
+
+    def find(self, name: str, game: str) -> Any | None:
+        """The part `name` of `game`, the most specific first, or None.
+
+        Args:
+            name: the part's name.
+            game: the game.
+        """
+        load_plugin(game)
+        for key in lookup_keys(game):
+            if (key, name) in self._items:
+                return self._items[(key, name)]
+        return None
+
+    def get(self, name: str, game: str) -> Any:
+        """The part `name` of `game`; an unknown name is one error listing the known ones
+        (and the closest, when one is close).
+
+        Args:
+            name: the part's name.
+            game: the game.
+        """
+        item = self.find(name, game)
+        if item is None:
+            raise ValueError(self.unknown(name, f" for game {short(game)}", self.names(game)))
+        return item
+
+    def unknown(self, name: Any, where: str, known: list[str]) -> str:
+        """The message of an unknown part: `unknown evaluator 'x' for game 'tribes'; known:
+        a, b; did you mean 'y'?`.
+
+        Args:
+            name: the name asked for.
+            where: what follows the name (` for game 'tribes'`).
+            known: the names known there.
+        """
+        close = difflib.get_close_matches(str(name), known, n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return (f"unknown {self.what} {short(name)}{where}; known: {', '.join(known) or 'none'}"
+                f"{hint}")
+
+    def default(self, game: str) -> str | None:
+        """The name of the part `game` uses when none is named (None: it names none).
+
+        Args:
+            game: the game.
+        """
+        load_plugin(game)
+        return next((self._defaults[k] for k in lookup_keys(game) if k in self._defaults),
+                    None)
+
+    def of(self, game: str) -> dict[str, Any]:
+        """Every part `game` can use, by name (the most specific of each name; the game's own
+        first, then its family's, then every game's).
+
+        Args:
+            game: the game.
+        """
+        load_plugin(game)
+        out: dict[str, Any] = {}
+        for key in lookup_keys(game):
+            for (g, n), item in self._items.items():
+                if g == key and n not in out:
+                    out[n] = item
+        return out
+
+    def owners(self, name: str) -> list[str]:
+        """The games (or families, or ``*``) a part of this name is registered for.
+
+        Args:
+            name: the part's name.
+        """
+        return sorted(g for g, n in self._items if n == name)
+
+    def pop(self, name: str, game: str = "*") -> Any | None:
+        """Remove a part (tests that register one for a while).
+
+        Args:
+            name: the part's name.
+            game: the game it was registered for.
+        """
+        return self._items.pop((game, name), None)
+

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from games.registry import get_game, load_plugin, lookup_keys
+from games.registry import GameRegistry, get_game
 
 
 @dataclass
@@ -155,8 +155,8 @@ class Feature:
         return replace(self, lo=lo, hi=hi, width=width)
 
 
-_FEATURES: dict[str, dict[str, Feature]] = {}
-"""game (or "*") -> name -> feature, in registration order."""
+FEATURES = GameRegistry("feature")
+"""The behaviour features, per game (or "*"), in registration order."""
 
 
 def register(name: str, lo: float, hi: float, width: float, doc: str,
@@ -176,20 +176,15 @@ def register(name: str, lo: float, hi: float, width: float, doc: str,
         raise ValueError(f"feature {name}: words: a low, a middle and a high word, got {words!r}")
 
     def deco(fn: FeatureFn) -> FeatureFn:
-        _FEATURES.setdefault(game, {})[name] = Feature(
-            name, float(lo), float(hi), float(width), fn, doc, missing, tuple(words))
+        FEATURES.add(name, Feature(name, float(lo), float(hi), float(width), fn, doc, missing,
+                                   tuple(words)), game=game)
         return fn
     return deco
 
 
 def features_of(game: str) -> dict[str, Feature]:
     """Every feature of a game (its own first, then those of every game), by name."""
-    load_plugin(game)
-    out: dict[str, Feature] = {}
-    for key in lookup_keys(game):
-        for name, f in _FEATURES.get(key, {}).items():
-            out.setdefault(name, f)
-    return out
+    return FEATURES.of(game)
 
 
 def feature_texts(game: str) -> dict[str, Feature]:
@@ -207,9 +202,10 @@ def feature_texts(game: str) -> dict[str, Feature]:
 
 
 def get_feature(name: str, game: str) -> Feature:
+    """The feature `name` of `game`; an unknown name is one error listing the known ones."""
     known = features_of(game)
     if name not in known:
-        raise ValueError(f"unknown feature {name!r} for game {game!r}; known: {', '.join(known)}")
+        raise ValueError(FEATURES.unknown(name, f" for game {game!r}", list(known)))
     return known[name]
 
 

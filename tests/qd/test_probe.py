@@ -216,11 +216,13 @@ def test_refuses_a_foreign_directory_and_bad_games(tmp_path):
 
 
 @pytest.fixture
-def constant_feature(monkeypatch):
+def constant_feature():
     """A Nim feature no genome can move (the same value in every game)."""
     features_of("nim")
-    monkeypatch.setitem(registry._FEATURES["nim"], "constant",
-                        Feature("constant", 0.0, 1.0, 0.5, lambda g: 1.0, "always 1"))
+    registry.FEATURES.add("constant", Feature("constant", 0.0, 1.0, 0.5, lambda g: 1.0,
+                                              "always 1"), game="nim")
+    yield
+    registry.FEATURES.pop("constant", "nim")
 
 
 def test_a_constant_feature_does_not_move(constant_feature, tmp_path):

@@ -123,12 +123,12 @@ def test_registry_is_complete_and_extensible():
         assert _roads(game([(0, 0, "roads", 1), (1, 0, "roads", 1)])) == 2
         assert get_feature("roads_built").bins == 10
     finally:
-        registry._FEATURES["tribes"].pop("roads_built", None)
+        registry.FEATURES.pop("roads_built", "tribes")
     with pytest.raises(ValueError, match="unknown feature"):
         get_feature("nope")
     # every game has the generic features; a Tribes feature is not another game's
     assert {"rounds", "win_round"} <= set(FEATURES)
-    assert "attacks" not in registry._FEATURES.get("*", {})
+    assert registry.FEATURES.owners("attacks") == ["tribes"]
 
 
 def test_from_record_matches_the_game_log():
