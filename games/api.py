@@ -36,7 +36,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
-from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, check_count, short
+from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
+from playstyles.schema import check_count
 
 Action = Hashable
 """An action is an immutable, hashable value produced by the game itself (for Tribes a tuple,

@@ -49,7 +49,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         path: a record written by `save_record` (`playstyles play --record`).
     """
     from playstyles.inputs import read_json
-    from playstyles.limits import MAX_SEED, check_count, short
+    from playstyles.limits import MAX_SEED, short
+    from playstyles.schema import check_count
     data = read_json(path, RecordError, what="record")
     if not isinstance(data, dict):
         raise RecordError(f"{path}: a JSON object expected")

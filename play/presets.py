@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from agents.registry import agent_names, check_agent, make_agent_from
 from games.api import check_game_options
@@ -34,6 +34,7 @@ from play.runner import AgentSpec
 from playstyles.inputs import read_json
 from playstyles.limits import short
 from playstyles.outputs import atomic_write, json_format
+from playstyles.schema import check_keys
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -131,6 +132,14 @@ def _fail(where: str, key: str, msg: str) -> PresetError:
     return PresetError(f"{where}: {key}: {msg}")
 
 
+def _keys(data: Mapping[str, Any], known: Sequence[str], where: str, key: str = "") -> None:
+    """`playstyles.schema.check_keys`, its error a PresetError naming the file."""
+    try:
+        check_keys(data, known, key)
+    except ValueError as e:
+        raise PresetError(f"{where}: {e}") from None
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -153,9 +162,7 @@ def _count(v: Any, where: str, key: str, optional: bool = True) -> None:
 def _check_evidence(ev: Any, where: str, key: str) -> None:
     if not isinstance(ev, dict):
         raise _fail(where, key, f"a mapping expected, got {short(ev)}")
-    for k in ev:
-        if k not in EVIDENCE_KEYS:
-            raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(EVIDENCE_KEYS)})")
+    _keys(ev, EVIDENCE_KEYS, where, key)
     for k in ("run", "cell", "opponent", "evolved_from", "validated_from"):
         if k in ev and ev[k] is not None and not isinstance(ev[k], str):
             raise _fail(where, f"{key}.{k}", f"text expected, got {short(ev[k])}")
@@ -246,9 +253,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     """Check a preset file's content completely and return it; errors name the field."""
     if not isinstance(data, dict):
         raise PresetError(f"{where}: a JSON object expected")
-    for k in data:
-        if k not in TOP_KEYS:
-            raise _fail(where, str(k), f"unknown key (known: {', '.join(TOP_KEYS)})")
+    _keys(data, TOP_KEYS, where)
     if data.get("format") != FORMAT:
         raise _fail(where, "format", f"{short(FORMAT)} expected, got {short(data.get('format'))}")
     version = data.get("version")
@@ -283,9 +288,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
         key = f"presets[{i}]"
         if not isinstance(p, dict):
             raise _fail(where, key, f"a mapping expected, got {short(p)}")
-        for k in p:
-            if k not in PRESET_KEYS:
-                raise _fail(where, f"{key}.{k}", f"unknown key (known: {', '.join(PRESET_KEYS)})")
+        _keys(p, PRESET_KEYS, where, key)
         for k in ("name", "agent", "params"):
             if k not in p:
                 raise _fail(where, f"{key}.{k}", "missing")

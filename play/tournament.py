@@ -28,8 +28,9 @@ from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
 from playstyles.inputs import read_yaml
-from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_count, check_planned, short
+from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
 from playstyles.outputs import atomic_write, claim_folder
+from playstyles.schema import check_count, check_keys
 
 
 @dataclass
@@ -349,8 +350,9 @@ def _version() -> str:
 
 
 
-_CONFIG_KEYS = {"game", "levels", "repetitions", "options", "budget", "seed", "agents", "pairings"}
-_AGENT_KEYS = {"name", "label", "params"}
+_CONFIG_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget",
+                "seed")
+_AGENT_KEYS = ("name", "label", "params")
 
 
 def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
@@ -364,9 +366,7 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
         return _checked_agent(name, label, params, where, game)
     if not isinstance(entry, dict):
         raise ValueError(f"{where}: an agent is a name or a mapping, got {short(entry)}")
-    unknown = set(entry) - _AGENT_KEYS
-    if unknown:
-        raise ValueError(f"{where}: unknown key {short(sorted(unknown)[0])} (known: {sorted(_AGENT_KEYS)})")
+    check_keys(entry, _AGENT_KEYS, where)
     if "name" not in entry:
         raise ValueError(f"{where}: missing key 'name'")
     params = entry.get("params") or {}
@@ -396,9 +396,10 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     """Validate a tournament config mapping; every error names the offending key."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a mapping of keys expected")
-    unknown = set(data) - _CONFIG_KEYS
-    if unknown:
-        raise ValueError(f"{source}: unknown key {short(sorted(unknown)[0])} (known: {sorted(_CONFIG_KEYS)})")
+    try:
+        check_keys(data, _CONFIG_KEYS)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
     if "game" not in data:
         raise ValueError(f"{source}: key 'game' missing: name the game (e.g. tribes)")
     game = data["game"]

@@ -46,6 +46,7 @@ from playstyles.limits import (
     MAX_SEED,
     short,
 )
+from playstyles.schema import check_keys
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -100,10 +101,10 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
     """Validate a train-evaluator config mapping; every error names the offending key."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a mapping of keys expected")
-    unknown = set(data) - _TRAIN_KEYS - _GAME_KEYS
-    if unknown:
-        raise ValueError(f"{source}: unknown key {short(sorted(unknown)[0])} (known: "
-                         f"{sorted(_TRAIN_KEYS | _GAME_KEYS)})")
+    try:
+        check_keys(data, sorted(_TRAIN_KEYS | _GAME_KEYS))
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
     games = {k: v for k, v in data.items() if k in _GAME_KEYS}
     if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
         labels = [parse_agent(a, f"{source}: agents[{i}]", games["game"]).display()

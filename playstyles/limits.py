@@ -9,7 +9,6 @@ any experiment's needs, far below what exhausts a machine.
 
 from __future__ import annotations
 
-import numbers
 import reprlib
 from typing import Any
 
@@ -149,24 +148,6 @@ def check_planned(total: int, what: str) -> int:
                          f"command plays (docs/limits.md)")
     return total
 
-
-def check_count(value: Any, field: str, lo: int = 0, hi: int = MAX_SEED) -> int:
-    """A whole number in lo..hi, else one ValueError naming the field. A bool or a float
-    (1e20 in YAML, JSON or an agent spec) is refused, not converted.
-
-    Args:
-        value: the value as given.
-        field: what the error calls it (`repetitions`, `--games`, `agent.budget`).
-        lo: the smallest value allowed.
-        hi: the largest value allowed.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        kind = " (a float)" if isinstance(value, float) else ""
-        raise ValueError(f"{field}: a whole number from {lo} to {hi} expected, got "
-                         f"{short(value)}{kind}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{field}: must be from {lo} to {hi}, got {short(value)}")
-    return int(value)
 
 MAX_NPZ_BYTES = 2 * 2**30
 """The most a `.npz` file (a model, saved samples) may hold once its arrays are read: checked

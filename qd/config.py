@@ -8,7 +8,6 @@ holds, and reading it back gives the same run.
 
 from __future__ import annotations
 
-import math
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from playstyles.limits import (
     MAX_TOTAL_GAMES,
     short,
 )
+from playstyles.schema import check_count, check_keys, check_mapping, check_number
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, Plan
@@ -155,46 +155,30 @@ def _err(source: str, key: str, msg: str) -> ConfigError:
     return ConfigError(f"{source}: {key}: {msg}")
 
 
+def _checked(source: str, check, *args: Any) -> Any:
+    """`check(*args)` of `playstyles.schema`, its error naming the config's file."""
+    try:
+        return check(*args)
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
 def _check_keys(data: dict, known: tuple[str, ...], source: str, prefix: str) -> None:
-    for k in data:
-        if k not in known:
-            where = f"{prefix}.{k}" if prefix else str(k)
-            raise _err(source, where, f"unknown key (known: {', '.join(known)})")
+    _checked(source, check_keys, data, known, prefix)
 
 
 def _mapping(value: Any, source: str, key: str) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _err(source, key, f"a mapping expected, got {short(value)}")
-    return value
+    return _checked(source, check_mapping, value, key)
 
 
 def _int(value: Any, source: str, key: str, lo: int | None = None,
          hi: int = MAX_SEED) -> int:
-    """An integer (not a bool, not a float) in lo..hi (`playstyles.limits`), else an error
-    naming the key.
-
-    Args:
-        value: the value as given.
-        source: the config's name (a file).
-        key: the key, named in errors.
-        lo: the smallest value allowed (None: -hi).
-        hi: the largest value allowed.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise _err(source, key, f"an integer expected, got {short(value)}")
-    if lo is not None and value < lo:
-        raise _err(source, key, f"must be >= {lo}, got {value}")
-    if not -hi <= value <= hi:
-        raise _err(source, key, f"must be at most {hi}, got {short(value)}")
-    return int(value)
+    """A whole number in lo..hi (None: -hi..hi), else an error naming the file and key."""
+    return _checked(source, check_count, value, key, -hi if lo is None else lo, hi)
 
 
 def _number(value: Any, source: str, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _err(source, key, f"a finite number expected, got {short(value)}")
-    return float(value)
+    return _checked(source, check_number, value, key)
 
 
 def _seeds(game: Any, value: Any, source: str, key: str) -> list[int]:

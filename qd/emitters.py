@@ -36,13 +36,15 @@ from __future__ import annotations
 
 import copy
 import inspect
-import math
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
 from playstyles.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
+from playstyles.schema import check_bool as _bool
+from playstyles.schema import check_count, check_keys
+from playstyles.schema import check_number as _number
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -98,24 +100,18 @@ def param_error(where: str, key: str, msg: str) -> ValueError:
 
 def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None,
               hi: int | None = None) -> int:
-    """An integer parameter (not a bool, not a float), in lo..hi; stored back as an int.
+    """A whole-number parameter in lo..hi (`playstyles.schema.check_count`); stored back as
+    an int.
 
     Args:
         params: the parameters (changed in place).
         key: the parameter.
         where: the parameters' place in the config.
-        lo: the smallest value allowed.
+        lo: the smallest value allowed (None: -hi).
         hi: the largest value allowed (None: `playstyles.limits.MAX_SEED`).
     """
-    value = params[key]
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise param_error(where, key, f"an integer expected, got {short(value)}")
-    if lo is not None and value < lo:
-        raise param_error(where, key, f"must be >= {lo}, got {value}")
     top = MAX_SEED if hi is None else hi
-    if value > top:
-        raise param_error(where, key, f"must be at most {top}, got {short(value)}")
-    params[key] = int(value)
+    params[key] = check_count(params[key], f"{where}.{key}", -top if lo is None else lo, top)
     return params[key]
 
 
@@ -129,15 +125,8 @@ def check_number(params: dict[str, Any], key: str, where: str, positive: bool = 
         where: the parameters' place in the config.
         positive: it must be > 0.
     """
-    value = params[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value):
-        raise param_error(where, key, f"a finite number expected, got {short(value)}")
-    value = float(value)
-    if positive and value <= 0:
-        raise param_error(where, key, f"must be > 0, got {value}")
-    params[key] = value
-    return value
+    params[key] = _number(params[key], f"{where}.{key}", positive=positive)
+    return params[key]
 
 
 def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
@@ -148,9 +137,7 @@ def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
         key: the parameter.
         where: the parameters' place in the config.
     """
-    if not isinstance(params[key], bool):
-        raise param_error(where, key, f"true or false expected, got {short(params[key])}")
-    return params[key]
+    return _bool(params[key], f"{where}.{key}")
 
 
 # ------------------------------------------------------------------------------ registry
@@ -222,10 +209,7 @@ def emitter_params(kind: Any, given: Mapping[str, Any], where: str = "emitter"
     """
     cls = emitter_class(kind, where)
     defaults = cls.defaults()
-    for key in given:
-        if key not in defaults:
-            raise param_error(where, str(key),
-                              f"unknown key (known: {', '.join(('kind', *defaults))})")
+    check_keys({k: v for k, v in given.items() if k != "kind"}, ("kind", *defaults), where)
     return cls.check({**defaults, **given}, where)
 
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from play.stats import Z95, wilson_interval
 from playstyles.limits import MAX_GAMES, short
+from playstyles.schema import check_keys
 
 NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
 """Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
@@ -77,10 +78,7 @@ def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
     if cls is None:
         raise ValueError(f"{where}.method: {short(method)} unknown (known: "
                          f"{', '.join([PLAIN, *NOISE_METHODS])})")
-    unknown = set(d) - set(cls.params)
-    if unknown:
-        raise ValueError(f"{where}: unknown key {short(sorted(unknown)[0])} for method {method} "
-                         f"(known: {', '.join(cls.params) or 'none'})")
+    check_keys({k: v for k, v in d.items()}, cls.params, where)
     out = {**cls.params, **d}
     for key, value in out.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -28,6 +28,7 @@ from agents.portfolio.script import (
     make_context,
     scripts_of,
 )
+from playstyles.schema import check_keys
 
 DEFAULT_WEIGHT = 0.5
 
@@ -154,10 +155,7 @@ class Portfolio:
     def from_dict(d: Mapping[str, Any]) -> "Portfolio":
         if "genome" in d and "layout" not in d:
             raise ValueError(f"portfolio: genome: {GENOME_RENAMED}")
-        extra = set(d) - {"game", "scripts", "weights", "layout"}
-        if extra:
-            raise ValueError(f"portfolio: unknown keys {sorted(extra)} "
-                             "(expected game, scripts, weights, layout)")
+        check_keys(d, ("game", "scripts", "weights", "layout"), "portfolio")
         if "game" not in d:
             raise ValueError("portfolio: missing 'game'")
         return Portfolio(d["game"], d.get("scripts"), d.get("weights"), d.get("layout"))

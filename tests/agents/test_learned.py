@@ -259,7 +259,7 @@ def test_the_default_model_is_shipped_with_tribes():
     ({"epochs": 0}, "epochs: an integer >= 1"),
     ({"learning_rate": -1}, "learning_rate: a number > 0"),
     ({"encoding": "pixels"}, "unknown encoding 'pixels'"),
-    ({"layers": 2}, "unknown key 'layers'"),
+    ({"layers": 2}, "layers: unknown key (known: activation, agents"),
 ])
 def test_bad_config_fields_are_named(over, message):
     with pytest.raises(ValueError, match="t.yaml") as e:

@@ -584,7 +584,8 @@ def test_every_problem_is_reported_at_once():
         portfolio("tribes").with_genome([0.5] * 3)
     with pytest.raises(ValueError, match="Bar"):
         portfolio("tribes").with_weights({"Bar": 0.1})
-    with pytest.raises(ValueError, match="unknown keys"):
+    with pytest.raises(ValueError, match=r"portfolio.wieghts: unknown key \(known: game, "
+                                         r"scripts, weights, layout\); did you mean 'weights'"):
         Portfolio.from_dict({"game": "tribes", "wieghts": {}})
 
 

@@ -91,10 +91,13 @@ def test_summary_matches_hand_counted_games():
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"agents": ["random", "random:label=b"], "repetitons": 2}, "unknown key 'repetitons'"),
+    ({"agents": ["random", "random:label=b"], "repetitons": 2},
+     "repetitons: unknown key (known: game, agents, pairings, levels, repetitions, options, "
+     "budget, seed); did you mean 'repetitions'?"),
     ({"agents": ["random", "nosuchagent"]}, "agents[1]: unknown agent 'nosuchagent'"),
     ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
-    ({"agents": ["random", {"name": "random", "lable": "b"}]}, "agents[1]: unknown key 'lable'"),
+    ({"agents": ["random", {"name": "random", "lable": "b"}]},
+     "agents[1].lable: unknown key (known: name, label, params); did you mean 'label'?"),
     ({"agents": ["random", "mcts:rollouts=maybe"]}, "agents[1]: rollouts: expected true or false"),
     ({"agents": ["random", {"name": "mcts", "params": {"budget": -1}}]},
      "agents[1]: budget: must be a whole number"),
@@ -103,7 +106,7 @@ def test_summary_matches_hand_counted_games():
     ({"agents": ["random", "random:label=b"], "options": {"max_round": 3}},
      "unknown game option 'max_round'"),
     ({"agents": ["random", "random:label=b"], "repetitions": "many"},
-     "repetitions: a whole number from 1 to 10000 expected"),
+     "repetitions: a whole number expected"),
     ({"agents": ["random", "random"]}, "labels must be distinct"),
 ])
 def test_config_errors_name_the_key(data, message):
