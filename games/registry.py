@@ -177,6 +177,9 @@ class GameRegistry:
             name: the part's name.
             game: the game.
         """
+        item = self._items.get((game, name))  # the game's own part: its plug-in is loaded
+        if item is not None:
+            return item
         load_plugin(game)
         for key in lookup_keys(game):
             if (key, name) in self._items:

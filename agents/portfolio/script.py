@@ -17,7 +17,7 @@ Adding a script to a game is one function plus one decorator line:
     @script("tribes", "SpawnCheapest", "SPAWN")
     def spawn_cheapest(ctx, actor, actions): ...
 
-A game makes itself known once with `register_game` (its context class and the order in which
+A game makes itself known once with `register_portfolio` (its context class and the order in which
 portfolios list its action types); `make_context` and `scripts_of` then work by game name only.
 """
 
@@ -28,7 +28,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from games.registry import load_plugin
+from games.registry import GameRegistry
 
 DEFAULT_VALUE = 0.5
 """The value a wrapper script gives its action (the paper's neutral value)."""
@@ -137,14 +137,17 @@ class GameInfo:
     layouts: dict  # layout name -> script names whose weights evolve (e.g. the paper's 11)
 
 
-_SCRIPTS: dict[str, dict[str, ScriptInfo]] = {}
-_GAMES: dict[str, GameInfo] = {}
-_DEFAULT_LAYOUT: dict[str, str] = {}
+PORTFOLIOS = GameRegistry("portfolio")
+"""Each game's portfolio machinery (`GameInfo`), under the name "machinery", and its layouts
+(a default one among them)."""
+SCRIPTS = GameRegistry("script")
+"""Portfolio scripts, per game (or family), in registration order."""
+MACHINERY = "machinery"
 
 
-def register_game(game: str, context: type = ScriptContext,
-                  type_order: Sequence[str] = ("MOVE",),
-                  action_kinds: dict[str, int] | None = None) -> None:
+def register_portfolio(game: str, context: type = ScriptContext,
+                       type_order: Sequence[str] = ("MOVE",),
+                       action_kinds: dict[str, int] | None = None) -> None:
     """Declare a game's portfolio machinery.
 
     Args:
@@ -158,8 +161,8 @@ def register_game(game: str, context: type = ScriptContext,
     """
     if action_kinds is None:
         action_kinds = {t: i for i, t in enumerate(type_order)}
-    _GAMES[game] = GameInfo(game, context, tuple(type_order), dict(action_kinds), {})
-    _SCRIPTS.setdefault(game, {})
+    PORTFOLIOS.add(MACHINERY, GameInfo(game, context, tuple(type_order), dict(action_kinds), {}),
+                   game=game)
 
 
 def register_layout(game: str, name: str, script_names: Sequence[str],
@@ -173,9 +176,9 @@ def register_layout(game: str, name: str, script_names: Sequence[str],
         script_names: the scripts whose weights evolve, in genome order.
         default: the game's default layout (where none is given; see `default_layout`).
     """
-    _GAMES[game].layouts[name] = tuple(script_names)
+    game_info(game).layouts[name] = tuple(script_names)
     if default:
-        _DEFAULT_LAYOUT[game] = name
+        PORTFOLIOS.add(name, name, game=game, default=True)
 
 
 def default_layout(game: str) -> str | None:
@@ -187,7 +190,7 @@ def default_layout(game: str) -> str | None:
         game: the game's registered name.
     """
     layouts = game_info(game).layouts
-    name = _DEFAULT_LAYOUT.get(game)
+    name = PORTFOLIOS.default(game)
     if name is None and "paper" in layouts:
         name = "paper"
     return name
@@ -195,14 +198,14 @@ def default_layout(game: str) -> str | None:
 
 def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo:
     """Add one script to a game's registry (names are unique per game)."""
-    info = _GAMES.get(game)
-    if info is not None and action_type not in info.action_kinds:
+    machinery = PORTFOLIOS.find(MACHINERY, game)
+    if machinery is not None and action_type not in machinery.action_kinds:
         raise ValueError(f"script {name!r}: game {game!r} has no action type {action_type!r}")
-    scripts = _SCRIPTS.setdefault(game, {})
-    if name in scripts and scripts[name].fn is not fn:
+    old = SCRIPTS.find(name, game)
+    if old is not None and old.game == game and old.fn is not fn:
         raise ValueError(f"script {name!r} is already registered for game {game!r}")
     info = ScriptInfo(game, name, action_type, fn, " ".join((fn.__doc__ or "").split()))
-    scripts[name] = info
+    SCRIPTS.add(name, info, game=game)
     return info
 
 
@@ -219,27 +222,24 @@ def register_wrapper(game: str, name: str, action_type: str) -> ScriptInfo:
     return register(game, name, action_type, first_action)
 
 
-def _ensure(game: str) -> None:
-    """Load the game's plug-in (which registers its scripts); a game without scripts is one
-    error naming what it lacks."""
-    if game not in _GAMES:
-        load_plugin(game)
-    if game not in _GAMES:
-        known = sorted(_GAMES)
-        raise ValueError(f"portfolio: game {game!r} registers no portfolio scripts (its plug-in "
-                         f"must call register_game and register scripts, see docs/design.md); "
-                         f"games with scripts: {', '.join(known) or 'none loaded'}")
-
-
 def game_info(game: str) -> GameInfo:
-    _ensure(game)
-    return _GAMES[game]
+    """The game's portfolio machinery (its plug-in is loaded first; a family's serves its
+    games); a game without any is one error naming what it lacks."""
+    info = PORTFOLIOS.find(MACHINERY, game)
+    if info is None:
+        known = PORTFOLIOS.owners(MACHINERY)
+        raise ValueError(f"portfolio: game {game!r} registers no portfolio scripts (its plug-in "
+                         f"must call register_portfolio and register scripts, see "
+                         f"docs/design.md); games with scripts: "
+                         f"{', '.join(known) or 'none loaded'}")
+    return info
 
 
 def scripts_of(game: str) -> dict[str, ScriptInfo]:
-    """Name -> ScriptInfo of every script registered for a game, in registration order."""
-    _ensure(game)
-    return _SCRIPTS[game]
+    """Name -> ScriptInfo of every script registered for a game (its own, then its
+    family's), in registration order."""
+    game_info(game)
+    return SCRIPTS.of(game)
 
 
 def make_context(game: str, state: Any, rng: np.random.Generator) -> ScriptContext:

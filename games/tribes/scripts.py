@@ -30,8 +30,8 @@ from agents.portfolio.script import (
     lazy,
     pick_max,
     pick_min,
-    register_game,
     register_layout,
+    register_portfolio,
     register_wrapper,
     script,
 )
@@ -527,7 +527,7 @@ Hut turns forest and plain into each other, which are both land and neither a vi
 resource gathered is never ruins. Ending the turn, capturing, converting, examining ruins
 and levelling up: a new context."""
 
-register_game(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
+register_portfolio(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
 
 
 # ------------------------------------------------------------------------------ wrappers

@@ -21,8 +21,8 @@ from agents.portfolio.script import (
     ScriptContext,
     lazy,
     pick_max,
-    register_game,
     register_layout,
+    register_portfolio,
     script,
 )
 from games.tribolo.board import BIT, NEIGHBOURS, anchored_axes, flips, moves_of
@@ -86,7 +86,7 @@ class TriboloContext(ScriptContext):
         return anchored_axes(self.state.walls)
 
 
-register_game(GAME, TriboloContext, (JUMP,))
+register_portfolio(GAME, TriboloContext, (JUMP,))
 
 
 def _best(ctx: TriboloContext, actions, keys: list, floor=None):

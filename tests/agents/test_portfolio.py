@@ -24,7 +24,7 @@ from agents.portfolio import (
     produce_assignments,
     scripts_of,
 )
-from agents.portfolio.script import ScriptContext, make_context, register_game, script
+from agents.portfolio.script import ScriptContext, make_context, register_portfolio, script
 from games.registry import get_game
 from games.tribes import actions as A
 from games.tribes import constants as K
@@ -591,7 +591,7 @@ def test_every_problem_is_reported_at_once():
 
 # ------------------------------------------------------------------------------ other games
 def test_a_new_game_needs_one_function_and_one_line():
-    register_game("toy-game", ScriptContext, ["PICK"], {"PICK": 0})
+    register_portfolio("toy-game", ScriptContext, ["PICK"], {"PICK": 0})
 
     @script("toy-game", "PickLargest", "PICK")
     def pick_largest(ctx, actor, actions):

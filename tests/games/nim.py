@@ -184,8 +184,7 @@ def moves(g) -> float:
 def register() -> None:
     from agents.evaluators import register_evaluator
     from agents.portfolio.script import register as register_script
-    from agents.portfolio.script import register_game as register_portfolio
-    from agents.portfolio.script import register_layout
+    from agents.portfolio.script import register_layout, register_portfolio
     from agents.registry import register as register_agent
     from games.registry import register_game
     from qd.features import register as register_feature
