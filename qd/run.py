@@ -39,14 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-import numpy as np
 import pandas as pd
-from ribs.schedulers import Scheduler
 
-from play.journal import Interrupted, plain
+from play.journal import Interrupted
 from play.runner import GameRecord
 from playstyles.outputs import atomic_write, check_folder, claim_folder
-from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
 from qd.checkpoint import (
     CheckpointError,
     CheckpointLog,
@@ -59,10 +56,17 @@ from qd.checkpoint import (
     told_batches,
 )
 from qd.config import RunConfig, dump_config, load_config, read_yaml
-from qd.emitters import make_emitter
-from qd.features import PlayerGame, features_of
-from qd.genome_games import BatchGames, credit, game_seconds, genome_side, worker_count
-from qd.noise import PLAIN, make_noise, noise_params
+from qd.evolution import (
+    Evolution,
+    InFlight,
+    ReplayMismatch,
+    RunState,
+    game_rows,
+    games_asked,
+    genome_rows,
+)
+from qd.genome_games import BatchGames, game_seconds, worker_count
+from qd.noise import PLAIN, noise_params
 from qd.rundir import (
     CHECKED_TABLES,
     CHECKPOINT,
@@ -75,15 +79,9 @@ from qd.rundir import (
     METRICS,
     OCCUPIED,
     PARTIAL,
-    STATUS,
     VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
     event_count_prefixes,
-    game_sides,
-    mean_column,
-    measure_column,
-    side_prefix,
-    std_column,
     table_problem,
 )
 
@@ -106,42 +104,6 @@ class RunInterrupted(RunError, Interrupted):
 
 
 @dataclass
-class InFlight:
-    """A batch that was asked and not yet told: its number, its first evaluation's index,
-    its genomes, and whether they are initial individuals."""
-
-    index: int
-    first: int
-    genomes: np.ndarray
-    initial: bool
-    replays: list = field(default_factory=list)  # (candidate id, replay number, genome)
-
-
-@dataclass
-class RunState:
-    """Everything needed to continue a run; rebuilt from the checkpoint by `replay`."""
-
-    config: dict[str, Any]
-    archive: EliteArchive
-    scheduler: Scheduler
-    batch: int = 0  # batches completed (told)
-    evaluations: int = 0  # evaluations told
-    games: int = 0
-    elapsed: float = 0.0  # wall seconds spent in completed batches
-    in_flight: list[InFlight] = field(default_factory=list)  # asked, not told, in order
-    noise: Any = None  # the run's qd.noise.NoiseMethod (None: plain MAP-Elites)
-
-    @property
-    def emitter(self):
-        return self.scheduler.emitters[0]
-
-    @property
-    def asked(self) -> int:
-        """Evaluations asked so far (told or in flight)."""
-        return self.evaluations + sum(len(b.genomes) for b in self.in_flight)
-
-
-@dataclass
 class RunResult:
     run_dir: Path
     batches: int
@@ -151,75 +113,6 @@ class RunResult:
     stats: dict[str, float] = field(default_factory=dict)
     validation: dict[str, Any] | None = None  # validation_summary.json, when the config validates
     notes: list[str] = field(default_factory=list)  # what resuming repaired (tables rebuilt)
-
-
-def new_state(config: RunConfig) -> RunState:
-    """A fresh run: empty archive and emitter, seeded from the run seed."""
-    archive_seed, emitter_seed = (int(s) for s in
-                                  np.random.SeedSequence(config.seed).generate_state(2))
-    players = config.players
-    archive = EliteArchive(config.features, config.genome_names, seed=archive_seed,
-                           stats=list(features_of(config.game).values()), players=players)
-    e = dict(config.emitter)
-    emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
-    scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
-    return RunState(config.to_dict(), archive, scheduler,
-                    noise=make_noise(config.noise, players=players))
-
-
-def _ask(state: RunState) -> np.ndarray:
-    """The emitter's next batch. The scheduler's own ask/tell pairs one ask with the next
-    tell; with batches in flight a tell follows later asks, so the run does what the
-    scheduler does for its one emitter (in batch mode) itself."""
-    return np.asarray(state.emitter.ask())
-
-
-def _tell_batch(state: RunState, front: InFlight, rows: Sequence[np.ndarray]
-                ) -> tuple[list[Evaluation], np.ndarray]:
-    """Tell the archive, the emitter and the noise method the batch at the front (each
-    genome's and replay's game rows, in order) and count it as done; its evaluations and
-    statuses. The run and `replay` both tell through here.
-
-    Args:
-        state: the run state (changed).
-        front: the batch in flight at the front.
-        rows: the game rows (`qd.archive.game_table`) of each of its genomes and replays.
-    """
-    archive = state.archive
-    names = archive.stat_names
-    evals = [evaluate_rows(g, r, archive.features, names, archive.players)
-             for g, r in zip(front.genomes, rows)]
-    fields = archive.fields(evals, front.index, front.first)
-    objective = np.array([e.objective for e in evals])
-    measures = np.array([e.measures for e in evals]).reshape(len(evals), len(archive.features))
-    noise = state.noise
-    if noise is None:
-        status = _tell(state, front.genomes, objective, measures, fields)
-    else:
-        n = len(front.genomes)
-        replayed = [(cid, r) for (cid, _, _), r in zip(_replays(front), rows[n:])]
-        status, value = noise.tell(archive, front.index, front.first, front.genomes,
-                                   rows[:n], replayed, archive.features, names)
-        if n:  # (the closing batch has replays only)
-            state.emitter.tell(front.genomes, objective, measures,
-                               {"status": np.minimum(status, 2) * (status < 3),
-                                "value": value}, **fields)
-    state.in_flight.pop(0)
-    state.batch = front.index + 1
-    state.evaluations += len(evals)
-    state.games += sum(len(r) for r in rows)
-    return evals, status
-
-
-def _tell(state: RunState, solutions: np.ndarray, objective: np.ndarray,
-          measures: np.ndarray, fields: dict[str, Any]) -> np.ndarray:
-    """Insert a batch into the archive and give the emitter the results; the statuses
-    (0 rejected, 1 improved, 2 new cell)."""
-    data = {"objective": np.asarray(objective), "measures": np.asarray(measures),
-            **{k: np.asarray(v) for k, v in fields.items()}, "solution": solutions}
-    add_info = state.scheduler.archive.add(**data)
-    state.emitter.tell(**data, add_info=add_info)
-    return np.asarray(state.emitter.last_add_info["status"])
 
 
 # ------------------------------------------------------------------------------ files
@@ -307,87 +200,6 @@ def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
 
 
 # ------------------------------------------------------------------------------ rows
-
-def _finished(state: RunState, config: RunConfig) -> bool:
-    """Evolution is over (every evaluation asked, or the games of `max_games`) and the noise
-    method's closing batch, if it has one, was asked (with nothing in flight: played)."""
-    noise = state.noise
-    return _evolution_over(state, config) and not (noise is not None and noise.pending)
-
-
-def _evolution_over(state: RunState, config: RunConfig) -> bool:
-    """No more genomes are asked: every evaluation was asked, the games asked reach
-    `max_games` (less what the noise method keeps back for its closing replays), or the
-    closing batch was asked."""
-    noise = state.noise
-    if state.asked >= config.evaluations or (noise is not None and noise.closed):
-        return True
-    if config.max_games is None:
-        return False
-    reserve = noise.reserve(len(state.archive.ids()), _games_per_genome(config)) \
-        if noise is not None else 0
-    return _games_asked(state, config) + reserve >= config.max_games
-
-
-def _games_per_genome(config: RunConfig) -> int:
-    """The games of one evaluation or replay: training levels x repetitions."""
-    return len(config.train_levels) * config.repetitions
-
-
-def _games_asked(state: RunState, config: RunConfig) -> int:
-    """Games played and in flight, replays included."""
-    gpi = _games_per_genome(config)
-    return state.games + sum((len(b.genomes) + len(_replays(b))) * gpi for b in state.in_flight)
-
-
-def _replays(b: InFlight) -> list:
-    """The replays of a batch in flight."""
-    return b.replays
-
-
-def _rows(archive: EliteArchive, records: Sequence[GameRecord]) -> np.ndarray:
-    """One genome's game rows (`qd.archive.game_table`) from its records."""
-    games = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(records)]
-    return game_table(games, archive.stats_features)
-
-
-def _game_rows(batch: int, gpi: int, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
-    """A batch's rows of games.csv (one dict per game, as JSON data for the checkpoint)."""
-    rows = []
-    for k, (rec, seat) in enumerate(genome_side(records)):
-        spec = rec.spec
-        me = side_prefix("genome")
-        n = len(spec.agents)
-        row: dict[str, Any] = {
-            "batch": batch, "evaluation": int(spec.tag[0]), "game": k % gpi,
-            "replay": int(spec.tag[3]) if len(spec.tag) > 3 else 0,
-            "level": spec.level if isinstance(spec.level, (int, str)) else str(spec.level),
-            "game_seed": spec.seed, f"{me}seat": seat,
-            "rounds": rec.rounds, "winner": rec.winner, f"{me}won": credit(rec, seat),
-            "seconds": round(rec.seconds, 4)}
-        for j, who in enumerate(game_sides(n)):
-            row.update(rec.player_columns((seat + j) % n, side_prefix(who), digits=4))
-        rows.append(row)
-    return plain(rows)
-
-
-def _individual_rows(batch: int, first_eval: int, names: Sequence[str],
-                     evals: Sequence[Evaluation], status: np.ndarray, features) -> pd.DataFrame:
-    rows = []
-    for k, e in enumerate(evals):
-        row: dict[str, Any] = {"batch": batch, "evaluation": first_eval + k,
-                               "status": STATUS[int(status[k])]}
-        row.update({n: float(v) for n, v in zip(names, e.genome)})
-        row.update({"win_rate": e.win_rate, "wins": e.wins, "games": e.games,
-                    "mean_score": e.mean_score})
-        for f, m in zip(features, e.measures):
-            row[measure_column(f.name)] = float(m)
-        for n in e.feature_mean:
-            row[mean_column(n)] = e.feature_mean[n]
-            row[std_column(n)] = e.feature_std[n]
-        rows.append(row)
-    return pd.DataFrame(rows)
-
 
 # ------------------------------------------------------------------------------ the run
 
@@ -496,14 +308,19 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     notes: list[str] = []
     try:
         if kept is None:
-            state = new_state(config)
+            evo = Evolution(config)
+            state = evo.state
             with _writing(checkpoint.path):
                 checkpoint.start(config.to_dict())
             for name in CHECKED_TABLES:
                 digests.load(name)
         else:
             told, stopped = told_batches(kept[0], len(config.genome_names), kept[1])
-            state, individuals = replay(config, told, run_dir)
+            try:
+                evo, individuals = Evolution.replay(config, told)
+            except ReplayMismatch as e:
+                raise RunError(f"{run_dir / CHECKPOINT}: {e}") from None
+            state = evo.state
             if stopped is not None:
                 notes.append(f"{run_dir / CHECKPOINT}: line {stopped} is torn or damaged; the "
                              f"run continues after batch {state.batch - 1} (the batches after "
@@ -529,11 +346,11 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     from play.parallel import ray_session
     try:
         with ray_session():  # Ray is shut down before any exception leaves the block
-            result = _loop(config, run_dir, state, address, workers, show_progress,
-                           max_batches, log, checkpoint, digests)
+            result = _loop(evo, run_dir, address, workers, show_progress, max_batches, log,
+                           checkpoint, digests)
     except KeyboardInterrupt:  # while Ray was starting, before the loop
         log.info("interrupted before batch %d", saved)
-        raise _interrupted(run_dir, saved, state, config) from None
+        raise _interrupted(run_dir, saved, evo.state, config) from None
     finally:
         checkpoint.close()
         for h in list(log.handlers):
@@ -543,49 +360,6 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     if result.complete and config.validation is not None:
         result.validation = _validate_elites(config, run_dir, address, workers, show_progress)
     return result
-
-
-def replay(config: RunConfig, told: Sequence[Told], run_dir: Path | None = None
-           ) -> tuple[RunState, list[pd.DataFrame]]:
-    """The run state after the checkpoint's batches: a fresh state told every batch again,
-    in order, exactly as the run told it, each batch checked to ask the genomes (and
-    replays) the checkpoint holds. Also the batches' individuals.csv rows.
-
-    Args:
-        config: the run's config.
-        told: the checkpoint's batches (`qd.checkpoint.told_batches`).
-        run_dir: the run directory (for messages).
-
-    Raises:
-        RunError: a batch asks other genomes now than the checkpoint holds (the code that
-            asks or tells changed since the run started, or the checkpoint was edited).
-    """
-    state = new_state(config)
-    lag = int(config.pipeline.get("lag", 1))
-    _fill(state, config, lag)
-    frames = []
-    for t in told:
-        front = state.in_flight[0] if state.in_flight else None
-        if front is None or (front.index, front.first) != (t.batch, t.first) \
-                or not np.array_equal(front.genomes, t.genomes) \
-                or not _same_replays(_replays(front), t.replays):
-            where = run_dir / CHECKPOINT if run_dir is not None else CHECKPOINT
-            raise RunError(f"{where}: batch {t.batch} was asked other genomes than this code "
-                           f"asks from the batches before it: the run was started by another "
-                           f"version of playstyles (resume it with that version) or the file "
-                           f"was edited")
-        evals, status = _tell_batch(state, front, t.rows)
-        state.elapsed = t.elapsed
-        frames.append(_individual_rows(front.index, front.first, config.genome_names, evals,
-                                       status, config.features))
-        _fill(state, config, lag)
-    return state, frames
-
-
-def _same_replays(a: Sequence, b: Sequence) -> bool:
-    return len(a) == len(b) and all(
-        int(x[0]) == int(y[0]) and int(x[1]) == int(y[1]) and np.array_equal(x[2], y[2])
-        for x, y in zip(a, b))
 
 
 def _restore_tables(run_dir: Path, state: RunState, told: Sequence[Told],
@@ -646,47 +420,16 @@ def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
     return summary
 
 
-def _fill(state: RunState, config: RunConfig, lag: int) -> list[InFlight]:
-    """Ask batches until `lag` are in flight. A search batch is never asked while initial
-    individuals are in flight (the search starts from their elites), and nothing is asked
-    past the evaluations. Depends only on the state, so a resumed run asks the same."""
-    new = []
-    emitter = state.emitter
-    noise = state.noise
-    while len(state.in_flight) < lag:
-        asked = state.asked
-        if _evolution_over(state, config):
-            break
-        initial = getattr(emitter, "initial_left", 0) > 0
-        if not initial and any(b.initial for b in state.in_flight):
-            break
-        emitter.limit = config.evaluations - asked
-        genomes = _ask(state)
-        if len(genomes) == 0:
-            break
-        replays = noise.ask(state.archive.ids()) if noise is not None else []
-        b = InFlight(state.batch + len(state.in_flight), asked, genomes, initial, replays)
-        state.in_flight.append(b)
-        new.append(b)
-    if noise is not None and noise.pending and not state.in_flight \
-            and _evolution_over(state, config):
-        replays = noise.closing(state.archive.ids())  # the run's closing batch
-        if replays:
-            b = InFlight(state.batch, state.asked,
-                         np.empty((0, len(config.genome_names))), False, replays)
-            state.in_flight.append(b)
-            new.append(b)
-    return new
-
-
-def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
-          show_progress: bool, max_batches: int | None, log: logging.Logger,
-          checkpoint: CheckpointLog, digests: TableDigests) -> RunResult:
+def _loop(evo: Evolution, run_dir: Path, address, workers, show_progress: bool,
+          max_batches: int | None, log: logging.Logger, checkpoint: CheckpointLog,
+          digests: TableDigests) -> RunResult:
+    """Play the batches the evolution asks, tell it their games, and write the run
+    directory's tables and checkpoint after each."""
     from play.parallel import GameLost, cluster_size
+    config, state, lag = evo.config, evo.state, evo.lag
     plan = config.plan()
     gpi = plan.games_per_individual
-    lag = int(config.pipeline.get("lag", 1))
-    busy_run = state.in_flight or not _finished(state, config)
+    busy_run = not evo.finished
     n_workers = worker_count(address, workers) if busy_run else 1
     alive = (n_workers, 1) if workers == 0 and not address else cluster_size()
     log.info("%d CPUs on %d node(s) play games; %d games per genome; pipeline lag %d (batches "
@@ -711,7 +454,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         for b in bs:
             if b.index not in games.batches:
                 specs = [s for k, g in enumerate(b.genomes) for s in plan.games(g, b.first + k)]
-                specs += [s for cid, r, g in _replays(b) for s in plan.games(g, cid, replay=r)]
+                specs += [s for cid, r, g in b.replays for s in plan.games(g, cid, replay=r)]
                 pb = games.start(b.index, specs,
                                  partial_records(carried.pop(b.index, {}), specs))
                 if bar is not None and pb.timing.reused:
@@ -721,7 +464,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
         if games is not None:
             with _writing(partial.path):  # a clean file (no torn entry, nothing told)
                 partial.rewrite_games(carried)
-            _fill(state, config, lag)
+            evo.ask()
             _grow(bar, state, config)
         while state.in_flight:
             if max_batches is not None and batches >= max_batches:
@@ -749,22 +492,21 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 if _after_game is not None:
                     _after_game(i, rec)
             records, timing = games.finish(front.index)
-            rows = [_rows(state.archive, records[k * gpi:(k + 1) * gpi])
-                    for k in range(len(front.genomes) + len(_replays(front)))]
+            rows = [genome_rows(state.archive, records[k * gpi:(k + 1) * gpi])
+                    for k in range(len(front.genomes) + len(front.replays))]
             first = front.first
-            evals, status = _tell_batch(state, front, rows)
+            evals, status = evo.tell(rows)
             batches += 1
-            asked = _fill(state, config, lag)
+            asked = evo.ask()
             _grow(bar, state, config)
             if max_batches is None or batches < max_batches:
                 start(asked)  # the next batch's games start before the tables are written
             stats = state.archive.stats()
-            game_rows = _game_rows(front.index, gpi, records)
-            _append_csv(run_dir / GAMES, pd.DataFrame(game_rows),
+            games_rows = game_rows(front.index, gpi, records)
+            _append_csv(run_dir / GAMES, pd.DataFrame(games_rows),
                         fill_zero=event_count_prefixes(state.archive.players), digests=digests)
-            _append_csv(run_dir / INDIVIDUALS,
-                        _individual_rows(front.index, first, config.genome_names, evals,
-                                         status, config.features), digests=digests)
+            _append_csv(run_dir / INDIVIDUALS, evo.individual_rows(front, evals, status),
+                        digests=digests)
             _write_table(run_dir / ELITES,
                          state.archive.frame().to_csv(index=False).encode(), digests)
             cpus, nodes = (n_workers, 1) if workers == 0 and not address else cluster_size()
@@ -782,13 +524,13 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
                 "cpu_utilisation": round(busy / (wall * max(1, cpus)), 4) if wall > 0 else 0.0,
                 "reused_games": timing.reused, "elapsed_seconds": round(state.elapsed, 2),
                 "workers_alive": cpus, "nodes_alive": nodes, "retries": timing.retries,
-                "replays": len(_replays(front))}
+                "replays": len(front.replays)}
             t_mark, busy, waited = now, 0.0, 0.0
             _append_csv(run_dir / METRICS, pd.DataFrame([metrics], columns=METRIC_COLUMNS),
                         digests=digests)
             with _writing(checkpoint.path):
-                checkpoint.told(Told(front.index, first, front.genomes, _replays(front), rows,
-                                     state.elapsed, game_rows, metrics, digests.files()))
+                checkpoint.told(Told(front.index, first, front.genomes, front.replays, rows,
+                                     state.elapsed, games_rows, metrics, digests.files()))
             saved = state.batch
             current = state.batch
             live = {k: b.done() for k, b in games.batches.items()}
@@ -835,7 +577,7 @@ def _loop(config: RunConfig, run_dir: Path, state: RunState, address, workers,
             bar.close()
     if not (run_dir / ELITES).exists():
         _write(run_dir / ELITES, state.archive.frame().to_csv(index=False))
-    complete = not state.in_flight and _finished(state, config)
+    complete = evo.finished
     log.info("%s after %d batches, %d evaluations", "finished" if complete else "paused",
              state.batch, state.evaluations)
     return RunResult(run_dir, state.batch, state.evaluations, state.games, complete,
@@ -863,7 +605,7 @@ def _retries() -> int:
 def _grow(bar, state: RunState, config: RunConfig) -> None:
     """Count a closing batch's games in the progress bar's total once it is asked."""
     if bar is not None and bar.total is not None:
-        asked = _games_asked(state, config)
+        asked = games_asked(state, config)
         if asked > bar.total:
             bar.total = asked
             bar.refresh()

@@ -188,7 +188,7 @@ def test_a_registered_emitter_is_a_config_kind(uniform_kind):
         config_from_dict({**CONFIG, "emitter": {"kind": uniform_kind, "sigma0": 1.0}})
 
     # the run builds it from the config like any other emitter
-    from qd.run import new_state
+    from qd.evolution import new_state
     state = new_state(c)
     assert isinstance(state.emitter, UniformEmitter) and state.emitter.repeat == 3
     arc, sched = state.archive, state.scheduler

@@ -21,7 +21,8 @@ from play.runner import run_game
 from qd.checkpoint import read_checkpoint, read_partial, told_batches
 from qd.config import ConfigError, config_from_dict, load_config
 from qd.emitters import EMITTERS, PaperEmitter, register_emitter
-from qd.run import RunError, RunInterrupted, evolve, replay
+from qd.evolution import replay
+from qd.run import RunError, RunInterrupted, evolve
 from tests.qd.test_run import TINY, assert_same_run, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +32,7 @@ def checkpointed_state(d: Path):
     """The run state a checkpoint holds (`qd.run.replay` of its batches)."""
     config = load_config(d / "config.yaml")
     header, entries, stopped = read_checkpoint(d)
-    return replay(config, told_batches(entries, len(config.genome_names), stopped)[0], d)[0]
+    return replay(config, told_batches(entries, len(config.genome_names), stopped)[0])[0]
 
 
 def run(cfg: Path, out: Path, **kw):
