@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from agents.registry import agent_names, check_agent, make_agent
 from games.api import determinise
 from games.registry import get_game
 
@@ -107,7 +108,6 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
         seed: seed of the positions and the agents.
         names: the agents to check (default: every agent registered for the game).
     """
-    from agents.registry import agent_names, check_agent, make_agent
     g = get_game(game)
     if level is None:
         level = g.level_set(g.default_levels)[0]

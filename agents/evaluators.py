@@ -21,6 +21,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator, Protocol, runtime_checkable
 
+from agents.learned import learned_evaluator
 from games.api import GameState
 from games.registry import GameRegistry
 
@@ -186,7 +187,6 @@ register_evaluator("*", "outcome", Outcome)
 
 
 def _learned(game: str, argument: str | None) -> Evaluator:
-    from agents.learned import learned_evaluator
     return learned_evaluator(game=game, model=argument)
 
 

@@ -13,6 +13,7 @@ import sys
 from typing import Callable, TextIO
 
 from games.api import Action, GameState
+from games.registry import get_game
 
 QUIT = ("quit", "exit")
 HELP = ("help", "?")
@@ -44,7 +45,6 @@ class HumanAgent:
     def _show(self, state: GameState, actions) -> None:
         out = self.stdout
         if self.show is True:
-            from games.registry import get_game
             print(get_game(state.game_name).render_view(state, state.current_player), file=out)
         elif self.show:
             print(self.show(state), file=out)

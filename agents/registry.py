@@ -120,12 +120,10 @@ def make_agent(name: str, game: str | None = None, **params: Any):
 # ------------------------------------------------------------------------------ agents of every game
 
 def _random(seed: int = 0):
-    from agents.random_agent import RandomAgent
     return RandomAgent(seed)
 
 
 def _human(seed: int = 0):
-    from agents.human import HumanAgent
     return HumanAgent(seed)
 
 
@@ -133,9 +131,11 @@ from agents.action_tree import ActionTreeAgent  # noqa: E402
 from agents.flat_mc import FlatMCAgent  # noqa: E402
 from agents.hop import HOPAgent  # noqa: E402
 from agents.hps import HPSAgent  # noqa: E402
+from agents.human import HumanAgent  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.osla import OSLAAgent  # noqa: E402
 from agents.portfolio.pmcts import PMCTS_CONFIGURATIONS  # noqa: E402
+from agents.random_agent import RandomAgent  # noqa: E402
 from agents.rhea import RHEAAgent  # noqa: E402
 from agents.turn_rollout import HillclimbAgent, TurnRolloutAgent  # noqa: E402
 

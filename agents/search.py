@@ -25,7 +25,7 @@ from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-from agents.evaluators import deciding, make_evaluator
+from agents.evaluators import check_evaluator, deciding, make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import GameRegistry, get_game
 from playstyles.limits import MAX_BUDGET, short
@@ -280,7 +280,6 @@ class SearchAgent:
         ev = p.get("evaluator")
         g = p.get("game") or game
         if isinstance(ev, str) and g is not None:
-            from agents.evaluators import check_evaluator
             check_evaluator(g, ev)
 
     def __init__(self, seed: int, budget: int, game: str | None, evaluator: Any) -> None:

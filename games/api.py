@@ -36,7 +36,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
+from games.levels import level_set
+from playstyles.inputs import load_json
 from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
+from playstyles.outputs import save_figure
 from playstyles.schema import check_count
 
 Action = Hashable
@@ -405,14 +408,12 @@ class BaseGame:
         return spec
 
     def level_set(self, name: str) -> list[Any]:
-        from games.levels import level_set
         return level_set(name, self.level_sets)
 
     def level_text(self, level: Any) -> str:
         return json.dumps(level)
 
     def level_from_text(self, text: str, source: str = "<level>") -> Any:
-        from playstyles.inputs import load_json
         try:
             return load_json(text, source)
         except ValueError as e:
@@ -453,7 +454,6 @@ class BaseGame:
         fig.text(0.02, 0.98, text, family="monospace", va="top", fontsize=9)
         if title:
             fig.suptitle(title)
-        from playstyles.outputs import save_figure
         save_figure(fig, path, dpi=100)
         plt.close(fig)
 

@@ -11,7 +11,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from games.api import check_game_options
+from games.registry import get_game
+from playstyles.inputs import read_json
+from playstyles.limits import MAX_SEED, short
 from playstyles.outputs import atomic_write, json_format
+from playstyles.schema import check_count
 
 FORMAT = "playstyles-game/1"
 
@@ -48,9 +53,6 @@ def load_record(path: str | Path) -> dict[str, Any]:
     Args:
         path: a record written by `save_record` (`playstyles play --record`).
     """
-    from playstyles.inputs import read_json
-    from playstyles.limits import MAX_SEED, short
-    from playstyles.schema import check_count
     data = read_json(path, RecordError, what="record")
     if not isinstance(data, dict):
         raise RecordError(f"{path}: a JSON object expected")
@@ -62,8 +64,6 @@ def load_record(path: str | Path) -> dict[str, Any]:
             raise RecordError(f"{path}: {key}: missing or not a {kind.__name__}")
     try:
         check_count(data["seed"], "seed", 0, MAX_SEED)
-        from games.api import check_game_options
-        from games.registry import get_game
         check_game_options(get_game(data["game"]), data["options"])
     except ValueError as e:
         raise RecordError(f"{path}: {e}") from None
@@ -73,7 +73,6 @@ def load_record(path: str | Path) -> dict[str, Any]:
 def replay(record: dict[str, Any], source: str = "record") -> Iterator[tuple[Any, Any]]:
     """Yield (state, action) before each recorded action, then (final state, None).
     An action that is not legal where it was recorded is an error naming its index."""
-    from games.registry import get_game
     game = get_game(record["game"])
     level = game.level_from_text(record["level"], source=f"{source}: level")
     state = game.new_state(level, record["seed"], **record["options"])

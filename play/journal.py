@@ -34,8 +34,10 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from play.parallel import run_games
 from play.runner import GameRecord, GameSpec
 from playstyles.datalog import encode_line, read_log
+from playstyles.outputs import atomic_write
 
 JOURNAL_FORMAT = "playstyles-journal"
 JOURNAL_VERSION = 2
@@ -170,7 +172,6 @@ class DataLog:
             header: the header (names the format and version).
             items: the entries.
         """
-        from playstyles.outputs import atomic_write
         self.close()
         atomic_write(self.path, b"".join(encode_line(v) for v in (header, *items)))
         self.entries = len(items)
@@ -325,7 +326,6 @@ def play_missing(journal: GameJournal, address: str | None = None, workers: int 
         show_progress: a progress bar on the terminal (it starts at the games reused).
         on_game: called with the number of finished games after each new one.
     """
-    from play.parallel import run_games
     todo = journal.missing
     bar = None
     if show_progress:

@@ -30,8 +30,23 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from agents.registry import accepts
+from games.registry import get_game
+from play.journal import GameJournal, play_missing
+from play.parallel import ray_session
+from play.presets import dump_presets, load_presets
 from play.runner import AgentSpec, GameSpec
 from play.stats import Ratings, bradley_terry, wilson_interval
+from play.tournament import (
+    JOURNAL,
+    agent_records,
+    games_frame,
+    parse_agent,
+    seats_of,
+    summarise,
+    table_columns,
+    to_markdown,
+)
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write, claim_folder
 
@@ -57,7 +72,6 @@ def is_ladder_dir(folder: Path) -> bool:
     Args:
         folder: the folder.
     """
-    from play.tournament import JOURNAL
     return (folder / "ladder.json").is_file() or (folder / JOURNAL).is_file()
 
 
@@ -281,8 +295,6 @@ def matrices(pairs: pd.DataFrame, labels: Sequence[str]
 def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentSpec]:
     """Baselines by spec; one that takes a budget and sets none plays at the presets' budget
     (when those with a budget share one), so that the ladder compares like with like."""
-    from agents.registry import accepts
-    from play.tournament import parse_agent
     budgets = {p.params["budget"] for p in presets if p.params.get("budget") is not None}
     shared = budgets.pop() if len(budgets) == 1 else None
     out = []
@@ -321,11 +333,6 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
     ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
     is refused before anything is written (`playstyles.outputs.claim_folder`)."""
-    from games.registry import get_game
-    from play.journal import GameJournal, play_missing
-    from play.parallel import ray_session
-    from play.presets import load_presets
-    from play.tournament import JOURNAL
 
     pf = load_presets(presets_path)
     level_set = get_game(pf.game).level_set
@@ -350,7 +357,6 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
             options.update(get_game(pf.game).round_limit_options(rounds))
         except ValueError as e:
             raise ValueError(f"rounds: {e}") from None
-    from play.tournament import seats_of
     players = seats_of(pf.game, level_list[0], options)
     if players < 2:
         raise ValueError(f"{presets_path}: {pf.game} is a one-player game, where presets do not "
@@ -380,7 +386,6 @@ def _write_ladder(out: Path, presets_path: str | Path, pf, agents: list[AgentSpe
                   records: list, options: dict, level_list: list, n_games: int, seed: int,
                   field: AgentSpec | None = None) -> LadderResult:
     """The ladder's files: games, summary, pair table, win matrix, verdict and chart."""
-    from play.tournament import agent_records, games_frame, summarise, table_columns, to_markdown
     labels = [a.display() for a in agents]
     frame = games_frame(records, agents)
     pairs = pair_table(frame, labels)
@@ -511,7 +516,6 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     Returns:
         The rewritten `PresetFile` and the ladder's result.
     """
-    from play.presets import dump_presets, load_presets
     if not baselines:
         raise ValueError("baselines: calibration needs at least one shared baseline")
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
@@ -555,6 +559,5 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     if warnings:
         pf.source["warnings"] = warnings
     dump_presets(pf, presets_path)
-    from play.tournament import JOURNAL
     (result.out / JOURNAL).unlink(missing_ok=True)  # the presets are written: games not needed
     return load_presets(presets_path), result

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
 from play.runner import GameSpec, run_game
+from playstyles.limits import CONNECT_TIMEOUT
 
 TASK_RETRIES = 3
 
@@ -123,7 +124,6 @@ def check_address(address: str, timeout: float | None = None) -> None:
     import socket
     import threading
 
-    from playstyles.limits import CONNECT_TIMEOUT
     endpoint = address_endpoint(address)
     if endpoint is None:
         return

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from agents.portfolio.portfolio import GENOME_RENAMED
 from agents.registry import agent_names, check_agent, make_agent_from
 from games.api import check_game_options
 from games.registry import get_game
@@ -212,7 +213,6 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         raise _fail(where, f"{key}.seed", "not part of a preset (the seed is given when the "
                                           "agent is built)")
     if "genome" in params and _renamed_to_layout(agent, game):
-        from agents.portfolio.portfolio import GENOME_RENAMED
         raise _fail(where, f"{key}.genome", GENOME_RENAMED)
     for k in params:
         try:

@@ -19,11 +19,13 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.registry import validate_agent
+from agents.registry import accepts, validate_agent
 from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
+from play.journal import GameJournal, play_missing
 from play.parallel import progress, run_games
+from play.presets import full_params
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
@@ -278,7 +280,6 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
             always when `out` holds anything else, a non-empty `out` is refused before
             anything is written (`playstyles.outputs.claim_folder`).
     """
-    from play.journal import GameJournal, play_missing
     specs = plan(config)
     columns = table_columns(config.game)
     out = Path(out) if out is not None else None
@@ -329,8 +330,6 @@ def agent_records(agents: Sequence[AgentSpec], game: str, budget: int | None = N
     `resolved`, every parameter of the agent as built (defaults included; `budget` is the
     budget it played at), so that a rerun after a default changed can still play the same
     agent."""
-    from agents.registry import accepts
-    from play.presets import full_params
     out = []
     for a in agents:
         given = dict(a.params)

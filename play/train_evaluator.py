@@ -37,6 +37,7 @@ from play.tournament import (
     parse_agent,
     plan,
 )
+from playstyles import __version__
 from playstyles.inputs import read_yaml
 from playstyles.limits import (
     MAX_BATCH,
@@ -345,7 +346,6 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
                     "samples_reused": reused},
     })
     try:
-        from playstyles import __version__
         model.metadata["playstyles"] = __version__
     except ImportError:  # pragma: no cover - the package is always there
         pass

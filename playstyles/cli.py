@@ -1,4 +1,8 @@
-"""The `playstyles` command line: argument parsing only; each subcommand calls one function."""
+"""The `playstyles` command line: argument parsing only; each subcommand calls one function.
+
+Each subcommand imports what it uses inside its function: `playstyles --help` and a command
+that fails on its arguments answer at once, without loading Ray, pyribs, matplotlib or a game.
+"""
 
 from __future__ import annotations
 

@@ -12,6 +12,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from playstyles.limits import (
+    MAX_CONFIG_BYTES,
+    MAX_JSON_BYTES,
+    MAX_NESTING,
+    MAX_NPZ_BYTES,
+    MAX_YAML_ALIASES,
+    short,
+)
+
 
 def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueError,
               what: str = "file") -> str:
@@ -68,7 +77,6 @@ def _yaml_loader():
     from yaml.composer import ComposerError
     from yaml.constructor import ConstructorError
 
-    from playstyles.limits import MAX_NESTING, MAX_YAML_ALIASES, short
 
     class LimitedLoader(yaml.SafeLoader):
         """PyYAML's safe loader that refuses a duplicate mapping key (naming it and both
@@ -168,7 +176,6 @@ def read_yaml(path: str | Path, error: type[ValueError] = ValueError,
         error: the exception class to raise (a `ValueError` subclass, e.g. a config error).
         max_bytes: the largest file accepted (default `MAX_CONFIG_BYTES`).
     """
-    from playstyles.limits import MAX_CONFIG_BYTES
     text = read_text(path, MAX_CONFIG_BYTES if max_bytes is None else max_bytes, error,
                      what="YAML file")
     return load_yaml(text, str(path), error)
@@ -199,7 +206,6 @@ def load_json(text: str, source: str, error: type[ValueError] = ValueError) -> A
     """
     import json
 
-    from playstyles.limits import MAX_NESTING
     if _json_depth(text) > MAX_NESTING:
         raise error(f"{source}: nested more than {MAX_NESTING} deep")
     try:
@@ -223,7 +229,6 @@ def read_json(path: str | Path, error: type[ValueError] = ValueError,
         max_bytes: the largest file accepted (default `MAX_JSON_BYTES`).
         what: what the file is, in the too-large message (`record`, `preset file`).
     """
-    from playstyles.limits import MAX_JSON_BYTES
     text = read_text(path, MAX_JSON_BYTES if max_bytes is None else max_bytes, error, what)
     return load_json(text, str(path), error)
 
@@ -248,7 +253,6 @@ def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz fil
 
     import numpy as np
 
-    from playstyles.limits import MAX_NPZ_BYTES
     limit = MAX_NPZ_BYTES if limit is None else limit
     path = Path(path)
     try:

@@ -29,6 +29,8 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from playstyles.limits import MAX_JSON_BYTES
+
 MARKER = ".playstyles.json"
 """The marker of a command's output folder: JSON, {"command": NAME, "format": MARKER_FORMAT}."""
 MARKER_FORMAT = 1
@@ -274,7 +276,6 @@ def npz_json(path: str | Path, key: str) -> Any:
 
     import numpy as np
 
-    from playstyles.limits import MAX_JSON_BYTES
     try:
         with zipfile.ZipFile(path) as z:  # a member that would expand too far is not read
             if z.getinfo(f"{key}.npy").file_size > MAX_JSON_BYTES:

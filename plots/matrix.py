@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playstyles.inputs import read_json
 from playstyles.outputs import save_figure
 from qd.rundir import read_table
 
@@ -92,7 +93,6 @@ def draw_matrix(w: WinMatrix, path: str | Path, title: str = "", note: str = "")
 
 def draw_ladder(ladder_dir: str | Path, title: str = "") -> Path:
     """Read a ladder directory's tables and write its win-matrix image (ladder.png)."""
-    from playstyles.inputs import read_json
     d = Path(ladder_dir)
     note = ""
     info = d / "ladder.json"

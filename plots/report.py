@@ -40,6 +40,7 @@ import pandas as pd
 from playstyles.outputs import atomic_write
 from plots.curves import draw_progress, progress_data
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
+from plots.validation import draw_validation
 from qd.rundir import (
     ELITES_TABLE,
     PROGRESS_CHART,
@@ -240,7 +241,6 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
                        + (" The last step is the closing batch, where every elite was "
                           "re-estimated on fresh games." if run.reestimated else "")))
     if has_validation:
-        from plots.validation import draw_validation
         path = draw_validation(run, run.path(VALIDATION_CHART))
         report.files.append(path)
     table = elites_table(run)

@@ -15,9 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import accepts
+from agents.portfolio.portfolio import GENOME_RENAMED, resolve_layout
+from agents.portfolio.script import default_layout
+from agents.registry import accepts, validate_agent
 from games.api import check_game_options
+from games.levels import split
+from games.registry import get_game
 from play.runner import AgentSpec
+from play.specs import split_spec
+from play.tournament import seats_of
 from playstyles import inputs
 from playstyles.limits import (
     MAX_BINS,
@@ -35,6 +41,7 @@ from playstyles.schema import check_count, check_keys, check_mapping, check_numb
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, Plan
+from qd.genome_games import GENOME_MAPPINGS as maps
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 
@@ -130,7 +137,6 @@ class RunConfig:
     @property
     def players(self) -> int:
         """Seats at the game's table (the genome takes one, the opponent the others)."""
-        from play.tournament import seats_of
         return seats_of(self.game, self.train_levels[0], dict(self.options))
 
     def plan(self) -> Plan:
@@ -203,7 +209,6 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
     """Either a pool split reproducibly (set, train count/fraction, split_seed), or explicit
     train and held-out sets. The two never overlap (the reference validated on a training
     level). Default: the game's default level set, 5 levels (at most all) for training."""
-    from games.levels import split
     d = (_mapping(data, source, "levels") if data is not None
          else {"set": game.default_levels})
     _check_keys(d, LEVEL_KEYS, source, "levels")
@@ -243,7 +248,6 @@ def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
 
 def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
            default_name: str) -> dict[str, Any]:
-    from play.specs import split_spec
     if data is None:
         data = {"name": default_name}
     if isinstance(data, str):
@@ -282,7 +286,6 @@ def _layout_names(game: str, layout: Any, source: str) -> tuple[str, ...]:
                                         and all(isinstance(n, str) for n in layout))):
         raise _err(source, "layout", f"a layout name or a list of script names expected, "
                                      f"got {short(layout)}")
-    from agents.portfolio.portfolio import resolve_layout
     try:
         return resolve_layout(game, layout)
     except ValueError as e:
@@ -293,7 +296,6 @@ def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: st
                   game: str) -> None:
     """An unknown name, parameter or bad value of the agent as the run will build it stops
     the run before it starts."""
-    from agents.registry import validate_agent
     params = dict(a["params"])
     if a["budget"] is not None:
         params["budget"] = a["budget"]
@@ -417,7 +419,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a mapping of keys expected")
     if "genome" in data:  # a config (or a run directory's config.yaml) from before the rename
-        from agents.portfolio.portfolio import GENOME_RENAMED
         raise _err(source, "genome", GENOME_RENAMED)
     _check_keys(data, TOP_KEYS, source, "")
     run_name = data.get("name", name or "run")
@@ -428,7 +429,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if "game" not in data:
         raise _err(source, "game", "missing: name the game (e.g. tribes)")
     game = data["game"]
-    from games.registry import get_game
     try:
         g = get_game(game)
     except ValueError as e:
@@ -454,7 +454,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                                          f"genome ({', '.join(genes)}); leave layout out")
         genome_names: tuple[str, ...] | list[str] = genes
     elif layout is None:
-        from agents.portfolio.script import default_layout
         try:
             layout = default_layout(game) or "all"
         except ValueError as e:
@@ -473,7 +472,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
                                                f"{short(layout)} names now: {list(genome_names)} "
                                                f"(the weight columns would be misread)")
 
-    from qd.genome_games import GENOME_MAPPINGS as maps
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 

@@ -38,8 +38,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from play.ladder import LADDER, is_ladder_dir, ladder_dir
+from play.ladder import calibrate as play_calibration
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from playstyles.outputs import check_folder, check_output_file
+from qd.config import load_config
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
@@ -60,6 +63,7 @@ from qd.rundir import (
     validation_source,
     weight_columns,
 )
+from qd.validation import validate
 
 KINDS = ("difficulty", "style")
 WIN_RATE_VALIDATED = validated_column("win_rate")  # of validation.csv, joined to the elites
@@ -215,7 +219,6 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             an earlier export; without it they are refused, as is always a file that is no
             preset file or one of the run directory's own files (nothing is written then).
     """
-    from qd.config import load_config
 
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
@@ -241,7 +244,6 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     check_output_file(target, command="export", ours=is_preset_file, force=force or resume,
                       protected=run_files(target.parent))
     if calibrate:
-        from play.ladder import LADDER, is_ladder_dir, ladder_dir
         check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
                      ours=is_ladder_dir)
     config = load_config(run.path(CONFIG))
@@ -404,7 +406,6 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                 f"{run_dir}: {len(few)} presets rest on fewer than {min_games} games, and the "
                 f"run's validation would be replaced by playing them: validate with more games "
                 f"first (playstyles validate {run_dir} --games {min_games})")
-        from qd.validation import validate
         validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
@@ -417,7 +418,6 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     dump_presets(pf, target)
     if calibrate:
-        from play.ladder import calibrate as play_calibration
         pf, _ = play_calibration(target, baselines=calibrate, games=games,
                                  keep=count if by_rating else None, workers=workers,
                                  address=address, show_progress=show_progress, resume=resume,

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from agents.portfolio.portfolio import DEFAULT_WEIGHT
-from play.parallel import GamePool
+from play.parallel import GamePool, ensure_ray
 from play.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
@@ -346,6 +346,5 @@ def worker_count(address: str | None, workers: int | None) -> int:
     """CPUs that play games: 1 in-process, else what the Ray cluster offers."""
     if workers == 0 and not address:
         return 1
-    from play.parallel import ensure_ray
     ray = ensure_ray(address, workers)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))

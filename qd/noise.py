@@ -42,6 +42,7 @@ import numpy as np
 from play.stats import Z95, wilson_interval
 from playstyles.limits import MAX_GAMES, short
 from playstyles.schema import check_keys
+from qd.archive import band, evaluate_rows, objective
 
 NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
 """Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
@@ -167,7 +168,6 @@ class NoiseMethod:
     def objective(self, c: Candidate, mean_score: float) -> float:
         """The number a cell is decided by (the highest keeps it): by default the pooled win
         rate with the mean score as tie-breaker, as in `qd.archive.objective`."""
-        from qd.archive import objective
         return objective(c.wins, c.games, mean_score, self.players)
 
     def settle(self, contenders: list[Candidate], place) -> list[Candidate]:
@@ -224,7 +224,6 @@ class NoiseMethod:
         Returns:
             Each new genome's status and value (the objective it entered with, else 0).
         """
-        from qd.archive import evaluate_rows
         for cid, r in replayed:
             c = self.candidates.get(cid)
             if c is not None:
@@ -285,7 +284,6 @@ class Reevaluate(NoiseMethod):
         return sorted(free, key=lambda i: (self.candidates[i].games, i))[:self.per_batch]
 
     def objective(self, c: Candidate, mean_score: float) -> float:
-        from qd.archive import band
         low, _ = wilson_interval(c.wins, c.games)
         return low + 1e-6 * band(mean_score)
 
@@ -387,7 +385,6 @@ class Reestimate(NoiseMethod):
              features, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
         if not replayed:
             return super().tell(archive, batch, first, genomes, rows, replayed, features, names)
-        from qd.archive import evaluate_rows
         fresh: dict[int, list[np.ndarray]] = {}
         for cid, r in replayed:
             fresh.setdefault(cid, []).append(r)

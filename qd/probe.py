@@ -52,12 +52,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from play.journal import GameJournal
 from play.ladder import alternating_games
+from play.parallel import ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.inputs import read_json
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write, check_folder, claim_folder
+from qd.config import RunConfig, load_config, read_yaml
+from qd.features import PlayerGame, features_of, per_game
+from qd.genome_games import GENOME_MAPPINGS, credit, game_seconds, genome_side
 from qd.rundir import (
     PROBE_CHART,
     PROBE_CONTROL,
@@ -72,6 +77,7 @@ from qd.rundir import (
     read_table,
 )
 from qd.styles import Sample, _pooled_sd
+from qd.validation import play_journal
 
 PROBE_KEY = 0x50524F
 """First spawn-key entry of probe games ("PRO")."""
@@ -275,7 +281,6 @@ def rank_features(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def _config(config, out: str | Path | None, resume: bool):
     """The RunConfig (a seedless config file resumes with the seed its probe recorded) and
     the output directory."""
-    from qd.config import RunConfig, load_config, read_yaml
     if isinstance(config, RunConfig):
         return config, Path(out) if out is not None else default_probe_dir(config)
     path = Path(config)
@@ -306,7 +311,6 @@ def _read_json(out: Path) -> dict[str, Any] | None:
 
 def _agent_params(config) -> dict[str, Any]:
     """The evolved agent's parameters without those the genome mapping sets."""
-    from qd.genome_games import GENOME_MAPPINGS
     plan = config.plan()
     genome = set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
     return {k: v for k, v in plan.agent.params if k not in genome}
@@ -335,7 +339,6 @@ def settings_key(config) -> str:
 def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
               chosen: str | None, pilot: dict[str, Any] | None) -> dict[str, Any]:
     plan = config.plan()
-    from qd.features import features_of
     return {
         "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
         "agent": plan.agent_for(plan.control()).display(), "agent_name": plan.agent.name,
@@ -391,10 +394,6 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         ValueError: a bad argument or output directory, naming it.
         play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
-    from play.journal import GameJournal
-    from play.parallel import ray_session
-    from qd.genome_games import game_seconds
-    from qd.validation import play_journal
 
     config, out = _config(config, out, resume)
     check_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
@@ -442,8 +441,6 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
 
 def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
                    records: Sequence[GameRecord], settings: dict[str, Any]) -> ProbeResult:
-    from qd.features import PlayerGame, features_of, per_game
-    from qd.genome_games import credit, genome_side
 
     feats = features_of(config.game)
     mapped = {f.name: f for f in config.features}
@@ -623,7 +620,6 @@ def probe_warnings(config, probe_dir: str | Path) -> list[str]:
     Raises:
         ValueError: the directory holds no finished probe.
     """
-    from qd.config import RunConfig, load_config
     if not isinstance(config, RunConfig):
         config = load_config(config, seed=0)
     here = Path(probe_dir)

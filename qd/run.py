@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pandas as pd
 
 from play.journal import Interrupted
+from play.parallel import TASK_RETRIES, GameLost, check_address, cluster_size, ray_session
 from play.runner import GameRecord
 from playstyles.outputs import atomic_write, check_folder, claim_folder
 from qd.checkpoint import (
@@ -81,9 +82,11 @@ from qd.rundir import (
     PARTIAL,
     VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
+    RunFiles,
     event_count_prefixes,
     table_problem,
 )
+from qd.validation import validate
 
 _after_game: Callable[[int, GameRecord], None] | None = None
 """Test hook: called after each new game of a batch is stored (e.g. to simulate a kill)."""
@@ -298,7 +301,6 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         RunError: the run cannot start or continue (the message says why and what to do).
     """
     config, run_dir, kept = _prepare(config_path, out, resume)
-    from play.parallel import check_address
     cluster = address or os.environ.get("RAY_ADDRESS")
     if cluster and workers != 0:  # a cluster that does not answer: nothing is written
         check_address(cluster)
@@ -343,7 +345,6 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     for note in notes:
         log.info("%s", note)
 
-    from play.parallel import ray_session
     try:
         with ray_session():  # Ray is shut down before any exception leaves the block
             result = _loop(evo, run_dir, address, workers, show_progress, max_batches, log,
@@ -404,8 +405,6 @@ def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
     written with the same settings is kept, and so is one written by `playstyles validate`
     (evolve does not overwrite what it did not write); an interrupted one continues from its
     journal (`evolve --resume`)."""
-    from qd.rundir import RunFiles
-    from qd.validation import validate
     v = config.validation
     run = RunFiles(run_dir)
     old = run.validation_summary if run.has(VALIDATION_SUMMARY) else None
@@ -425,7 +424,6 @@ def _loop(evo: Evolution, run_dir: Path, address, workers, show_progress: bool,
           digests: TableDigests) -> RunResult:
     """Play the batches the evolution asks, tell it their games, and write the run
     directory's tables and checkpoint after each."""
-    from play.parallel import GameLost, cluster_size
     config, state, lag = evo.config, evo.state, evo.lag
     plan = config.plan()
     gpi = plan.games_per_individual
@@ -598,7 +596,6 @@ def _done(saved: int) -> str:
 
 
 def _retries() -> int:
-    from play.parallel import TASK_RETRIES
     return TASK_RETRIES
 
 

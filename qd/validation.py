@@ -36,13 +36,18 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from games.registry import get_game
+from play.journal import GameJournal
 from play.ladder import alternating_games
+from play.parallel import ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import mean_interval, wilson_interval
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write
+from qd.archive import EliteArchive, evaluate_games
+from qd.config import load_config
 from qd.features import PlayerGame, per_game
-from qd.genome_games import credit
+from qd.genome_games import credit, genome_side, play
 from qd.rundir import (
     CONFIG,
     ELITES,
@@ -153,7 +158,6 @@ def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
                              f"range:a-b)")
         return out
     if isinstance(levels, str):
-        from games.registry import get_game
         return get_game(game).level_set(levels)
     out = [int(x) for x in levels]
     if not out:
@@ -195,7 +199,6 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
         show_progress: a progress bar on the terminal.
         desc: the bar's label.
     """
-    from qd.genome_games import play
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -241,9 +244,6 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     Raises:
         play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
     """
-    from qd.archive import EliteArchive, evaluate_games
-    from qd.config import load_config
-    from qd.genome_games import genome_side
 
     run = RunFiles(run_dir).check(ELITES, METRICS)  # what it reads, before it writes
     run_dir = run.dir
@@ -265,8 +265,6 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         raise ValueError(f"games: at least one game per elite, got {n_games}")
     specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control)
 
-    from play.journal import GameJournal
-    from play.parallel import ray_session
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
     with journal.interruptible():
         with ray_session():

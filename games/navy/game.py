@@ -106,7 +106,7 @@ class NavyGame(BaseGame):
         return text_view(state, reveal=False)
 
     def render_image(self, state: NavyState, path, title: str | None = None) -> None:
-        from games.navy.render_image import render_image
+        from games.navy.render_image import render_image  # lazy: matplotlib, for images only
         render_image(state, path, title)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from agents.hop import HOPAgent
+from games.navy.belief import ParticleBelief
 from games.navy.evaluators import TERMS, StyleEvaluator, check_weights
 from games.navy.exact import EXACT_LIMIT, ExactBelief
 from games.navy.subs import BELIEVED, POLICIES, TRUE
@@ -83,7 +84,6 @@ class NavyHOP(HOPAgent):
     def make_belief(self, state, me: int, seed: int):
         if self.belief == "exact":
             return ExactBelief(seed, policy=self.model, exact_limit=self.exact_limit)
-        from games.navy.belief import ParticleBelief
         return ParticleBelief(self.particles, seed, policy=self.model)
 
     def sample_world(self, state, me: int, belief=None):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from games.navy.world import board
+from playstyles.inputs import load_json, read_text
 from playstyles.limits import MAX_LEVEL_BYTES
 
 MAX_SUBS = 3
@@ -119,7 +120,6 @@ def parse_level(text: str, source: str = "<level>") -> NavyLevel:
         text: the level's JSON.
         source: what errors call it (a file name).
     """
-    from playstyles.inputs import load_json
     try:
         data = load_json(text, source)
     except ValueError as e:
@@ -133,7 +133,6 @@ def load_level(path: str | Path) -> NavyLevel:
     Args:
         path: the level file.
     """
-    from playstyles.inputs import read_text
     path = Path(path)
     if not path.exists():
         raise ValueError(f"level: no level file {path}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from playstyles.outputs import save_figure
+
 SEA = "#dceaf5"
 SONAR = "#b9d7ee"
 NAVY = "#1f3f8f"
@@ -62,6 +64,5 @@ def render_image(state, path: str | Path, title: str | None = None) -> None:
     head = "over" if state.is_terminal() else f"step {state.t + 1}/{state.steps}"
     ax.set_title(title or f"{head}: cost {state.cost} (faded subs: hidden)", fontsize=8)
     fig.tight_layout()
-    from playstyles.outputs import save_figure
     save_figure(fig, path)
     plt.close(fig)

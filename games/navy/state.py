@@ -321,7 +321,7 @@ class NavyState:
 
     def new_belief(self, player: int, size: int, seed: int):
         """A particle filter of `size` particles (`games.navy.belief.ParticleBelief`)."""
-        from games.navy.belief import ParticleBelief
+        from games.navy.belief import ParticleBelief  # lazy: belief.py builds on this module
         return ParticleBelief(size, seed)
 
     # -- views ------------------------------------------------------------------------------

@@ -91,11 +91,11 @@ class TribesGame(BaseGame):
         return level.to_csv()
 
     def render(self, state, ascii_only: bool = False) -> str:
-        from games.tribes.render import render
+        from games.tribes.render import render  # lazy: the text view, for play and watch only
         return render(state, ascii_only=ascii_only)
 
     def render_image(self, state, path, title: str | None = None) -> None:
-        from games.tribes.render_image import render_image
+        from games.tribes.render_image import render_image  # lazy: matplotlib, for images only
         render_image(state, path, title)
 
     def action_types(self) -> tuple[str, ...]:

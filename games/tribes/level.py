@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
+from playstyles.inputs import read_text
 from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES
 from playstyles.outputs import atomic_write
 
@@ -210,7 +211,6 @@ class Level:
 
 def load_level(path: str | os.PathLike[str]) -> Level:
     """Read a level CSV file (errors name the file)."""
-    from playstyles.inputs import read_text
     p = Path(path)
     if not p.exists():
         raise ValueError(f"level: no such level file: {p}")

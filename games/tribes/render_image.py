@@ -6,6 +6,7 @@ from pathlib import Path
 
 from games.tribes import constants as K
 from games.tribes.render import BUILDING_SYMBOL, RESOURCE_SYMBOL, UNIT_SYMBOL
+from playstyles.outputs import save_figure
 
 TERRAIN_COLOUR = {K.PLAIN: "#d9e6a6", K.SHALLOW: "#9fd3f0", K.DEEP: "#3f7fbf",
                   K.MOUNTAIN: "#a39b8f", K.VILLAGE: "#e8c98a", K.CITY: "#f2e2b6",
@@ -61,6 +62,5 @@ def render_image(s, path: str | Path, title: str | None = None) -> None:
                  "letters: units (W warrior, R rider, D defender, ...), small: resource or "
                  "building; frame colour: territory", fontsize=7)
     fig.tight_layout()
-    from playstyles.outputs import save_figure
     save_figure(fig, path)
     plt.close(fig)

@@ -107,5 +107,5 @@ class TriboloGame(BaseGame):
         return "\n".join(lines) + "\n"
 
     def render_image(self, state: TriboloState, path, title: str | None = None) -> None:
-        from games.tribolo.render_image import render_image
+        from games.tribolo.render_image import render_image  # lazy: matplotlib, for images only
         render_image(state, path, title)

@@ -27,6 +27,7 @@ from games.tribolo.board import (
     WALL_CHAR,
     WIDTH,
 )
+from playstyles.inputs import read_text
 from playstyles.limits import MAX_LEVEL_BYTES
 
 PLAYERS_AT_START = 12
@@ -141,7 +142,6 @@ def load_level(path: str | Path) -> TriboloLevel:
     if not p.is_file():
         raise ValueError(f"level: {str(path)!r} is neither a level seed (an integer) nor a "
                          f"level file")
-    from playstyles.inputs import read_text
     return parse_level(read_text(p, MAX_LEVEL_BYTES, what="level file"), source=str(path))
 
 

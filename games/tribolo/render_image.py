@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
+from playstyles.outputs import save_figure
 
 CELL_COLOUR = {".": "#f4f1e8", "#": "#4a4a4a"}
 PLAYER_COLOUR = {"B": "#1f77b4", "R": "#d62728", "G": "#2ca02c"}
@@ -42,6 +43,5 @@ def render_image(state, path: str | Path, title: str | None = None) -> None:
         else "game over"
     ax.set_title(title or f"move {state.plies + 1}: {who} — {scores}", fontsize=8)
     fig.tight_layout()
-    from playstyles.outputs import save_figure
     save_figure(fig, path)
     plt.close(fig)

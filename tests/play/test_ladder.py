@@ -253,8 +253,7 @@ def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines
 
 
 def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, monkeypatch):
-    from play import journal as jm
-    from play import presets as pm
+    from play import ladder as lm
     from play.ladder import calibrate
     path = presets(tmp_path)
     kept = tmp_path / "ladder-ladder" / "games.journal"
@@ -262,20 +261,20 @@ def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, mon
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pm, "dump_presets", broken)  # fails after every game was played
+    monkeypatch.setattr(lm, "dump_presets", broken)  # fails after every game was played
     with pytest.raises(OSError):
         calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
                   show_progress=False)
     assert kept.exists()
     monkeypatch.undo()
     missing = []
-    real = jm.play_missing
+    real = lm.play_missing
 
     def spy(journal, **kwargs):
         missing.append(len(journal.missing))
         return real(journal, **kwargs)
 
-    monkeypatch.setattr(jm, "play_missing", spy)
+    monkeypatch.setattr(lm, "play_missing", spy)
     with pytest.raises(ValueError, match="continue it with --resume"):
         calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
                   show_progress=False)

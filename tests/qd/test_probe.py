@@ -16,6 +16,7 @@ from scipy import stats
 from play.journal import GameJournal, Interrupted
 from playstyles.cli import main
 from qd import features as registry
+from qd import probe as probe_mod
 from qd.config import config_from_dict
 from qd.features import Feature, features_of
 from qd.probe import (
@@ -150,8 +151,7 @@ def test_default_games_from_the_pilot(tmp_path, monkeypatch):
     assert default_games([10.0], 5, 4)[0] == 24  # floor(1200 / 50) rounded down to 4s
     assert default_games([1000.0], 5, 4)[0] == 4  # at least every level in every seat
     assert default_games([1e-6], 3, 6)[0] == 198  # at most 200, in whole passes
-    import qd.genome_games
-    monkeypatch.setattr(qd.genome_games, "game_seconds", lambda rec: 30.0)  # 1200 / (5 x 30) = 8
+    monkeypatch.setattr(probe_mod, "game_seconds", lambda rec: 30.0)  # 1200 / (5 x 30) = 8
     r = run_probe(nim_config(), out=tmp_path / "p", workers=0, show_progress=False)
     assert r.settings["games_per_genome"] == 8
     assert r.settings["pilot"] == {"games": 5, "median_seconds": 30.0}
@@ -182,8 +182,7 @@ def _interrupt_after(monkeypatch, count):
 
 @pytest.mark.parametrize("stop", [3, 12])  # in the pilot (5 games), then after it
 def test_resume_after_ctrl_c(tmp_path, monkeypatch, stop):
-    import qd.genome_games
-    monkeypatch.setattr(qd.genome_games, "game_seconds", lambda rec: 30.0)  # N = 8 per genome
+    monkeypatch.setattr(probe_mod, "game_seconds", lambda rec: 30.0)  # N = 8 per genome
     out = tmp_path / "p"
     added = _interrupt_after(monkeypatch, stop)
     with pytest.raises(Interrupted, match="continue with --resume"):
