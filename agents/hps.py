@@ -93,7 +93,7 @@ from agents.tree import (
     select_uct,
 )
 from games.api import Action, GameState, ends_turn, is_pass
-from games.registry import load_plugin
+from games.registry import GameRegistry
 from playstyles.limits import MAX_AGENT_COUNT
 
 SEARCHES = ("alphabeta", "mcts", "random")
@@ -148,7 +148,8 @@ class Phases:
     interrupts: tuple[str, ...] = ()
 
 
-_PHASES: dict[str, Phases] = {}
+PHASES = GameRegistry("turn phases")
+"""How HPS cuts each game's turn (a game without any gets `default_phases`)."""
 
 
 def register_phases(game: str, phases: Sequence[Phase], interrupts: Sequence[str] = ()) -> None:
@@ -173,7 +174,7 @@ def register_phases(game: str, phases: Sequence[Phase], interrupts: Sequence[str
     problems += [f"interrupts: unknown script {n!r}" for n in interrupts if n not in known]
     if problems:
         raise ValueError(f"phases ({game}): " + "; ".join(problems))
-    _PHASES[game] = Phases(tuple(phases), tuple(interrupts))
+    PHASES.add("phases", Phases(tuple(phases), tuple(interrupts)), game=game)
 
 
 def default_phases(game: str) -> Phases:
@@ -186,13 +187,12 @@ def default_phases(game: str) -> Phases:
 def phases_of(game: str) -> Phases:
     """The phases a game registered, else `default_phases`; a game without portfolio scripts
     is refused with an error naming it."""
-    load_plugin(game)
     try:
         game_info(game)
     except ValueError:
         raise ValueError(f"hps: game {game!r} registers no portfolio scripts, and HPS builds its "
                          f"partial players from them") from None
-    return _PHASES.get(game) or default_phases(game)
+    return PHASES.find("phases", game) or default_phases(game)
 
 
 def _table(game: str, names: Sequence[str]) -> dict[str, list[str]]:
