@@ -1,9 +1,11 @@
 """Games by name: configs, presets and the command line name a game, never import one.
 
-A game is a plug-in: one package whose `plugin` module, when imported, registers everything
-the game brings (the game itself here, and its evaluators, search hooks, portfolio scripts,
-rule-based player and behaviour features in the generic registries). The generic layers only
-ever ask for a game by name; the first such request imports the game's plug-in module.
+A game is a plug-in: one package whose `plugin` module declares, in one function
+`register()`, everything the game brings (the game itself here, and its evaluators, search
+hooks, portfolio scripts, rule-based player and behaviour features in the generic
+registries); nothing registers as a side effect of an import. The generic layers only ever ask
+for a game by name; the first such request imports the game's plug-in module and calls its
+`register()` (`load_plugin`).
 
 Three ways make a plug-in known:
 
@@ -82,7 +84,9 @@ def _entry_points() -> dict[str, str]:
 
 
 def load_plugin(name: str) -> None:
-    """Import the plug-in of a game (or family) once; unknown names are left to the caller."""
+    """Import the plug-in of a game (or family) once and call its `register()`, which
+    declares, in one place, everything the game registers; unknown names are left to the
+    caller. (A plug-in module without `register()` registers as it is imported.)"""
     fam = family_of(name)
     if fam in _LOADED:
         return
@@ -90,11 +94,18 @@ def load_plugin(name: str) -> None:
     if module is None:
         return
     try:
-        importlib.import_module(module)
+        plugin = importlib.import_module(module)
     except ImportError as e:
         raise ValueError(f"game: the plug-in of {fam!r} ({module}) cannot be imported: {e}"
                          ) from None
-    _LOADED.add(fam)
+    _LOADED.add(fam)  # (before register(): its own lookups must not load it again)
+    register = getattr(plugin, "register", None)
+    if callable(register):
+        try:
+            register()
+        except BaseException:
+            _LOADED.discard(fam)
+            raise
 
 
 def get_game(name: str):

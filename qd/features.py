@@ -182,6 +182,32 @@ def register(name: str, lo: float, hi: float, width: float, doc: str,
     return deco
 
 
+class FeatureTable:
+    """A game's features as its plug-in declares them: `@table.feature(...)` (the arguments
+    of `register`) keeps a feature function and registers nothing; the plug-in's `register()`
+    gives the table to `register_features`."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[tuple, dict, FeatureFn]] = []
+
+    def feature(self, *args: Any, **kwargs: Any) -> Callable[[FeatureFn], FeatureFn]:
+        """Decorator: keep a feature function with the arguments of `register`."""
+        def deco(fn: FeatureFn) -> FeatureFn:
+            self.entries.append((args, kwargs, fn))
+            return fn
+        return deco
+
+
+def register_features(table: FeatureTable) -> None:
+    """Register every feature of a table (each for the game its arguments name).
+
+    Args:
+        table: the features.
+    """
+    for args, kwargs, fn in table.entries:
+        register(*args, **kwargs)(fn)
+
+
 def features_of(game: str) -> dict[str, Feature]:
     """Every feature of a game (its own first, then those of every game), by name."""
     return FEATURES.of(game)

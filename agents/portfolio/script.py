@@ -217,6 +217,47 @@ def script(game: str, name: str, action_type: str) -> Callable[[ScriptFn], Scrip
     return deco
 
 
+class ScriptTable:
+    """A game's scripts as its plug-in declares them, in order: `@table.script(name,
+    action_type)` and `table.wrapper(name, action_type)` keep a script and register nothing;
+    the plug-in's `register()` gives the table to `register_scripts`."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, str, ScriptFn]] = []
+
+    def script(self, name: str, action_type: str) -> Callable[[ScriptFn], ScriptFn]:
+        """Decorator: keep `fn` as the script `name` of `action_type`.
+
+        Args:
+            name: the script's name (unique per game).
+            action_type: the action type it chooses among.
+        """
+        def deco(fn: ScriptFn) -> ScriptFn:
+            self.entries.append((name, action_type, fn))
+            return fn
+        return deco
+
+    def wrapper(self, name: str, action_type: str) -> None:
+        """Keep a wrapper script: the first action of the type, value 0.5.
+
+        Args:
+            name: the script's name.
+            action_type: its action type.
+        """
+        self.entries.append((name, action_type, first_action))
+
+
+def register_scripts(game: str, table: ScriptTable) -> None:
+    """Register every script of a table for `game`, in the table's order.
+
+    Args:
+        game: the game (its `register_portfolio` comes first).
+        table: the scripts.
+    """
+    for name, action_type, fn in table.entries:
+        register(game, name, action_type, fn)
+
+
 def register_wrapper(game: str, name: str, action_type: str) -> ScriptInfo:
     """A wrapper script: first action of the type, value 0.5."""
     return register(game, name, action_type, first_action)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import math
 
-from qd.features import PlayerGame, register
+from qd.features import FeatureTable, PlayerGame
 
 GAME = "navy"
+FEATURES = FeatureTable()
+"""The game's behaviour features (registered by its plug-in)."""
 
 
 def _mean_series(g: PlayerGame, name: str) -> float:
@@ -40,7 +42,7 @@ def move_rounds(g: PlayerGame) -> list[int]:
     return [r for r, v in g.series.get("navy_moved", ()) if v > 0]
 
 
-@register("cargo_distance", 0, 6, 0.5,
+@FEATURES.feature("cargo_distance", 0, 6, 0.5,
           "mean Manhattan distance of the Navy ship to the nearest live cargo ship at the "
           "end of a step", game=GAME,
           words=("shadows the cargo", "stays near the cargo", "ranges far from the cargo"))
@@ -48,21 +50,21 @@ def _cargo_distance(g: PlayerGame) -> float:
     return _mean_series(g, "cargo_distance")
 
 
-@register("centre_distance", 0, 6, 0.5,
+@FEATURES.feature("centre_distance", 0, 6, 0.5,
           "mean Manhattan distance of the Navy ship to the board's centre at the end of a step",
           game=GAME, words=("holds the centre", "between centre and edge", "keeps to the edges"))
 def _centre_distance(g: PlayerGame) -> float:
     return _mean_series(g, "centre_distance")
 
 
-@register("moving", 0, 1, 0.1, "share of the steps in which the Navy ship moved", game=GAME,
+@FEATURES.feature("moving", 0, 1, 0.1, "share of the steps in which the Navy ship moved", game=GAME,
           words=("mostly waits", "moves often", "always on the move"))
 def _moving(g: PlayerGame) -> float:
     steps = steps_of(g)
     return len(move_rounds(g)) / steps if steps else math.nan
 
 
-@register("cells_visited", 1, 25, 2,
+@FEATURES.feature("cells_visited", 1, 25, 2,
           "distinct cells the Navy ship ended a step on (the area it covered)", game=GAME,
           words=("holds one spot", "covers a patch", "covers much of the sea"))
 def _cells_visited(g: PlayerGame) -> float:
@@ -70,7 +72,7 @@ def _cells_visited(g: PlayerGame) -> float:
     return float(len(cells)) if cells else math.nan
 
 
-@register("reaction", 0, 10, 1,
+@FEATURES.feature("reaction", 0, 10, 1,
           "steps from the first evidence of a sub (a sub in the sonar block after a step, or "
           "a cargo ship hit) to the Navy ship's first move after it (0: it moves in the next "
           "step; the steps left when it never moves again); undefined without evidence",
@@ -84,7 +86,7 @@ def _reaction(g: PlayerGame) -> float:
     return float(min(later) - first - 1) if later else float(steps_of(g) - first - 1)
 
 
-@register("idle_before_evidence", 0, 1, 0.1,
+@FEATURES.feature("idle_before_evidence", 0, 1, 0.1,
           "share of the steps before the first evidence of a sub in which the Navy ship "
           "stayed (1 in a game without evidence only if it never moved)", game=GAME,
           words=("patrols before any sign", "half patrols, half waits", "waits for a sign"))

@@ -1,4 +1,4 @@
-"""Navy Defense as a playstyles plug-in: importing this module registers the game, its
+"""Navy Defense as a playstyles plug-in: `register()` registers the game, its
 evaluator ``cost`` (the default of the search agents), and its agents: the hindsight
 optimisation settings of the source (``hindsight``, ``paranoid``, ``omniscient``: the generic
 `agents.hop.HOPAgent` with Navy's `model` and `costs`, `games.navy.hop.NavyHOP`) and the
@@ -11,22 +11,28 @@ from functools import partial
 
 from agents.evaluators import register_evaluator
 from agents.registry import register as register_agent
-from games.navy import features  # noqa: F401  (they register on import)
+from games.navy import features
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
 from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator
 from games.navy.game import NavyGame
 from games.navy.hop import NavyHOP, genome_costs
 from games.registry import register_game
+from qd.features import register_features
 from qd.genome_games import register_mapping
 
-register_game("navy", NavyGame)
-register_evaluator("navy", "cost", CostEvaluator, default=True)
-register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
-register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
-register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),
-               game="navy")
-register_mapping("navy_costs", genome_costs, genes=TERMS,
-                 control=[TRUE_WEIGHTS[t] for t in TERMS])
-register_agent("static", StaticAgent, game="navy")
-register_agent("patrol", PatrolAgent, game="navy")
-register_agent("reactive", ReactiveAgent, game="navy")
+
+def register() -> None:
+    """Everything Navy Defense brings, registered in one place (`games.registry.load_plugin`
+    calls it once, on the first request for the game)."""
+    register_game("navy", NavyGame)
+    register_evaluator("navy", "cost", CostEvaluator, default=True)
+    register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
+    register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
+    register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),
+                   game="navy")
+    register_mapping("navy_costs", genome_costs, genes=TERMS,
+                     control=[TRUE_WEIGHTS[t] for t in TERMS])
+    register_agent("static", StaticAgent, game="navy")
+    register_agent("patrol", PatrolAgent, game="navy")
+    register_agent("reactive", ReactiveAgent, game="navy")
+    register_features(features.FEATURES)

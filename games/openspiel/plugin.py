@@ -3,4 +3,7 @@
 from games.openspiel.game import OpenSpielGame
 from games.registry import register_family
 
-register_family("openspiel", OpenSpielGame)
+
+def register() -> None:
+    """The OpenSpiel family, registered once (`games.registry.load_plugin`)."""
+    register_family("openspiel", OpenSpielGame)

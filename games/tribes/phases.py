@@ -13,8 +13,7 @@ The first partial player of each phase plays the playouts of `leaf="playout"`.
 
 from __future__ import annotations
 
-from agents.hps import PartialPlayer, Phase, register_phases
-from games.tribes import scripts  # noqa: F401  (the scripts the phases name)
+from agents.hps import PartialPlayer, Phase
 
 GROW = ("ResourceGathering", "BuildWindmill", "BuildForge", "BuildSawmill", "BuildCustomHouse",
         "BuildFarm", "BuildMine", "BuildLumberHut", "BuildPort")
@@ -41,5 +40,3 @@ PHASES = (
 """3 x 3 x 4 x 4 = 144 whole-turn combinations (the agent keeps `max_moves` of them)."""
 
 INTERRUPTS = ("LevelUpGrowth",)
-
-register_phases("tribes", PHASES, INTERRUPTS)

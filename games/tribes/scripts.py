@@ -27,19 +27,18 @@ import numpy as np
 from agents.portfolio.script import (
     DEFAULT_VALUE,
     ScriptContext,
+    ScriptTable,
     lazy,
     pick_max,
     pick_min,
-    register_layout,
-    register_portfolio,
-    register_wrapper,
-    script,
 )
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome, round_half_up
 
 GAME = "tribes"
+SCRIPTS = ScriptTable()
+"""The game's portfolio scripts, in order (registered by its plug-in)."""
 
 TYPE_ORDER = (
     "BUILD", "BURN_FOREST", "CLEAR_FOREST", "DESTROY", "GROW_FOREST", "LEVEL_UP",
@@ -527,7 +526,6 @@ Hut turns forest and plain into each other, which are both land and neither a vi
 resource gathered is never ruins. Ending the turn, capturing, converting, examining ruins
 and levelling up: a new context."""
 
-register_portfolio(GAME, TribesContext, TYPE_ORDER, A.ACTION_OF_NAME)
 
 
 # ------------------------------------------------------------------------------ wrappers
@@ -536,11 +534,11 @@ for _name, _type in (
         ("MakeVeteran", "MAKE_VETERAN"), ("Recover", "RECOVER"), ("UpgradeBoat", "UPGRADE_BOAT"),
         ("UpgradeShip", "UPGRADE_SHIP"), ("EndTurn", "END_TURN"), ("Destroy", "DESTROY"),
         ("Disband", "DISBAND")):
-    register_wrapper(GAME, _name, _type)
+    SCRIPTS.wrapper(_name, _type)
 
 
 # ------------------------------------------------------------------------------ attack
-@script(GAME, "AttackClosest", "ATTACK")
+@SCRIPTS.script("AttackClosest", "ATTACK")
 def attack_closest(ctx, actor, actions):
     """The target at the smallest Euclidean distance; v = 1/d (adjacent = 1, two tiles = 0.5)."""
     s = ctx.state
@@ -555,7 +553,7 @@ def attack_closest(ctx, actor, actions):
     return a, 1.0 / d if d >= 1 else 1.0
 
 
-@script(GAME, "AttackWeakest", "ATTACK")
+@SCRIPTS.script("AttackWeakest", "ATTACK")
 def attack_weakest(ctx, actor, actions):
     """The target with the lowest current HP (then the lowest DEF); v = 1 - HP/40."""
     units = ctx.state.units
@@ -567,7 +565,7 @@ def attack_weakest(ctx, actor, actions):
     return a, max(0.0, 1.0 - hp / HP_SCALE)
 
 
-@script(GAME, "AttackMaxDamage", "ATTACK")
+@SCRIPTS.script("AttackMaxDamage", "ATTACK")
 def attack_max_damage(ctx, actor, actions):
     """The target losing the most HP (combat arithmetic, no state copy), a kill ranking above
     any non-kill: score = HP removed + (M if killed), M = the attacker's largest possible
@@ -587,7 +585,7 @@ def attack_max_damage(ctx, actor, actions):
     return a, min(1.0, sc / (2 * m))
 
 
-@script(GAME, "AttackStrongest", "ATTACK")
+@SCRIPTS.script("AttackStrongest", "ATTACK")
 def attack_strongest(ctx, actor, actions):
     """The target with the highest attack force ATK x HP/maxHP (a wounded knight threatens
     less than a fresh one); v = force / 5 (the Super Unit's ATK)."""
@@ -601,7 +599,7 @@ def attack_strongest(ctx, actor, actions):
 
 
 # ------------------------------------------------------------------------------ convert
-@script(GAME, "ConvertStrongest", "CONVERT")
+@SCRIPTS.script("ConvertStrongest", "CONVERT")
 def convert_strongest(ctx, actor, actions):
     """The enemy unit with the highest ATK; v = ATK / 5."""
     units = ctx.state.units
@@ -609,7 +607,7 @@ def convert_strongest(ctx, actor, actions):
     return a, f / ATK_SCALE
 
 
-@script(GAME, "ConvertHighestHP", "CONVERT")
+@SCRIPTS.script("ConvertHighestHP", "CONVERT")
 def convert_highest_hp(ctx, actor, actions):
     """The enemy unit with the most current HP; v = HP / 40."""
     units = ctx.state.units
@@ -617,7 +615,7 @@ def convert_highest_hp(ctx, actor, actions):
     return a, min(1.0, hp / HP_SCALE)
 
 
-@script(GAME, "ConvertHighestDefence", "CONVERT")
+@SCRIPTS.script("ConvertHighestDefence", "CONVERT")
 def convert_highest_defence(ctx, actor, actions):
     """The enemy unit with the highest DEF; v = DEF / 4."""
     units = ctx.state.units
@@ -665,7 +663,7 @@ def _spawn_range(ctx, actor, actions):
 for _name, _fn in (("SpawnStrongest", _spawn_strongest), ("SpawnDefensive", _spawn_defensive),
                    ("SpawnCheapest", _spawn_cheapest), ("SpawnFastest", _spawn_fastest),
                    ("SpawnMaxHP", _spawn_max_hp), ("SpawnRange", _spawn_range)):
-    script(GAME, _name, "SPAWN")(_fn)
+    SCRIPTS.script(_name, "SPAWN")(_fn)
 
 
 # ------------------------------------------------------------------------------ build
@@ -713,10 +711,10 @@ def _build_idle(kinds: frozenset, low: float):
 
 for _name, _b in (("BuildCustomHouse", K.CUSTOMS_HOUSE), ("BuildSawmill", K.SAWMILL),
                   ("BuildWindmill", K.WINDMILL), ("BuildForge", K.FORGE)):
-    script(GAME, _name, "BUILD")(_build_producer(_b))
+    SCRIPTS.script(_name, "BUILD")(_build_producer(_b))
 for _name, _b in (("BuildFarm", K.FARM), ("BuildMine", K.MINE), ("BuildLumberHut", K.LUMBER_HUT),
                   ("BuildPort", K.PORT)):
-    script(GAME, _name, "BUILD")(_build_base(_b))
+    SCRIPTS.script(_name, "BUILD")(_build_base(_b))
 _monument = _build_idle(frozenset(K.MONUMENTS), 0.5)
 _monument.__doc__ = ("An available monument on the tile with the least economic use "
                      "(idle = 1 - its best producer or base-building value); v = 0.5 + idle/2 "
@@ -724,8 +722,8 @@ _monument.__doc__ = ("An available monument on the tile with the least economic 
 _temple = _build_idle(K.TEMPLES, 0.0)
 _temple.__doc__ = ("A temple on the tile with the least economic use; v = idle / 2 (20 stars "
                    "for 1 population: a use for spare stars, not a priority).")
-script(GAME, "BuildMonument", "BUILD")(_monument)
-script(GAME, "BuildTemple", "BUILD")(_temple)
+SCRIPTS.script("BuildMonument", "BUILD")(_monument)
+SCRIPTS.script("BuildTemple", "BUILD")(_temple)
 
 
 # ------------------------------------------------------------------------------ forests
@@ -745,10 +743,10 @@ def _clear_for(producer: int):
 
 for _name, _b in (("ClearForestForCustom", K.CUSTOMS_HOUSE), ("ClearForestForForge", K.FORGE),
                   ("ClearForestForSawmill", K.SAWMILL), ("ClearForestForWindmill", K.WINDMILL)):
-    script(GAME, _name, "CLEAR_FOREST")(_clear_for(_b))
+    SCRIPTS.script(_name, "CLEAR_FOREST")(_clear_for(_b))
 
 
-@script(GAME, "BurnForest", "BURN_FOREST")
+@SCRIPTS.script("BurnForest", "BURN_FOREST")
 def burn_forest(ctx, actor, actions):
     """Burn the forest whose farm (burning leaves crops) beats its lumber hut the most:
     score = base_value(farm) - base_value(lumber hut); v = (score + 1) / 2."""
@@ -757,7 +755,7 @@ def burn_forest(ctx, actor, actions):
     return a, (sc + 1.0) / 2.0
 
 
-@script(GAME, "GrowForest", "GROW_FOREST")
+@SCRIPTS.script("GrowForest", "GROW_FOREST")
 def grow_forest(ctx, actor, actions):
     """Grow the forest where a lumber hut gains most over the plain's own use:
     score = base_value(lumber hut) - economic value as a plain (1 if built on);
@@ -773,7 +771,7 @@ def grow_forest(ctx, actor, actions):
 
 
 # ------------------------------------------------------------------------------ city
-@script(GAME, "ResourceGathering", "RESOURCE_GATHERING")
+@SCRIPTS.script("ResourceGathering", "RESOURCE_GATHERING")
 def resource_gathering(ctx, actor, actions):
     """Whales first (free, +10 stars; v = 1); otherwise the resource whose tile is then the
     best producer site; v = 0.5 + 0.5 x that site value."""
@@ -790,7 +788,7 @@ _GROWTH = (K.WORKSHOP, K.RESOURCES, K.POP_GROWTH, K.PARK)
 _MILITARY = (K.CITY_WALL, K.BORDER_GROWTH, K.SUPERUNIT_BONUS)
 
 
-@script(GAME, "LevelUpGrowth", "LEVEL_UP")
+@SCRIPTS.script("LevelUpGrowth", "LEVEL_UP")
 def level_up_growth(ctx, actor, actions):
     """The economic bonus (workshop, resources, population growth, park); v = 1."""
     for a in actions:
@@ -799,7 +797,7 @@ def level_up_growth(ctx, actor, actions):
     return None
 
 
-@script(GAME, "LevelUpMilitary", "LEVEL_UP")
+@SCRIPTS.script("LevelUpMilitary", "LEVEL_UP")
 def level_up_military(ctx, actor, actions):
     """The military bonus (city wall, border growth, super unit; v = 1), else the workshop
     (level 1 offers nothing military; v = 0.5)."""
@@ -839,10 +837,10 @@ def _research(branch: str):
 
 
 for _br in _BRANCHES:
-    script(GAME, "Research" + _br, "RESEARCH_TECH")(_research(_br))
+    SCRIPTS.script("Research" + _br, "RESEARCH_TECH")(_research(_br))
 
 
-@script(GAME, "BuildRoad", "BUILD_ROAD")
+@SCRIPTS.script("BuildRoad", "BUILD_ROAD")
 def build_road(ctx, actor, actions):
     """Extend the capital's road network towards the nearest own city not yet connected:
     among road tiles adjacent to the network grown from the capital, the one closest
@@ -929,10 +927,10 @@ for _name, _tgt_attr, _field_attr, _water, _doc in (
         ("MoveToDisembark", "land", "land_field", True, "A unit on water heads for land."),
         ("MoveToEmbark", "own_ports", "own_port_field", False,
          "A unit on land heads for an own port.")):
-    script(GAME, _name, "MOVE")(_towards(_tgt_attr, _field_attr, _water, _doc))
+    SCRIPTS.script(_name, "MOVE")(_towards(_tgt_attr, _field_attr, _water, _doc))
 
 
-@script(GAME, "MoveToAttackRange", "MOVE")
+@SCRIPTS.script("MoveToAttackRange", "MOVE")
 def move_to_attack_range(ctx, actor, actions):
     """The destination with the most enemy units within the unit's range (at least one);
     v = n / (n + 1)."""
@@ -967,7 +965,7 @@ def _company(ctx, actor, actions) -> tuple[int, list[int]]:
     return c
 
 
-@script(GAME, "MoveToConverge", "MOVE")
+@SCRIPTS.script("MoveToConverge", "MOVE")
 def move_to_converge(ctx, actor, actions):
     """The destination with the most own units around it, if more than around the unit now;
     v = n / (n + 1)."""
@@ -978,7 +976,7 @@ def move_to_converge(ctx, actor, actions):
     return _pick(ctx, actions, ns, n), n / (n + 1.0)
 
 
-@script(GAME, "MoveToDiverge", "MOVE")
+@SCRIPTS.script("MoveToDiverge", "MOVE")
 def move_to_diverge(ctx, actor, actions):
     """The destination with the fewest own units around it, if fewer than around the unit
     now; v = (neighbours now - neighbours there) / (neighbours now + 1)."""
@@ -996,10 +994,8 @@ PAPER_LAYOUT = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "Research
                 "SpawnFastest", "SpawnMaxHP", "SpawnRange")
 """The paper's layout (the scripts whose weights evolve): the 5 Research then the 6 Spawn
 scripts."""
-register_layout(GAME, "paper", PAPER_LAYOUT, default=True)
 REFERENCE_EXCLUDED = ("Destroy", "Disband")
 """The two wrappers the reference code leaves out (its portfolio has 55 scripts)."""
-register_layout(GAME, "reference-excluded", REFERENCE_EXCLUDED)
 
 
 def clear_caches() -> None:

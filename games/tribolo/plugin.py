@@ -1,4 +1,4 @@
-"""Tribolo as a playstyles plug-in: importing this module registers everything the game brings
+"""Tribolo as a playstyles plug-in: `register()` registers everything the game brings
 (the game, its default leaf evaluator ``cells`` for the generic search agents, the original AI
 as the agent ``tribolo_ai``, max^n as ``tribolo_maxn``, the portfolio scripts and their
 ``styles`` layout for Portfolio MCTS, and the behaviour features)."""
@@ -6,15 +6,25 @@ as the agent ``tribolo_ai``, max^n as ``tribolo_maxn``, the portfolio scripts an
 from __future__ import annotations
 
 from agents.evaluators import register_evaluator
+from agents.portfolio.script import register_layout, register_portfolio, register_scripts
 from agents.registry import register as register_agent
 from games.registry import register_game
-from games.tribolo import features, scripts  # noqa: F401  (they register on import)
+from games.tribolo import features, scripts
 from games.tribolo.ai import TriboloAI
 from games.tribolo.evaluators import CellsHeuristic
 from games.tribolo.game import TriboloGame
 from games.tribolo.maxn import MaxnAgent
+from qd.features import register_features
 
-register_game("tribolo", TriboloGame)
-register_evaluator("tribolo", "cells", CellsHeuristic, default=True)
-register_agent("tribolo_ai", TriboloAI, game="tribolo")
-register_agent("tribolo_maxn", MaxnAgent, game="tribolo")
+
+def register() -> None:
+    """Everything Tribolo brings, registered in one place (`games.registry.load_plugin`
+    calls it once, on the first request for the game)."""
+    register_game("tribolo", TriboloGame)
+    register_evaluator("tribolo", "cells", CellsHeuristic, default=True)
+    register_agent("tribolo_ai", TriboloAI, game="tribolo")
+    register_agent("tribolo_maxn", MaxnAgent, game="tribolo")
+    register_portfolio("tribolo", scripts.TriboloContext, (scripts.JUMP,))
+    register_scripts("tribolo", scripts.SCRIPTS)
+    register_layout("tribolo", "styles", scripts.STYLES_LAYOUT, default=True)
+    register_features(features.FEATURES)

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from agents.portfolio.script import (
     ScriptContext,
+    ScriptTable,
     lazy,
     pick_max,
-    register_layout,
-    register_portfolio,
-    script,
 )
 from games.tribolo.board import BIT, NEIGHBOURS, anchored_axes, flips, moves_of
 
 GAME = "tribolo"
+SCRIPTS = ScriptTable()
+"""The game's portfolio scripts, in order (registered by its plug-in)."""
 JUMP = "JUMP"
 """The one action type (`TriboloState.action_type_name`)."""
 
@@ -86,7 +86,6 @@ class TriboloContext(ScriptContext):
         return anchored_axes(self.state.walls)
 
 
-register_portfolio(GAME, TriboloContext, (JUMP,))
 
 
 def _best(ctx: TriboloContext, actions, keys: list, floor=None):
@@ -98,7 +97,7 @@ def _best(ctx: TriboloContext, actions, keys: list, floor=None):
     return a, k
 
 
-@script(GAME, "BlockLeader", JUMP)
+@SCRIPTS.script("BlockLeader", JUMP)
 def block_leader(ctx: TriboloContext, actor, actions):
     """The move taking the most cells, n, from the leading opponent (the opponent with the
     most cells; either when they are level), then the most cells in all; nothing when no
@@ -112,7 +111,7 @@ def block_leader(ctx: TriboloContext, actor, actions):
     return a, n / (n + GAIN_HALF)
 
 
-@script(GAME, "FollowAlly", JUMP)
+@SCRIPTS.script("FollowAlly", JUMP)
 def follow_ally(ctx: TriboloContext, actor, actions):
     """The alliance against the leader (the original AI's allied strategy, with the leader in
     place of blue): when one opponent has more cells than each of the two others, the mover
@@ -134,7 +133,7 @@ def follow_ally(ctx: TriboloContext, actor, actions):
     return a, n / (n + GAIN_HALF)
 
 
-@script(GAME, "EdgesCorners", JUMP)
+@SCRIPTS.script("EdgesCorners", JUMP)
 def edges_corners(ctx: TriboloContext, actor, actions):
     """Positional: the destination anchored on the most axes, a (0-4: corners 4, the border
     3, cells against walls; a cell anchored on all 4 can never be taken back), then the most
@@ -150,7 +149,7 @@ def edges_corners(ctx: TriboloContext, actor, actions):
     return a, (n + e / (e + 1.0)) / 5.0
 
 
-@script(GAME, "MultiLine", JUMP)
+@SCRIPTS.script("MultiLine", JUMP)
 def multi_line(ctx: TriboloContext, actor, actions):
     """The move firing the most lines, k (directions; every firing line converts the
     destination's neighbour in its direction), then the most cells; nothing when no move
@@ -164,7 +163,7 @@ def multi_line(ctx: TriboloContext, actor, actions):
     return a, 1.0 - 1.0 / k
 
 
-@script(GAME, "Mobility", JUMP)
+@SCRIPTS.script("Mobility", JUMP)
 def mobility(ctx: TriboloContext, actor, actions):
     """The move after which the mover has the most legal moves, m, on the board as it then
     stands (whoever moves next); v = m / (m + 10)."""
@@ -178,7 +177,7 @@ def mobility(ctx: TriboloContext, actor, actions):
     return a, best / (best + MOBILITY_HALF)
 
 
-@script(GAME, "MostCells", JUMP)
+@SCRIPTS.script("MostCells", JUMP)
 def most_cells(ctx: TriboloContext, actor, actions):
     """Greedy: the move converting the most cells, c; v = c / (c + 3)."""
     c = [n1 + n2 for _, _, n1, n2 in ctx.facts(actions)]
@@ -189,4 +188,3 @@ def most_cells(ctx: TriboloContext, actor, actions):
 STYLES_LAYOUT = ("BlockLeader", "FollowAlly", "EdgesCorners", "MultiLine", "Mobility",
                  "MostCells")
 """Tribolo's default layout: the weights of all six scripts, in this order, form the genome."""
-register_layout(GAME, "styles", STYLES_LAYOUT, default=True)

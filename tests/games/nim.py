@@ -201,5 +201,3 @@ def register() -> None:
     register_feature("moves", 0, 10, 2, "moves made per game", game="nim",
                      words=("few moves", "some moves", "many moves"))(moves)
 
-
-register()

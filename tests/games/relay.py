@@ -139,5 +139,3 @@ def register() -> None:
     register_game("relay", Relay)
     register_evaluator("relay", "points", PointsDifference, default=True)
 
-
-register()

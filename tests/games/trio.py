@@ -109,5 +109,3 @@ def register() -> None:
     register_game("trio", Trio)
     register_evaluator("trio", "payoff", Payoff, default=True)
 
-
-register()
