@@ -45,7 +45,7 @@ from play.stats import mean_interval, wilson_interval
 from playstyles.limits import check_planned
 from playstyles.outputs import atomic_write
 from qd.archive import EliteArchive, evaluate_games
-from qd.config import load_config
+from qd.config import RunConfig, load_config
 from qd.features import PlayerGame, per_game
 from qd.genome_games import credit, genome_side, play
 from qd.rundir import (
@@ -219,6 +219,118 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
     return records
 
 
+def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[str],
+                      level_list: Sequence[int], n_games: int, records: Sequence[GameRecord],
+                      control: bool) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[str, Any]]:
+    """Table II, its games and its summary from the validation's games (no file, no game
+    played): the replayed quality and features of every chosen elite, where they land on the
+    grid, the distinct styles and, with `control`, the control's games and comparison.
+
+    Args:
+        config: the run's config.
+        chosen: the elites validated (rows of elites.csv), in plan order.
+        names: the weight columns, in genome order.
+        level_list: the validation levels.
+        n_games: games per elite (and for the control).
+        records: the games as planned (`plan_games`): each elite's, then the control's.
+        control: whether the control played.
+
+    Returns:
+        (table, game_rows, summary): validation.csv, validation_games.csv's rows and
+        validation_summary.json.
+    """
+    plan = config.plan()
+    archive = EliteArchive(config.features, names)
+    feats = config.features
+    mapped = [f.name for f in feats]
+    rows, game_rows, samples = [], [], []
+    solo = plan.players == 1
+    control_games: list[PlayerGame] = []
+    for k, row in enumerate(chosen.to_dict("records")):
+        mine = records[k * n_games:(k + 1) * n_games]
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+        genome = np.array([float(row[n]) for n in names])
+        ev = evaluate_games(genome, pg, feats)
+        values = per_game(pg, feats)
+        samples.append(Sample(str(row["cell"]), _quality(pg, solo), values))
+        v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
+        v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
+        e_grid = parse_grid_index(row["grid_index"])
+        dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
+        low, high = wilson_interval(ev.wins, ev.games)
+        ci_low, ci_high = WIN_RATE_CI
+        out: dict[str, Any] = {
+            "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
+            evolved_column("games"): int(row["games"]),
+            evolved_column("win_rate"): float(row["win_rate"]),
+            validated_column("games"): ev.games, validated_column("wins"): ev.wins,
+            validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
+            evolved_column("mean_score"): float(row["mean_score"]),
+            validated_column("mean_score"): ev.mean_score}
+        for j, f in enumerate(feats):
+            m = measure_column(f.name)
+            out[evolved_column(f.name)] = float(row[mean_column(f.name)])
+            out[validated_column(f.name)] = ev.feature_mean[f.name]
+            out[validated_std_column(f.name)] = ev.feature_std[f.name]
+            lo_col, hi_col = validated_ci_columns(f.name)
+            out[lo_col], out[hi_col] = mean_interval(values[f.name])[1:3]
+            out[evolved_column(m)] = float(row[m])
+            out[validated_column(m)] = float(ev.measures[j])
+        out.update({"validated_cell": archive.cell_label(v_grid),
+                    "validated_grid_index": grid_index_text(v_grid),
+                    "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
+        rows.append(out)
+        for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
+            game_rows.append(_game_row(row, g, rec, seat, p, feats))
+    control_sample = None
+    if control:
+        mine = records[len(chosen) * n_games:]
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+        control_sample = Sample(CONTROL, _quality(pg, solo), per_game(pg, feats))
+        control_games = pg
+        me = {"cell": CONTROL, "index": -1}
+        for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
+            game_rows.append(_game_row(me, g, rec, seat, p, feats))
+    found = distinct_styles(samples, mapped, control=control_sample,
+                            quality="score" if solo else "win_rate")
+    rank = {c: i + 1 for i, c in enumerate(found.styles)}
+    for out in rows:
+        c = str(out["cell"])
+        out[STYLE] = rank.get(c, 0)
+        out["distinct"] = c in rank
+        out["differs_from_control"] = found.differs_from_control.get(c)
+        out["weaker_than_control"] = found.weaker_than_control.get(c)
+    table = pd.DataFrame(rows)
+
+    spear: dict[str, float | None] = {}
+    for name in ("win_rate", *(f.name for f in feats)):
+        spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
+    overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
+    elite_games = pd.DataFrame([r for r in game_rows if r["cell"] != CONTROL])
+    corrected = corrected_metrics(table, archive.cells, mapped, elite_games,
+                                  config.train_levels)
+    summary = {
+        "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
+        "levels": level_list[:n_games], "levels_overlap_training": overlap,
+        "games_per_elite": n_games, "elites": len(table),
+        "cells": table["cell"].astype(str).tolist(),
+        "opponent": plan.opponent.display() if plan.players > 1 else None,
+        "features": mapped,
+        "distinct_styles": found.count,
+        "distinct_styles_not_weaker": len(found.not_weaker) if control else None,
+        "styles": found.summary(),
+        "control": _control_summary(control_sample, control_games, plan.control(), names,
+                                    mapped),
+        "spearman": spear,
+        "same_cell_share": float(table["same_cell"].mean()),
+        "neighbour_share": float(table["neighbour"].mean()),
+        "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
+        "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
+        **corrected,
+    }
+    return table, game_rows, summary
+
+
 def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
@@ -270,100 +382,14 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         with ray_session():
             records = play_journal(journal, address, workers, show_progress, "validate")
 
-        archive = EliteArchive(config.features, names)
-        feats = config.features
-        mapped = [f.name for f in feats]
-        rows, game_rows, samples = [], [], []
-        solo = plan.players == 1
-        control_games: list[PlayerGame] = []
-        for k, row in enumerate(chosen.to_dict("records")):
-            mine = records[k * n_games:(k + 1) * n_games]
-            pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
-            genome = np.array([float(row[n]) for n in names])
-            ev = evaluate_games(genome, pg, feats)
-            values = per_game(pg, feats)
-            samples.append(Sample(str(row["cell"]), _quality(pg, solo), values))
-            v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
-            v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
-            e_grid = parse_grid_index(row["grid_index"])
-            dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
-            low, high = wilson_interval(ev.wins, ev.games)
-            ci_low, ci_high = WIN_RATE_CI
-            out: dict[str, Any] = {
-                "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
-                evolved_column("games"): int(row["games"]),
-                evolved_column("win_rate"): float(row["win_rate"]),
-                validated_column("games"): ev.games, validated_column("wins"): ev.wins,
-                validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
-                evolved_column("mean_score"): float(row["mean_score"]),
-                validated_column("mean_score"): ev.mean_score}
-            for j, f in enumerate(feats):
-                m = measure_column(f.name)
-                out[evolved_column(f.name)] = float(row[mean_column(f.name)])
-                out[validated_column(f.name)] = ev.feature_mean[f.name]
-                out[validated_std_column(f.name)] = ev.feature_std[f.name]
-                lo_col, hi_col = validated_ci_columns(f.name)
-                out[lo_col], out[hi_col] = mean_interval(values[f.name])[1:3]
-                out[evolved_column(m)] = float(row[m])
-                out[validated_column(m)] = float(ev.measures[j])
-            out.update({"validated_cell": archive.cell_label(v_grid),
-                        "validated_grid_index": grid_index_text(v_grid),
-                        "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
-            rows.append(out)
-            for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
-                game_rows.append(_game_row(row, g, rec, seat, p, feats))
-        control_sample = None
-        if control:
-            mine = records[len(chosen) * n_games:]
-            pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
-            control_sample = Sample(CONTROL, _quality(pg, solo), per_game(pg, feats))
-            control_games = pg
-            me = {"cell": CONTROL, "index": -1}
-            for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
-                game_rows.append(_game_row(me, g, rec, seat, p, feats))
-        found = distinct_styles(samples, mapped, control=control_sample,
-                                quality="score" if solo else "win_rate")
-        rank = {c: i + 1 for i, c in enumerate(found.styles)}
-        for out in rows:
-            c = str(out["cell"])
-            out[STYLE] = rank.get(c, 0)
-            out["distinct"] = c in rank
-            out["differs_from_control"] = found.differs_from_control.get(c)
-            out["weaker_than_control"] = found.weaker_than_control.get(c)
-        table = pd.DataFrame(rows)
-
-        spear: dict[str, float | None] = {}
-        for name in ("win_rate", *(f.name for f in feats)):
-            spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
-        overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
-        elite_games = pd.DataFrame([r for r in game_rows if r["cell"] != CONTROL])
-        corrected = corrected_metrics(table, archive.cells, mapped, elite_games,
-                                      config.train_levels)
-        summary = {
-            "version": SUMMARY_VERSION, "run": config.name, "seed": config.seed,
-            "levels": level_list[:n_games], "levels_overlap_training": overlap,
-            "games_per_elite": n_games, "elites": len(table),
-            "cells": table["cell"].astype(str).tolist(),
-            "opponent": plan.opponent.display() if plan.players > 1 else None,
-            "features": mapped,
-            "distinct_styles": found.count,
-            "distinct_styles_not_weaker": len(found.not_weaker) if control else None,
-            "styles": found.summary(),
-            "control": _control_summary(control_sample, control_games, plan.control(), names,
-                                        mapped),
-            "spearman": spear,
-            "same_cell_share": float(table["same_cell"].mean()),
-            "neighbour_share": float(table["neighbour"].mean()),
-            "mean_win_rate_evolved": float(table[evolved_column("win_rate")].mean()),
-            "mean_win_rate_validated": float(table[validated_column("win_rate")].mean()),
-            **corrected,
-        }
+        table, game_rows, summary = validation_tables(config, chosen, names, level_list,
+                                                      n_games, records, control)
         files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
                  run.path(VALIDATION_TABLE)]
         atomic_write(files[0], table.to_csv(index=False))
         atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
         atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
-        atomic_write(files[3], table_two_markdown(table, [f.name for f in feats], summary))
+        atomic_write(files[3], table_two_markdown(table, summary["features"], summary))
     journal.finish()
     return ValidationResult(run_dir, table, summary, files)
 
