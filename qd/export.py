@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from playstyles.outputs import check_folder, check_output_file
-from qd.config import load_config
+from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
@@ -173,6 +174,151 @@ MIN_GAMES = 20
 interval 40 points wide); fewer are reported in the preset file's `warnings`."""
 
 
+def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
+            vsummary: dict[str, Any], kind: str, count: int, n_cand: int, by_rating: bool,
+            all_elites: bool, validated_from: str | None
+            ) -> tuple[pd.DataFrame, list[str], list[str], bool, bool]:
+    """The elites chosen as presets (no file read or written): difficulty, spread over the
+    win rate; style, the distinct styles of the validation (or, without one, distinct corners
+    of the feature space), each named from its features.
+
+    Returns:
+        (rows, labels, warnings, validated, distinct): the chosen rows of elites.csv (with
+        their validation columns), their names, what the user should know, whether the
+        choice rests on validated estimates, and whether on the validation's distinct styles.
+    """
+    feats = [f.name for f in config.features]
+    validated = WIN_RATE_VALIDATED in elites and \
+        int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
+    warnings: list[str] = []
+    distinct = False  # style: the distinct styles of the validation, in their order
+    if kind == "difficulty":
+        pool = elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites
+        pool = pool.reset_index(drop=True)
+        col = WIN_RATE_VALIDATED if validated else "win_rate"
+        picked = pick_difficulty(pool[col].to_numpy(float), n_cand)
+        rows = pool.iloc[picked]
+        labels = difficulty_labels(n_cand) if not by_rating else \
+            [f"cell {r['cell']}" for r in rows.to_dict("records")]
+    else:
+        counted = validation is not None and "distinct" in elites and styles_counted(vsummary)
+        tried = int(elites[WIN_RATE_VALIDATED].notna().sum()) if validation is not None else 0
+        if validation is None:
+            warnings.append(f"the styles have not been validated on held-out levels: "
+                            f"playstyles validate {run_dir} keeps only those that hold up")
+        elif not counted and not all_elites:
+            warnings.append(f"the run's validation did not count distinct styles (it predates "
+                            f"them): validate again (playstyles validate {run_dir}) to export "
+                            f"only the styles that hold up")
+        if counted and not all_elites:
+            distinct = validated = True
+            held = elites[elites["distinct"].map(csv_true)]
+            held = held.sort_values("style", kind="stable").reset_index(drop=True)
+            if held.empty:
+                raise ValueError(f"{run_dir}: none of the {tried} validated elites held up as a "
+                                 f"distinct style ({validated_from}); export from every elite "
+                                 f"with --all-elites, or validate with more games")
+            if len(held) < count:
+                warnings.append(f"only {len(held)} of the {tried} validated elites held up as "
+                                f"distinct styles ({validated_from}): {len(held)} exported of "
+                                f"the {count} asked (--all-elites chooses among every elite)")
+            rows = held.head(count)
+        else:
+            # validated positions when validation covered enough elites (more games, unseen
+            # levels: the better estimate of how the preset will play), else the evolved ones
+            pool = (elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites) \
+                .reset_index(drop=True)
+            pos_col = (lambda f: validated_column(measure_column(f))) if validated \
+                else measure_column
+            pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
+            quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
+            picked = pick_styles(pts, quality, count)
+            rows = pool.iloc[picked]
+        # named by the feature means printed beside the name (held-out when the win rate is,
+        # else elites.csv's), by thirds of each feature's grid range
+        by_name = {f.name: f for f in config.features}
+        ranges = {f.name: (f.lo, f.hi) for f in config.features}
+        named = validated_column if validated else mean_column
+        labels = [style_name({f: _num(r.get(named(f))) for f in feats}, ranges, by_name)
+                  for r in rows.to_dict("records")]
+        counts: dict[str, int] = {}
+        for lab in labels:
+            counts[lab] = counts.get(lab, 0) + 1
+        labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
+                  for lab, r in zip(labels, rows.to_dict("records"))]
+    return rows, labels, warnings, validated, distinct
+
+
+def _presets(config: RunConfig, rows: pd.DataFrame, labels: Sequence[str],
+             budgets: Sequence[int], kind: str, validated: bool, vsummary: dict[str, Any],
+             evolved_from: str, validated_from: str | None) -> list[Preset]:
+    """The chosen elites as presets (no file read or written): each one's agent and every
+    parameter, and its evidence (features and win rate with their intervals, from every
+    source, and where they come from)."""
+    plan = config.plan()
+    opponent = _spec_text(config.opponent)
+    feats = [f.name for f in config.features]
+    presets = []
+    for label, r, budget in _crossed(labels, rows.to_dict("records"), budgets):
+        genome = np.array([float(r[n]) for n in weight_columns(config.genome_names)])
+        spec = plan.agent_for(genome)
+        params = full_params(spec.name, dict(spec.params), config.game)
+        if budget is not None:
+            if "budget" not in params:
+                raise ValueError(f"budgets: agent {spec.name!r} takes no budget")
+            run_budget, params["budget"] = params["budget"], budget
+            label = f"{label} at {budget} calls"
+        has_val = _num(r.get(WIN_RATE_VALIDATED)) is not None
+        ev: dict[str, Any] = {
+            "run": config.name, "cell": str(r["cell"]),
+            "grid_index": parse_grid_index(r["grid_index"]),
+            "features": {f: _num(r[mean_column(f)]) for f in feats},
+            "features_ci95": {f: _interval(r.get(mean_column(f)), r.get(se_column(f)))
+                              for f in feats},
+            "win_rate_evolved": float(r["win_rate"]), "games_evolved": int(r["games"]),
+            "win_rate_validated": _num(r.get(WIN_RATE_VALIDATED)) if has_val else None,
+            "games_validated": int(r[validated_column("games")]) if has_val else None,
+            "win_rate_source": "validated" if has_val and validated else "evolved",
+            "evolved_from": evolved_from, "opponent": opponent}
+        if has_val:
+            ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
+            ev["features_validated_ci95"] = {f: _pair(*(r.get(c) for c in validated_ci_columns(f)))
+                                             for f in feats}
+            ev["win_rate_validated_ci"] = [float(r[validated_column(c)]) for c in WIN_RATE_CI]
+            ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
+            ev["validated_from"] = validated_from
+            if kind == "style" and _num(r.get("style")) is not None:
+                ev["style"] = int(r["style"])
+        replayed = ev["win_rate_source"] == "validated"
+        rate = ev["win_rate_validated"] if replayed else ev["win_rate_evolved"]
+        games = ev["games_validated"] if replayed else ev["games_evolved"]
+        where = _validation_words(vsummary) if replayed else "training levels"
+        shown = ev.get("features_validated") if replayed else ev["features"]
+        spread = ev.get("features_validated_ci95") if replayed else ev["features_ci95"]
+        rate_ci = ev["win_rate_validated_ci"] if replayed else \
+            _pair(*(r.get(c) for c in WIN_RATE_CI))
+        if budget is not None:
+            ev["budget"] = budget
+            ev["budget_evolved"] = run_budget
+        at = "" if budget is None else \
+            f" at the run's {run_budget} calls; plays at {budget} calls"
+        if kind == "style":  # the numbers the name was made from, with their intervals
+            won = f"won {100 * rate:.0f}%" + (
+                f" ({100 * rate_ci[0]:.0f}-{100 * rate_ci[1]:.0f}%)" if rate_ci else "")
+            values = ", ".join(f"{f} {_fmt(shown[f])}" + (
+                f" ({_fmt(spread[f][0])} to {_fmt(spread[f][1])})" if spread and spread[f]
+                else "") for f in feats)
+        else:
+            won = f"won {100 * rate:.0f}%"
+            values = ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
+        source = validated_from if replayed else evolved_from
+        desc = (f"{source}: {won} of {games} games against {opponent} on {where}{at}; "
+                f"{values} (cell {r['cell']} of run {config.name})")
+        presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
+                              desc, ev))
+    return presets
+
+
 def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
                    out: str | Path | None = None, names: Sequence[str] | None = None,
                    min_games: int = MIN_GAMES, play_missing: bool = False,
@@ -262,130 +408,17 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if names is not None and len(names) != count:
         raise ValueError(f"names: {len(names)} given for {count} presets")
 
-    feats = [f.name for f in config.features]
-    validated = WIN_RATE_VALIDATED in elites and \
-        int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
     evolved_from = run.elites_source
     validated_from = validation_source(vsummary) if validation is not None else None
-    warnings: list[str] = []
-    distinct = False  # style: the distinct styles of the validation, in their order
-    if kind == "difficulty":
-        pool = elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites
-        pool = pool.reset_index(drop=True)
-        col = WIN_RATE_VALIDATED if validated else "win_rate"
-        picked = pick_difficulty(pool[col].to_numpy(float), n_cand)
-        rows = pool.iloc[picked]
-        labels = difficulty_labels(n_cand) if not by_rating else \
-            [f"cell {r['cell']}" for r in rows.to_dict("records")]
-    else:
-        counted = validation is not None and "distinct" in elites and styles_counted(vsummary)
-        tried = int(elites[WIN_RATE_VALIDATED].notna().sum()) if validation is not None else 0
-        if validation is None:
-            warnings.append(f"the styles have not been validated on held-out levels: "
-                            f"playstyles validate {run_dir} keeps only those that hold up")
-        elif not counted and not all_elites:
-            warnings.append(f"the run's validation did not count distinct styles (it predates "
-                            f"them): validate again (playstyles validate {run_dir}) to export "
-                            f"only the styles that hold up")
-        if counted and not all_elites:
-            distinct = validated = True
-            held = elites[elites["distinct"].map(csv_true)]
-            held = held.sort_values("style", kind="stable").reset_index(drop=True)
-            if held.empty:
-                raise ValueError(f"{run_dir}: none of the {tried} validated elites held up as a "
-                                 f"distinct style ({validated_from}); export from every elite "
-                                 f"with --all-elites, or validate with more games")
-            if len(held) < count:
-                warnings.append(f"only {len(held)} of the {tried} validated elites held up as "
-                                f"distinct styles ({validated_from}): {len(held)} exported of "
-                                f"the {count} asked (--all-elites chooses among every elite)")
-            rows = held.head(count)
-        else:
-            # validated positions when validation covered enough elites (more games, unseen
-            # levels: the better estimate of how the preset will play), else the evolved ones
-            pool = (elites[elites[WIN_RATE_VALIDATED].notna()] if validated else elites) \
-                .reset_index(drop=True)
-            pos_col = (lambda f: validated_column(measure_column(f))) if validated \
-                else measure_column
-            pts = pool[[pos_col(f) for f in feats]].to_numpy(float)
-            quality = pool[WIN_RATE_VALIDATED if validated else "win_rate"].to_numpy(float)
-            picked = pick_styles(pts, quality, count)
-            rows = pool.iloc[picked]
-        # named by the feature means printed beside the name (held-out when the win rate is,
-        # else elites.csv's), by thirds of each feature's grid range
-        by_name = {f.name: f for f in config.features}
-        ranges = {f.name: (f.lo, f.hi) for f in config.features}
-        named = validated_column if validated else mean_column
-        labels = [style_name({f: _num(r.get(named(f))) for f in feats}, ranges, by_name)
-                  for r in rows.to_dict("records")]
-        counts: dict[str, int] = {}
-        for lab in labels:
-            counts[lab] = counts.get(lab, 0) + 1
-        labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
-                  for lab, r in zip(labels, rows.to_dict("records"))]
+    rows, labels, warnings, validated, distinct = _choose(
+        config, run_dir, elites, validation, vsummary, kind, count, n_cand, by_rating,
+        all_elites, validated_from)
     if names is not None and not by_rating:
         labels = [str(n) for n in names][:len(labels)]
 
-    plan = config.plan()
     opponent = _spec_text(config.opponent)
-    presets = []
-    for label, r, budget in _crossed(labels, rows.to_dict("records"), budgets):
-        genome = np.array([float(r[n]) for n in weight_columns(config.genome_names)])
-        spec = plan.agent_for(genome)
-        params = full_params(spec.name, dict(spec.params), config.game)
-        if budget is not None:
-            if "budget" not in params:
-                raise ValueError(f"budgets: agent {spec.name!r} takes no budget")
-            run_budget, params["budget"] = params["budget"], budget
-            label = f"{label} at {budget} calls"
-        has_val = _num(r.get(WIN_RATE_VALIDATED)) is not None
-        ev: dict[str, Any] = {
-            "run": config.name, "cell": str(r["cell"]),
-            "grid_index": parse_grid_index(r["grid_index"]),
-            "features": {f: _num(r[mean_column(f)]) for f in feats},
-            "features_ci95": {f: _interval(r.get(mean_column(f)), r.get(se_column(f)))
-                              for f in feats},
-            "win_rate_evolved": float(r["win_rate"]), "games_evolved": int(r["games"]),
-            "win_rate_validated": _num(r.get(WIN_RATE_VALIDATED)) if has_val else None,
-            "games_validated": int(r[validated_column("games")]) if has_val else None,
-            "win_rate_source": "validated" if has_val and validated else "evolved",
-            "evolved_from": evolved_from, "opponent": opponent}
-        if has_val:
-            ev["features_validated"] = {f: _num(r.get(validated_column(f))) for f in feats}
-            ev["features_validated_ci95"] = {f: _pair(*(r.get(c) for c in validated_ci_columns(f)))
-                                             for f in feats}
-            ev["win_rate_validated_ci"] = [float(r[validated_column(c)]) for c in WIN_RATE_CI]
-            ev["validation_levels"] = [int(x) for x in vsummary.get("levels", [])]
-            ev["validated_from"] = validated_from
-            if kind == "style" and _num(r.get("style")) is not None:
-                ev["style"] = int(r["style"])
-        replayed = ev["win_rate_source"] == "validated"
-        rate = ev["win_rate_validated"] if replayed else ev["win_rate_evolved"]
-        games = ev["games_validated"] if replayed else ev["games_evolved"]
-        where = _validation_words(vsummary) if replayed else "training levels"
-        shown = ev.get("features_validated") if replayed else ev["features"]
-        spread = ev.get("features_validated_ci95") if replayed else ev["features_ci95"]
-        rate_ci = ev["win_rate_validated_ci"] if replayed else \
-            _pair(*(r.get(c) for c in WIN_RATE_CI))
-        if budget is not None:
-            ev["budget"] = budget
-            ev["budget_evolved"] = run_budget
-        at = "" if budget is None else \
-            f" at the run's {run_budget} calls; plays at {budget} calls"
-        if kind == "style":  # the numbers the name was made from, with their intervals
-            won = f"won {100 * rate:.0f}%" + (
-                f" ({100 * rate_ci[0]:.0f}-{100 * rate_ci[1]:.0f}%)" if rate_ci else "")
-            values = ", ".join(f"{f} {_fmt(shown[f])}" + (
-                f" ({_fmt(spread[f][0])} to {_fmt(spread[f][1])})" if spread and spread[f]
-                else "") for f in feats)
-        else:
-            won = f"won {100 * rate:.0f}%"
-            values = ", ".join(f"{f} {_fmt(shown[f])}" for f in feats)
-        source = validated_from if replayed else evolved_from
-        desc = (f"{source}: {won} of {games} games against {opponent} on {where}{at}; "
-                f"{values} (cell {r['cell']} of run {config.name})")
-        presets.append(Preset(label, spec.name, params, config.game, dict(config.options),
-                              desc, ev))
+    presets = _presets(config, rows, labels, budgets, kind, validated, vsummary, evolved_from,
+                       validated_from)
     source = {"run": config.name, "run_seed": config.seed,
               "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
                            for f in config.features],
