@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.api import GameState
-from games.registry import GameRegistry
+from games.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Encoding:
         raise ValueError(f"encoding {self.name!r}: position {position} outside [0, {self.length})")
 
 
-ENCODINGS = GameRegistry("encoding")
+ENCODINGS = Registry("encoding")
 """State encodings, per game, and each game's default."""
 
 

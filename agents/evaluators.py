@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 
 from agents.learned import learned_evaluator
 from games.api import GameState
-from games.registry import GameRegistry
+from games.registry import Registry
 
 
 @runtime_checkable
@@ -106,7 +106,7 @@ class Outcome:
         return "Outcome()"
 
 
-EVALUATORS = GameRegistry("evaluator")
+EVALUATORS = Registry("evaluator")
 """Evaluators, per game: (factory, whether specs give it an argument), and each game's
 default."""
 

@@ -93,7 +93,7 @@ from agents.tree import (
     select_uct,
 )
 from games.api import Action, GameState, ends_turn, is_pass
-from games.registry import GameRegistry
+from games.registry import Registry
 from playstyles.limits import MAX_AGENT_COUNT
 
 SEARCHES = ("alphabeta", "mcts", "random")
@@ -148,7 +148,7 @@ class Phases:
     interrupts: tuple[str, ...] = ()
 
 
-PHASES = GameRegistry("turn phases")
+PHASES = Registry("turn phases")
 """How HPS cuts each game's turn (a game without any gets `default_phases`)."""
 
 

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
-from games.registry import GameRegistry
+from games.registry import Registry
 from playstyles.inputs import read_npz
 from playstyles.outputs import npz_json, save_npz
 
@@ -209,7 +209,7 @@ def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encodi
     return enc
 
 
-MODELS = GameRegistry("learned model")
+MODELS = Registry("learned model")
 """Models a game ships (`learned:NAME`), by name."""
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from games.registry import GameRegistry
+from games.registry import Registry
 from playstyles.limits import short
 
-AGENTS = GameRegistry("agent")
+AGENTS = Registry("agent")
 """Agent factories: for every game (``*``) or for one game (or family)."""
 
 

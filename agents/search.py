@@ -27,7 +27,7 @@ import numpy as np
 
 from agents.evaluators import check_evaluator, deciding, make_evaluator
 from games.api import Action, GameState, is_pass
-from games.registry import GameRegistry, get_game
+from games.registry import Registry, get_game
 from playstyles.limits import MAX_BUDGET, short
 
 DEFAULT_BUDGET = 2000
@@ -202,7 +202,7 @@ class GameHooks:
         return state.actions_by_actor().get(actor, {})
 
 
-HOOKS = GameRegistry("search hooks")
+HOOKS = Registry("search hooks")
 """Each game's `GameHooks` factory (a game without one gets the neutral defaults)."""
 _HOOK_CACHE: dict[str, GameHooks] = {}
 

@@ -139,12 +139,14 @@ def game_names() -> list[str]:
     return sorted(names)
 
 
-class GameRegistry:
-    """Parts registered per game, the one type behind every per-game registry (agents,
-    evaluators, encodings, models, search hooks, behaviour features): a part is registered
-    for one game, a family, or ``*`` (every game), and a lookup for a game loads its plug-in
-    once and tries the game, its family, then ``*`` (`lookup_keys`). A game may name one of
-    its parts its default.
+class Registry:
+    """Parts registered by name, the one type behind every registry of the project (agents,
+    evaluators, encodings, models, search hooks, portfolio scripts, turn phases, behaviour
+    features, emitter kinds, noise methods): a part is registered for one game, a family, or
+    ``*`` (every game), and a lookup for a game loads its plug-in once and tries the game, its
+    family, then ``*`` (`lookup_keys`). A game may name one of its parts its default. The parts
+    of every game read like a mapping: `name in reg`, `reg[name]`, iteration in registration
+    order.
 
     Args:
         what: what a part is called in messages (`evaluator`, `encoding`).
@@ -248,6 +250,20 @@ class GameRegistry:
                 if g == key and n not in out:
                     out[n] = item
         return out
+
+    def __contains__(self, name: object) -> bool:
+        return ("*", name) in self._items
+
+    def __getitem__(self, name: str) -> Any:
+        """The part `name` of every game (KeyError: none)."""
+        return self._items[("*", name)]
+
+    def __iter__(self):
+        """The names of the parts of every game, in registration order."""
+        return (n for g, n in list(self._items) if g == "*")
+
+    def __len__(self) -> int:
+        return sum(1 for g, _ in self._items if g == "*")
 
     def owners(self, name: str) -> list[str]:
         """The games (or families, or ``*``) a part of this name is registered for.

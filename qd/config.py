@@ -274,8 +274,8 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     if "genome_mapping" in keys:
         mapping = d.get("genome_mapping", "weights")
         if mapping not in GENOME_MAPPINGS:
-            raise _err(source, f"{key}.genome_mapping", f"unknown mapping {short(mapping)} "
-                                                        f"(known: {', '.join(GENOME_MAPPINGS)})")
+            raise _err(source, f"{key}.genome_mapping",
+                       GENOME_MAPPINGS.unknown(mapping, "", list(GENOME_MAPPINGS)))
         out["genome_mapping"] = mapping
     return out
 
@@ -447,7 +447,8 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     layout = data.get("layout")
-    genes = MAPPING_GENES.get(agent["genome_mapping"])
+    genes = MAPPING_GENES[agent["genome_mapping"]] if agent["genome_mapping"] in MAPPING_GENES \
+        else None
     if genes is not None:  # the mapping fixes the genome: no scripts are involved
         if layout is not None:
             raise _err(source, "layout", f"genome mapping {agent['genome_mapping']} fixes the "

@@ -41,6 +41,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
+from games.registry import Registry
 from playstyles.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
 from playstyles.schema import check_bool as _bool
 from playstyles.schema import check_count, check_keys
@@ -48,7 +49,7 @@ from playstyles.schema import check_number as _number
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
-EMITTERS: dict[str, type["GridEmitter"]] = {}
+EMITTERS = Registry("emitter kind")
 """Emitter kinds a config may name -> their classes, in registration order."""
 
 
@@ -172,7 +173,7 @@ def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
         elif p.default is not p.empty and not _same_default(p.default, value):
             raise ValueError(f"emitter {kind}: {cls.__name__}() defaults {key} to "
                              f"{short(p.default)}, its params to {short(value)}")
-    EMITTERS[kind] = cls
+    EMITTERS.add(kind, cls)
     return cls
 
 
@@ -193,7 +194,7 @@ def emitter_class(kind: Any, where: str = "emitter") -> type["GridEmitter"]:
         where: the emitter's place in the config (for the error).
     """
     if not isinstance(kind, str) or kind not in EMITTERS:
-        raise param_error(where, "kind", f"unknown kind {short(kind)} (known: {', '.join(EMITTERS)})")
+        raise param_error(where, "kind", EMITTERS.unknown(kind, "", list(EMITTERS)))
     return EMITTERS[kind]
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from games.registry import GameRegistry, get_game
+from games.registry import Registry, get_game
 
 
 @dataclass
@@ -155,7 +155,7 @@ class Feature:
         return replace(self, lo=lo, hi=hi, width=width)
 
 
-FEATURES = GameRegistry("feature")
+FEATURES = Registry("feature")
 """The behaviour features, per game (or "*"), in registration order."""
 
 

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from agents.portfolio.portfolio import DEFAULT_WEIGHT
+from games.registry import Registry
 from play.parallel import GamePool, ensure_ray
 from play.runner import AgentSpec, GameRecord, GameSpec
 
@@ -34,10 +35,11 @@ from play.runner import AgentSpec, GameRecord, GameSpec
 
 GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
 
-GENOME_MAPPINGS: dict[str, GenomeMapping] = {}
-MAPPING_GENES: dict[str, tuple[str, ...]] = {}
+GENOME_MAPPINGS = Registry("genome mapping")
+"""Genome mappings a config may name (`agent.genome_mapping`) -> their functions."""
+MAPPING_GENES = Registry("genome mapping with genes")
 """Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
-MAPPING_CONTROLS: dict[str, tuple[float, ...]] = {}
+MAPPING_CONTROLS = Registry("genome mapping with genes")
 """Mappings with genes: name -> the control genome (the agent's default settings)."""
 
 CONTROL_WEIGHT = DEFAULT_WEIGHT
@@ -57,17 +59,17 @@ def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None) -> 
         control: with `genes`, the control genome: the values that give the agent's default
             behaviour (the baseline every style is compared with); default all 0.5.
     """
-    GENOME_MAPPINGS[name] = fn
+    GENOME_MAPPINGS.add(name, fn)
     if genes is None:
-        MAPPING_GENES.pop(name, None)
-        MAPPING_CONTROLS.pop(name, None)
+        MAPPING_GENES.pop(name)
+        MAPPING_CONTROLS.pop(name)
     else:
-        MAPPING_GENES[name] = tuple(genes)
+        MAPPING_GENES.add(name, tuple(genes))
         values = [CONTROL_WEIGHT] * len(genes) if control is None else list(control)
         if len(values) != len(genes):
             raise ValueError(f"mapping {name}: control: one value per gene ({len(genes)}), "
                              f"got {len(values)}")
-        MAPPING_CONTROLS[name] = tuple(float(v) for v in values)
+        MAPPING_CONTROLS.add(name, tuple(float(v) for v in values))
 
 
 def control_genome(mapping: str, names: Sequence[str]) -> np.ndarray:

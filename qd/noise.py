@@ -39,12 +39,13 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from games.registry import Registry
 from play.stats import Z95, wilson_interval
 from playstyles.limits import MAX_GAMES, short
 from playstyles.schema import check_keys
 from qd.archive import band, evaluate_rows, objective
 
-NOISE_METHODS: dict[str, type["NoiseMethod"]] = {}
+NOISE_METHODS = Registry("noise method")
 """Noise methods a config may name (`noise.method`) -> their classes; `none` is the plain
 loop and has no class."""
 
@@ -58,7 +59,7 @@ def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
     """Class decorator: make a `NoiseMethod` subclass a config `noise.method` (its `name`)."""
     if not (isinstance(cls, type) and issubclass(cls, NoiseMethod)) or not cls.name:
         raise TypeError(f"register_noise: a NoiseMethod subclass with a name expected, got {short(cls)}")
-    NOISE_METHODS[cls.name] = cls
+    NOISE_METHODS.add(cls.name, cls)
     return cls
 
 
@@ -75,10 +76,10 @@ def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
         if d:
             raise ValueError(f"{where}: method none takes no parameter, got {short(sorted(d)[0])}")
         return {"method": PLAIN}
-    cls = NOISE_METHODS.get(method)
-    if cls is None:
-        raise ValueError(f"{where}.method: {short(method)} unknown (known: "
-                         f"{', '.join([PLAIN, *NOISE_METHODS])})")
+    if method not in NOISE_METHODS:
+        raise ValueError(f"{where}.method: "
+                         + NOISE_METHODS.unknown(method, "", [PLAIN, *NOISE_METHODS]))
+    cls = NOISE_METHODS[method]
     check_keys({k: v for k, v in d.items()}, cls.params, where)
     out = {**cls.params, **d}
     for key, value in out.items():

@@ -28,7 +28,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from games.registry import GameRegistry
+from games.registry import Registry
 
 DEFAULT_VALUE = 0.5
 """The value a wrapper script gives its action (the paper's neutral value)."""
@@ -137,10 +137,10 @@ class GameInfo:
     layouts: dict  # layout name -> script names whose weights evolve (e.g. the paper's 11)
 
 
-PORTFOLIOS = GameRegistry("portfolio")
+PORTFOLIOS = Registry("portfolio")
 """Each game's portfolio machinery (`GameInfo`), under the name "machinery", and its layouts
 (a default one among them)."""
-SCRIPTS = GameRegistry("script")
+SCRIPTS = Registry("script")
 """Portfolio scripts, per game (or family), in registration order."""
 MACHINERY = "machinery"
 

@@ -7,11 +7,11 @@ import pytest
 
 from agents.evaluators import EVALUATORS
 from agents.registry import AGENTS
-from games.registry import GameRegistry
+from games.registry import Registry
 
 
 def test_a_part_is_found_under_the_game_its_family_then_every_game():
-    reg = GameRegistry("widget")
+    reg = Registry("widget")
     reg.add("plain", "every game's")
     reg.add("plain", "the family's", game="fam")
     reg.add("own", "the game's", game="fam:one")
@@ -28,7 +28,7 @@ def test_a_part_is_found_under_the_game_its_family_then_every_game():
 
 
 def test_an_unknown_part_is_one_error_naming_the_known_and_the_closest():
-    reg = GameRegistry("widget")
+    reg = Registry("widget")
     reg.add("circle", 1)
     reg.add("square", 2)
     with pytest.raises(ValueError, match=r"^unknown widget 'sqare' for game 'nim'; known: "
@@ -39,7 +39,7 @@ def test_an_unknown_part_is_one_error_naming_the_known_and_the_closest():
 
 
 def test_the_project_registries_share_the_type():
-    assert isinstance(AGENTS, GameRegistry) and isinstance(EVALUATORS, GameRegistry)
+    assert isinstance(AGENTS, Registry) and isinstance(EVALUATORS, Registry)
     with pytest.raises(ValueError, match="unknown agent 'mtcs' for game 'nim'.*did you mean "
                                          "'mcts'"):
         AGENTS.get("mtcs", "nim")

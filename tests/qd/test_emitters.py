@@ -171,7 +171,7 @@ class UniformEmitter(GridEmitter):
 def uniform_kind():
     register_emitter(UniformEmitter)
     yield UniformEmitter.kind
-    EMITTERS.pop(UniformEmitter.kind, None)
+    EMITTERS.pop(UniformEmitter.kind)
 
 
 def test_a_registered_emitter_is_a_config_kind(uniform_kind):
@@ -200,8 +200,8 @@ def test_a_registered_emitter_is_a_config_kind(uniform_kind):
 
 def test_unregistered_after_the_test():
     assert UniformEmitter.kind not in EMITTERS
-    with pytest.raises(ConfigError, match=r"^config: emitter\.kind: unknown kind "
-                                          r"'test_uniform' \(known: paper, iso_line, cma_me"):
+    with pytest.raises(ConfigError, match=r"^config: emitter\.kind: unknown emitter kind "
+                                          r"'test_uniform'; known: paper, iso_line, cma_me"):
         config_from_dict({**CONFIG, "emitter": {"kind": "test_uniform"}})
 
 
@@ -249,7 +249,7 @@ def test_each_pyribs_emitter_is_its_own_class():
     assert type(em) is IsoLineGridEmitter and em.inner.iso_sigma == 0.3
     _, em, _ = make("cma_me")
     assert type(em) is CmaMeGridEmitter and not em.exact_budget
-    with pytest.raises(ValueError, match=r"emitter\.kind: unknown kind 'nope'"):
+    with pytest.raises(ValueError, match=r"emitter\.kind: unknown emitter kind 'nope'"):
         make("nope")
 
 

@@ -47,7 +47,7 @@ def test_config():
     assert noise_params({"method": "adaptive", "max_rounds": 2}) == \
         {"method": "adaptive", "max_rounds": 2}
     assert noise_params({"method": "reestimate"}) == {"method": "reestimate", "replays": 2}
-    with pytest.raises(ConfigError, match="noise.method: 'lucky' unknown"):
+    with pytest.raises(ConfigError, match="noise.method: unknown noise method 'lucky'; known: none, "):
         config_from_dict({**TINY, "noise": {"method": "lucky"}})
     with pytest.raises(ConfigError, match=r"noise.max_rounds: unknown key \(known: per_batch\)"):
         config_from_dict({**TINY, "noise": {"method": "reevaluate", "max_rounds": 2}})
