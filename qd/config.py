@@ -440,10 +440,6 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
         raise ConfigError(f"{source}: {e}") from None
 
     train, held_out = _levels(g, data.get("levels"), source)
-    try:
-        g.new_state(train[0], 0, **options)
-    except (ValueError, TypeError) as e:
-        raise _err(source, "options", str(e)) from None
 
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     layout = data.get("layout")

@@ -170,3 +170,17 @@ def test_a_config_is_checked_without_building_agents_or_portfolios(monkeypatch):
         config_from_dict({"game": "tribes", "opponent": "pmcts_pu:weights=Nope:1", "seed": 1})
     with pytest.raises(ConfigError, match="layout: .*unknown script 'Nope'"):
         config_from_dict({"game": "tribes", "layout": ["Nope"], "seed": 1})
+
+
+def test_checking_a_config_builds_no_game_state(monkeypatch):
+    """Options are checked by the game's declarations at the edge, so a config is checked
+    without a game state (a bad option is still one error naming it)."""
+    from games.registry import get_game
+    game = get_game(TINY["game"])
+
+    def no_state(*args, **kwargs):
+        raise AssertionError("a game state was built to check a config")
+    monkeypatch.setattr(type(game), "new_state", no_state)
+    assert config_from_dict(TINY).game == TINY["game"]
+    with pytest.raises(ConfigError, match=r"options\.size: must be at most"):
+        config_from_dict({**TINY, "options": {"size": 10 ** 6}})
