@@ -34,7 +34,7 @@ import numpy as np
 from agents.encodings import Encoding, get_encoding
 from games.registry import Registry
 from playstyles.inputs import read_npz
-from playstyles.outputs import npz_json, save_npz
+from playstyles.outputs import npz_json
 
 FORMAT = "playstyles-learned-evaluator"
 FORMAT_VERSION = 1
@@ -90,16 +90,16 @@ class Model:
             h = _activate(h, self.activation) @ w + b
         return np.tanh(0.5 * h[..., 0])  # 2 * logistic(z) - 1
 
-    def save(self, path: str | Path) -> Path:
-        """Write the model file (atomically: a reader never sees half a file)."""
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The model file's content (`load_model` reads it back): `metadata` (JSON: the
+        format, its version, the layers and whatever `metadata` holds) and `W0, b0, ...`.
+        `play.train_evaluator.save_model` writes it."""
         meta = {**self.metadata, "format": FORMAT, "format_version": FORMAT_VERSION,
                 "layers": self.layers, "activation": self.activation, "output": "logistic"}
         arrays: dict[str, np.ndarray] = {"metadata": np.array(json.dumps(meta, indent=1))}
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             arrays[f"W{i}"], arrays[f"b{i}"] = w, b
-        path = save_npz(path, **arrays)
-        self.metadata = meta
-        return path
+        return arrays
 
 
 def is_model_file(path: str | Path) -> bool:

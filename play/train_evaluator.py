@@ -17,6 +17,7 @@ itself) and `encoding`, `views`, `hidden`, `activation`, `epochs`, `learning_rat
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from playstyles.limits import (
     MAX_SEED,
     short,
 )
+from playstyles.outputs import save_npz
 from playstyles.schema import check_keys
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
@@ -296,6 +298,20 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
     return out
 
 
+def save_model(model: Model, path: str | Path) -> Path:
+    """Write a model file (atomically: a reader never sees half a file); the model's metadata
+    becomes what the file holds.
+
+    Args:
+        model: the trained model.
+        path: the model file.
+    """
+    arrays = model.arrays()
+    path = save_npz(path, **arrays)
+    model.metadata = json.loads(str(arrays["metadata"]))
+    return path
+
+
 def train_evaluator(config: TrainConfig, output: str | Path | None = None,
                     address: str | None = None, workers: int | None = None,
                     show_progress: bool = True, samples: str | Path | None = None
@@ -349,7 +365,7 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
         model.metadata["playstyles"] = __version__
     except ImportError:  # pragma: no cover - the package is always there
         pass
-    path = model.save(output or config.output)
+    path = save_model(model, output or config.output)
     return TrainResult(model=model, path=path, summary=model.metadata)
 
 

@@ -18,7 +18,7 @@ from play.runner import play_game
 from play.selfplay import generate_samples
 from play.specs import parse_agent_spec
 from play.tournament import plan
-from play.train_evaluator import train_config_from_dict, train_evaluator
+from play.train_evaluator import save_model, train_config_from_dict, train_evaluator
 
 TINY = {"game": "tribes", "agents": ["rule_based"], "levels": "range:1-4", "repetitions": 2,
         "options": {"max_rounds": 5}, "seed": 5, "hidden": [8], "epochs": 5, "held_out": 1}
@@ -212,7 +212,7 @@ def test_a_file_that_is_no_model_is_named(tmp_path):
 
 def _resaved(model: Model, path, **meta):
     m = Model(model.weights, model.biases, {**model.metadata, **meta})
-    return m.save(path)
+    return save_model(m, path)
 
 
 def test_a_model_for_another_game_or_encoding_version_is_refused(tiny_model, tmp_path):
