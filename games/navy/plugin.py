@@ -1,7 +1,7 @@
 """Navy Defense as a playstyles plug-in: `register()` registers the game, its
 evaluator ``cost`` (the default of the search agents), and its agents: the hindsight
 optimisation settings of the source (``hindsight``, ``paranoid``, ``omniscient``: the generic
-`agents.hop.HOPAgent` with Navy's `model` and `costs`, `games.navy.hop.NavyHOP`) and the
+`agents.hop.HOPAgent` with Navy's `model` and `costs`, `games.navy.hindsight.NavyHOP`) and the
 scripted baselines ``static``, ``patrol``, ``reactive``; its behaviour features
 (`games.navy.features`) and the genome mapping ``navy_costs`` (genome -> `costs`)."""
 
@@ -15,7 +15,7 @@ from games.navy import features
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
 from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator
 from games.navy.game import NavyGame
-from games.navy.hop import NavyHOP, genome_costs
+from games.navy.hindsight import NavyHOP, genome_costs
 from games.registry import register_game
 from qd.features import register_features
 from qd.genome_games import register_mapping

@@ -9,7 +9,7 @@ import pytest
 
 from games.navy.belief import ParticleBelief
 from games.navy.exact import ExactBelief, config_of, outcomes, state_count
-from games.navy.hop import NavyHOP
+from games.navy.hindsight import NavyHOP
 from games.navy.level import NavyLevel
 from games.navy.state import NavyState
 from games.navy.subs import BELIEVED, TRUE

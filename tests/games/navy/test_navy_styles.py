@@ -13,7 +13,7 @@ import yaml
 
 from agents.registry import make_agent
 from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator, StyleEvaluator
-from games.navy.hop import COST_SCALE, genome_costs
+from games.navy.hindsight import COST_SCALE, genome_costs
 from games.navy.state import SNAPSHOT_EVENTS
 from games.navy.subs import BELIEVED, TRUE
 from games.registry import get_game
