@@ -33,8 +33,7 @@ import numpy as np
 
 from agents.encodings import Encoding, get_encoding
 from games.registry import Registry
-from playstyles.inputs import read_npz
-from playstyles.outputs import npz_json
+from playstyles.files import npz_json, read_npz
 
 FORMAT = "playstyles-learned-evaluator"
 FORMAT_VERSION = 1

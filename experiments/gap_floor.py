@@ -36,7 +36,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from playstyles.outputs import atomic_write
+from playstyles.files import atomic_write
 from qd.validation import reestimated  # noqa: E402
 
 

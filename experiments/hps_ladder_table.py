@@ -22,7 +22,7 @@ import pandas as pd
 
 from play.ladder import matrices, order_verdict, pair_table
 from play.stats import bradley_terry
-from playstyles.outputs import atomic_write
+from playstyles.files import atomic_write
 
 
 def round_robin(out: Path, order: list[str], leave_out: list[str]) -> str:

@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
 from games.levels import level_set
-from playstyles.inputs import load_json
+from playstyles.files import load_json, save_figure
 from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
-from playstyles.outputs import save_figure
 from playstyles.schema import check_count
 
 Action = Hashable

@@ -13,9 +13,8 @@ from typing import Any, Iterator
 
 from games.api import check_game_options
 from games.registry import get_game
-from playstyles.inputs import read_json
+from playstyles.files import atomic_write, json_format, read_json
 from playstyles.limits import MAX_SEED, short
-from playstyles.outputs import atomic_write, json_format
 from playstyles.schema import check_count
 
 FORMAT = "playstyles-game/1"

@@ -37,7 +37,7 @@ import numpy as np
 from play.parallel import run_games
 from play.runner import GameRecord, GameSpec
 from playstyles.datalog import encode_line, read_log
-from playstyles.outputs import atomic_write
+from playstyles.files import atomic_write
 
 JOURNAL_FORMAT = "playstyles-journal"
 JOURNAL_VERSION = 2

@@ -47,13 +47,13 @@ from play.tournament import (
     table_columns,
     to_markdown,
 )
+from playstyles.files import atomic_write, claim_folder
 from playstyles.limits import check_planned
-from playstyles.outputs import atomic_write, claim_folder
 
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
 
 LADDER = "ladder"
-"""The command that writes a ladder directory, as its marker names it (`playstyles.outputs`)."""
+"""The command that writes a ladder directory, as its marker names it (`playstyles.files`)."""
 
 
 def ladder_dir(presets_path: str | Path) -> Path:
@@ -332,7 +332,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
 
     The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
     ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
-    is refused before anything is written (`playstyles.outputs.claim_folder`)."""
+    is refused before anything is written (`playstyles.files.claim_folder`)."""
 
     pf = load_presets(presets_path)
     level_set = get_game(pf.game).level_set

@@ -32,9 +32,8 @@ from agents.registry import agent_names, check_agent, make_agent_from
 from games.api import check_game_options
 from games.registry import get_game
 from play.runner import AgentSpec
-from playstyles.inputs import read_json
+from playstyles.files import atomic_write, json_format, read_json
 from playstyles.limits import short
-from playstyles.outputs import atomic_write, json_format
 from playstyles.schema import check_keys
 
 FORMAT = "playstyles-presets"
@@ -315,7 +314,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
 
 
 def load_presets(path: str | Path) -> PresetFile:
-    """A preset file, checked completely (its size and nesting first, `playstyles.outputs.
+    """A preset file, checked completely (its size and nesting first, `playstyles.files.
     read_json`); every error names the file and the field.
 
     Args:

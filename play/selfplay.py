@@ -31,8 +31,7 @@ from agents.encodings import get_encoding
 from games.api import results
 from play.parallel import progress, run_games
 from play.runner import GameSpec, new_state, play_game
-from playstyles.inputs import read_npz
-from playstyles.outputs import npz_json, save_npz
+from playstyles.files import npz_json, read_npz, save_npz
 
 VIEWS = ("all", "mover")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.registry import factory_of, make_agent_from
 from play.presets import resolve_spec
-from playstyles.inputs import load_json
+from playstyles.files import load_json
 from playstyles.limits import short
 
 _TRUE = ("1", "true", "yes", "on")

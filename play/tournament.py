@@ -29,9 +29,8 @@ from play.presets import full_params
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
-from playstyles.inputs import read_yaml
+from playstyles.files import atomic_write, claim_folder, read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
-from playstyles.outputs import atomic_write, claim_folder
 from playstyles.schema import check_count, check_keys
 
 
@@ -253,7 +252,7 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 
 PARTIAL_EVERY = 20  # games between two writes of the partial results
 JOURNAL = "games.journal"  # the finished games while a tournament plays (play.journal)
-TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (playstyles.outputs)
+TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (playstyles.files)
 
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
@@ -278,7 +277,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         resume: continue the interrupted tournament in `out`.
         force: overwrite the results of an earlier tournament in `out`. Without it, and
             always when `out` holds anything else, a non-empty `out` is refused before
-            anything is written (`playstyles.outputs.claim_folder`).
+            anything is written (`playstyles.files.claim_folder`).
     """
     specs = plan(config)
     columns = table_columns(config.game)

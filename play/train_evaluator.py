@@ -39,7 +39,7 @@ from play.tournament import (
     plan,
 )
 from playstyles import __version__
-from playstyles.inputs import read_yaml
+from playstyles.files import read_yaml, save_npz
 from playstyles.limits import (
     MAX_BATCH,
     MAX_EPOCHS,
@@ -48,7 +48,6 @@ from playstyles.limits import (
     MAX_SEED,
     short,
 )
-from playstyles.outputs import save_npz
 from playstyles.schema import check_keys
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))

@@ -76,7 +76,7 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     (`games.api.check_game_options`) before any game starts, the error naming the flag."""
     from games.api import check_game_options
     from games.registry import get_game
-    from playstyles.inputs import load_yaml
+    from playstyles.files import load_yaml
     options: dict[str, Any] = {}
     flags: dict[str, str] = {}
     for key in ("mode", "tribes", "size"):
@@ -136,12 +136,12 @@ def _levels_show(args: argparse.Namespace) -> int:
 
 
 def _output_file(path: str, command: str, ours, force: bool) -> None:
-    """Refuse an output file before anything runs (`playstyles.outputs.check_output_file`): a
+    """Refuse an output file before anything runs (`playstyles.files.check_output_file`): a
     special file, a run directory's own file, a file `command` did not write, or one it
     wrote without --force."""
     from pathlib import Path
 
-    from playstyles.outputs import check_output_file
+    from playstyles.files import check_output_file
     from qd.rundir import run_files
     check_output_file(path, command=command, ours=ours, force=force,
                       protected=run_files(Path(path).parent))
@@ -374,7 +374,7 @@ def _train_evaluator(args: argparse.Namespace) -> int:
         shutdown()
     text = to_markdown(result.summary)
     if args.summary:
-        from playstyles.outputs import atomic_write
+        from playstyles.files import atomic_write
         atomic_write(args.summary, f"{SUMMARY_TITLE}{result.path.name}: held-out accuracy\n\n"
                                    f"Made by `playstyles train-evaluator {args.config}`.\n\n"
                                    f"{text}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playstyles.outputs import save_figure
+from playstyles.files import save_figure
 from qd.rundir import METRICS, RunFiles
 
 

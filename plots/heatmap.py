@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from playstyles.outputs import save_figure
+from playstyles.files import save_figure
 from qd.rundir import (
     VALIDATED_SUFFIX,
     WIDE_INTERVAL,

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playstyles.inputs import read_json
-from playstyles.outputs import save_figure
+from playstyles.files import read_json, save_figure
 from qd.rundir import read_table
 
 

@@ -24,7 +24,7 @@ from games.registry import get_game
 from play.runner import AgentSpec
 from play.specs import split_spec
 from play.tournament import seats_of
-from playstyles import inputs
+from playstyles import files
 from playstyles.limits import (
     MAX_BINS,
     MAX_BUDGET,
@@ -512,7 +512,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a syntax error names the file, the line and the column."""
-    return inputs.read_yaml(path, ConfigError)
+    return files.read_yaml(path, ConfigError)
 
 
 def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
@@ -530,7 +530,7 @@ def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
 
 def dump_config(config: RunConfig) -> str:
     """The resolved config as YAML, written out in full: no anchors or aliases (a value
-    shared by two keys is written twice), so it reads back under `playstyles.outputs.read_yaml`'s
+    shared by two keys is written twice), so it reads back under `playstyles.files.read_yaml`'s
     limits.
 
     Args:

@@ -42,7 +42,7 @@ import pandas as pd
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
-from playstyles.outputs import check_folder, check_output_file
+from playstyles.files import check_folder, check_output_file
 from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (

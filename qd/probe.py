@@ -57,9 +57,8 @@ from play.ladder import alternating_games
 from play.parallel import ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
-from playstyles.inputs import read_json
+from playstyles.files import atomic_write, check_folder, claim_folder, read_json
 from playstyles.limits import check_planned
-from playstyles.outputs import atomic_write, check_folder, claim_folder
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import GENOME_MAPPINGS, credit, game_seconds, genome_side
@@ -99,7 +98,7 @@ WIN_RATE = PROBE_WIN_RATE
 GAMES, GENOMES, TABLE = PROBE_GAMES, PROBE_GENOMES, PROBE_TABLE
 SETTINGS, REPORT, CHART, JOURNAL = PROBE_SETTINGS, PROBE_REPORT, PROBE_CHART, PROBE_JOURNAL
 PROBE = "probe"
-"""The command, as its output folder's marker names it (`playstyles.outputs`)."""
+"""The command, as its output folder's marker names it (`playstyles.files`)."""
 
 TABLE_COLUMNS = ("feature", "doc", "mapped", "kruskal_p", "holm_reject", "epsilon2",
                  "sd_within", "spread", "games_per_genome_config", "ratio", "min_width",

@@ -44,7 +44,7 @@ import pandas as pd
 from play.journal import Interrupted
 from play.parallel import TASK_RETRIES, GameLost, check_address, cluster_size, ray_session
 from play.runner import GameRecord
-from playstyles.outputs import atomic_write, check_folder, claim_folder
+from playstyles.files import atomic_write, check_folder, claim_folder
 from qd.checkpoint import (
     CheckpointError,
     CheckpointLog,
@@ -230,7 +230,7 @@ def _logger(run_dir: Path) -> logging.Logger:
 
 
 EVOLVE = "evolve"
-"""The command, as a run directory's marker names it (`playstyles.outputs`)."""
+"""The command, as a run directory's marker names it (`playstyles.files`)."""
 
 
 def _occupied(run_dir: Path) -> bool:

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from playstyles.datalog import last_entry
-from playstyles.inputs import decoding_problem, read_json, read_yaml
+from playstyles.files import decoding_problem, read_json, read_yaml
 
 # ------------------------------------------------------------------------------ files
 
@@ -133,7 +133,7 @@ def is_run_dir(folder: str | Path) -> bool:
 def run_files(folder: str | Path) -> tuple[str, ...]:
     """The file names no other command may write into `folder` (`OWN_FILES` when it is a run
     directory, else none): what a command passes as `protected` to
-    `playstyles.outputs.check_output_file`.
+    `playstyles.files.check_output_file`.
 
     Args:
         folder: the folder of an output file.

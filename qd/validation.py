@@ -42,8 +42,8 @@ from play.ladder import alternating_games
 from play.parallel import ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import mean_interval, wilson_interval
+from playstyles.files import atomic_write
 from playstyles.limits import check_planned
-from playstyles.outputs import atomic_write
 from qd.archive import EliteArchive, evaluate_games
 from qd.config import RunConfig, load_config
 from qd.features import PlayerGame, per_game

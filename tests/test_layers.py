@@ -3,7 +3,7 @@
 
 The layers, bottom up (docs/design.md):
 
-    base      playstyles.limits, .inputs, .outputs, .datalog: bounds, readers, writers, logs
+    base      playstyles.limits, .schema, .files, .datalog: bounds, checks, files, data logs
     games     games.api, .registry, .levels, .recording, .conformance: the protocol
     agents    the agents and what only they use
     play      everything that plays whole games: runner, Ray pool, journals, tournaments,

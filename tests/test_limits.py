@@ -21,7 +21,7 @@ from play.presets import VERSION as PRESET_VERSION
 from play.tournament import config_from_dict as tournament_config
 from playstyles import limits as L
 from playstyles.cli import main
-from playstyles.inputs import read_json, read_yaml
+from playstyles.files import read_json, read_yaml
 from qd.config import ConfigError, config_from_dict, load_config
 
 SECONDS = 5.0

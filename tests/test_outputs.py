@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from playstyles.cli import main
-from playstyles.outputs import (
+from playstyles.files import (
     MARKER,
     atomic_write,
     check_folder,

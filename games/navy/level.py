@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from games.navy.world import board
-from playstyles.inputs import load_json, read_text
+from playstyles.files import load_json, read_text
 from playstyles.limits import MAX_LEVEL_BYTES
 
 MAX_SUBS = 3

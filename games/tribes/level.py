@@ -20,9 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from playstyles.inputs import read_text
+from playstyles.files import atomic_write, read_text
 from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES
-from playstyles.outputs import atomic_write
 
 __all__ = [
     "TRIBE_KEYS",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from games.tribes import constants as K
 from games.tribes.render import BUILDING_SYMBOL, RESOURCE_SYMBOL, UNIT_SYMBOL
-from playstyles.outputs import save_figure
+from playstyles.files import save_figure
 
 TERRAIN_COLOUR = {K.PLAIN: "#d9e6a6", K.SHALLOW: "#9fd3f0", K.DEEP: "#3f7fbf",
                   K.MOUNTAIN: "#a39b8f", K.VILLAGE: "#e8c98a", K.CITY: "#f2e2b6",

@@ -27,7 +27,7 @@ from games.tribolo.board import (
     WALL_CHAR,
     WIDTH,
 )
-from playstyles.inputs import read_text
+from playstyles.files import read_text
 from playstyles.limits import MAX_LEVEL_BYTES
 
 PLAYERS_AT_START = 12
