@@ -37,108 +37,6 @@ PLUGINS: dict[str, str] = {
 
 ENTRY_POINT_GROUP = "playstyles.games"
 
-_GAMES: dict[str, Callable[[], Any]] = {}
-_FAMILIES: dict[str, Callable[[str], Any]] = {}
-_INSTANCES: dict[str, Any] = {}
-_LOADED: set[str] = set()
-
-
-def register_game(name: str, factory: Callable[[], Any]) -> None:
-    """Register a game: `factory()` returns the game object (called once, then cached)."""
-    if ":" in name:
-        raise ValueError(f"game: a game name has no ':' ({name!r}); families use register_family")
-    _GAMES[name] = factory
-    _INSTANCES.pop(name, None)
-    _LOADED.add(name)
-
-
-def register_family(prefix: str, factory: Callable[[str], Any]) -> None:
-    """Register a family of games named ``prefix:NAME``; `factory(NAME)` builds one (and
-    raises a ValueError for a name the family does not have)."""
-    _FAMILIES[prefix] = factory
-    _LOADED.add(prefix)
-
-
-def register_plugin(name: str, module: str) -> None:
-    """Make a plug-in module known under a game or family name (imported on first use)."""
-    PLUGINS[name] = module
-
-
-def family_of(name: str) -> str:
-    """The plug-in name of a game: ``openspiel`` for ``openspiel:connect_four``."""
-    return name.partition(":")[0]
-
-
-def lookup_keys(name: str) -> tuple[str, ...]:
-    """Where per-game registries look for a game's parts, most specific first."""
-    fam = family_of(name)
-    return (name, "*") if fam == name else (name, fam, "*")
-
-
-def _entry_points() -> dict[str, str]:
-    from importlib.metadata import entry_points
-    try:
-        return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    except Exception:  # noqa: BLE001 - a broken installed package must not break lookups
-        return {}
-
-
-def load_plugin(name: str) -> None:
-    """Import the plug-in of a game (or family) once and call its `register()`, which
-    declares, in one place, everything the game registers; unknown names are left to the
-    caller. (A plug-in module without `register()` registers as it is imported.)"""
-    fam = family_of(name)
-    if fam in _LOADED:
-        return
-    module = PLUGINS.get(fam) or _entry_points().get(fam)
-    if module is None:
-        return
-    try:
-        plugin = importlib.import_module(module)
-    except ImportError as e:
-        raise ValueError(f"game: the plug-in of {fam!r} ({module}) cannot be imported: {e}"
-                         ) from None
-    _LOADED.add(fam)  # (before register(): its own lookups must not load it again)
-    register = getattr(plugin, "register", None)
-    if callable(register):
-        try:
-            register()
-        except BaseException:
-            _LOADED.discard(fam)
-            raise
-
-
-def get_game(name: str):
-    """The game called `name`; an unknown name is one clear error listing the known ones."""
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"game: a game name expected, got {name!r}")
-    game = _INSTANCES.get(name)
-    if game is not None:
-        return game
-    load_plugin(name)
-    fam, sep, rest = name.partition(":")
-    if sep:
-        if fam not in _FAMILIES:
-            raise ValueError(f"game: unknown game family {fam!r} in {name!r}; known: "
-                             f"{', '.join(game_names())}")
-        game = _FAMILIES[fam](rest)
-    elif name in _GAMES:
-        game = _GAMES[name]()
-    else:
-        raise ValueError(f"game: unknown game {name!r}; known games: {', '.join(game_names())}")
-    _INSTANCES[name] = game
-    return game
-
-
-def game_names() -> list[str]:
-    """Registered and installable games; a family shows as ``NAME:...``."""
-    names = set(_GAMES) | {f"{f}:..." for f in _FAMILIES}
-    for n in set(PLUGINS) | set(_entry_points()):
-        if n not in _GAMES and n not in _FAMILIES:
-            names.add(n)
-    return sorted(names)
-
-
 class Registry:
     """Parts registered by name, the one type behind every registry of the project (agents,
     evaluators, encodings, models, search hooks, portfolio scripts, turn phases, behaviour
@@ -282,3 +180,105 @@ class Registry:
         """
         return self._items.pop((game, name), None)
 
+
+_GAMES = Registry("game")
+"""Game name -> the factory of its game object."""
+_FAMILIES = Registry("game family")
+"""Family prefix -> the factory of one of its games (from the name after the prefix)."""
+_INSTANCES: dict[str, Any] = {}
+_LOADED: set[str] = set()
+
+
+def register_game(name: str, factory: Callable[[], Any]) -> None:
+    """Register a game: `factory()` returns the game object (called once, then cached)."""
+    if ":" in name:
+        raise ValueError(f"game: a game name has no ':' ({name!r}); families use register_family")
+    _GAMES.add(name, factory)
+    _INSTANCES.pop(name, None)
+    _LOADED.add(name)
+
+
+def register_family(prefix: str, factory: Callable[[str], Any]) -> None:
+    """Register a family of games named ``prefix:NAME``; `factory(NAME)` builds one (and
+    raises a ValueError for a name the family does not have)."""
+    _FAMILIES.add(prefix, factory)
+    _LOADED.add(prefix)
+
+
+def register_plugin(name: str, module: str) -> None:
+    """Make a plug-in module known under a game or family name (imported on first use)."""
+    PLUGINS[name] = module
+
+
+def family_of(name: str) -> str:
+    """The plug-in name of a game: ``openspiel`` for ``openspiel:connect_four``."""
+    return name.partition(":")[0]
+
+
+def lookup_keys(name: str) -> tuple[str, ...]:
+    """Where per-game registries look for a game's parts, most specific first."""
+    fam = family_of(name)
+    return (name, "*") if fam == name else (name, fam, "*")
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib.metadata import entry_points
+    try:
+        return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    except Exception:  # noqa: BLE001 - a broken installed package must not break lookups
+        return {}
+
+
+def load_plugin(name: str) -> None:
+    """Import the plug-in of a game (or family) once and call its `register()`, which
+    declares, in one place, everything the game registers; unknown names are left to the
+    caller. (A plug-in module without `register()` registers as it is imported.)"""
+    fam = family_of(name)
+    if fam in _LOADED:
+        return
+    module = PLUGINS.get(fam) or _entry_points().get(fam)
+    if module is None:
+        return
+    try:
+        plugin = importlib.import_module(module)
+    except ImportError as e:
+        raise ValueError(f"game: the plug-in of {fam!r} ({module}) cannot be imported: {e}"
+                         ) from None
+    _LOADED.add(fam)  # (before register(): its own lookups must not load it again)
+    register = getattr(plugin, "register", None)
+    if callable(register):
+        try:
+            register()
+        except BaseException:
+            _LOADED.discard(fam)
+            raise
+
+
+def get_game(name: str):
+    """The game called `name`; an unknown name is one clear error listing the known ones."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"game: a game name expected, got {name!r}")
+    game = _INSTANCES.get(name)
+    if game is not None:
+        return game
+    load_plugin(name)
+    fam, sep, rest = name.partition(":")
+    if sep:
+        if fam not in _FAMILIES:
+            raise ValueError(f"game: {_FAMILIES.unknown(fam, f' in {name!r}', game_names())}")
+        game = _FAMILIES[fam](rest)
+    elif name in _GAMES:
+        game = _GAMES[name]()
+    else:
+        raise ValueError(f"game: {_GAMES.unknown(name, '', game_names())}")
+    _INSTANCES[name] = game
+    return game
+
+
+def game_names() -> list[str]:
+    """Registered and installable games; a family shows as ``NAME:...``."""
+    names = set(_GAMES) | {f"{f}:..." for f in _FAMILIES}
+    for n in set(PLUGINS) | set(_entry_points()):
+        if n not in _GAMES and n not in _FAMILIES:
+            names.add(n)
+    return sorted(names)
