@@ -71,7 +71,7 @@ NOT_CHECKED = ("human",)
 """Agents that need a person at the terminal."""
 
 
-def _positions(game_name: str, level: Any, options: dict[str, Any], count: int, seed: int):
+def positions_of(game_name: str, level: Any, options: dict[str, Any], count: int, seed: int):
     """`count` positions from a random game (restarted when it ends), none terminal."""
     game = get_game(game_name)
     rng = np.random.default_rng(seed)
@@ -113,7 +113,7 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
         level = g.level_set(g.default_levels)[0]
     options = dict(options or {})
     report = AgentsReport(game)
-    states = _positions(game, level, options, positions, seed)
+    states = positions_of(game, level, options, positions, seed)
     assert states, f"{game}: no position to decide in"
     for name in names if names is not None else agent_names(game):
         if name in NOT_CHECKED:

@@ -285,6 +285,14 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    from play.check import report, run_checks
+    checks = run_checks(args.game, games=args.games, positions=args.positions,
+                        options=_options(args, args.game) or None)
+    print(report(args.game, checks))
+    return 0 if all(c.ok for c in checks) else 1
+
+
 def _validation_chart(run_dir) -> Path:
     """validation.png of a run that was validated (libraries return data; the CLI draws)."""
     from plots.validation import draw_validation
@@ -606,6 +614,18 @@ def build_parser() -> argparse.ArgumentParser:
     _force_arg(lad, "the results of a ladder")
     _playing_args(lad, "ladder")
     lad.set_defaults(func=_ladder)
+
+    chk = sub.add_parser("check", help="every conformance check of a game's plug-in (the game, "
+                                       "its scripts, its agents): one report, exit 1 on a "
+                                       "failure")
+    _game_arg(chk)
+    _option_arg(chk)
+    chk.add_argument("--games", type=count(1, 1000), default=10,
+                     help="random games played to the end (default 10)")
+    chk.add_argument("--positions", type=count(1, 10_000), default=20,
+                     help="random positions the scripts answer in (default 20; the agents "
+                          "decide in a tenth of them)")
+    chk.set_defaults(func=_check)
 
     trn = sub.add_parser("train-evaluator", help="train a learned state evaluator on self-play "
                                                  "games (a model file for evaluator=learned:PATH)")

@@ -1,0 +1,168 @@
+"""`playstyles check --game NAME`: every conformance check of a game's plug-in, in one report.
+
+Three checks, each run to its end so that one report lists every problem:
+
+* the game (`games.conformance.check_game`): random games to the end, the protocol's rules
+  (copies, illegal actions refused without a change, results, determinism);
+* its portfolio scripts (`check_scripts`): every script asked in random positions, for every
+  actor and every action type it handles; a script that raises, answers an action that is not
+  one of those it was given, or a value outside [0, 1] is a failure naming the script, the
+  position and the actor;
+* its agents (`agents.conformance.check_agents`): every agent that can play the game decides
+  in random positions, within its budget, with a legal action. An agent may refuse a game
+  with a reason, unless its scripts failed.
+
+An error raised by the plug-in's own code is reported with its own traceback, as a failure of
+the check it happened in, never as a crash of the command.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from agents.conformance import check_agents, positions_of
+from agents.portfolio.script import game_info, make_context, scripts_of
+from games.conformance import check_game
+from games.registry import get_game
+
+
+@dataclass
+class Check:
+    """One check's outcome: what it did, and its failures (empty: it passed)."""
+
+    name: str
+    done: str = ""
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def _user_error(where: str, e: BaseException) -> str:
+    """A failure with the plug-in's own traceback."""
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return f"{where}: {type(e).__name__}: {e}\n{tb.rstrip()}"
+
+
+def _is_value(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) \
+        and 0.0 <= v <= 1.0
+
+
+def check_scripts(game: str, positions: int = 20, seed: int = 0,
+                  options: dict[str, Any] | None = None) -> Check:
+    """Ask every portfolio script of `game` in random positions.
+
+    Args:
+        game: the registered game.
+        positions: positions of random games to ask in.
+        seed: seed of the positions and of the scripts' tie-breaking.
+        options: game options.
+    """
+    out = Check("scripts")
+    try:
+        info = game_info(game)
+    except ValueError:
+        out.done = "the game registers no portfolio scripts (Portfolio MCTS cannot play it)"
+        return out
+    scripts = scripts_of(game)
+    g = get_game(game)
+    level = g.level_set(g.default_levels)[0]
+    rng = np.random.default_rng(seed)
+    answers = 0
+    failed: set[str] = set()
+    for k, state in enumerate(positions_of(game, level, dict(options or {}), positions, seed)):
+        ctx = make_context(game, state, rng)
+        for actor, types in state.actions_by_actor().items():
+            for name, si in scripts.items():
+                actions = types.get(info.action_kinds.get(si.action_type))
+                if not actions or name in failed:
+                    continue
+                where = f"script {name} at position {k} (actor {actor!r})"
+                try:
+                    r = si.fn(ctx, actor, actions)
+                except Exception as e:  # noqa: BLE001 - the plug-in's error is the finding
+                    out.failures.append(_user_error(where, e))
+                    failed.add(name)
+                    continue
+                answers += 1
+                if r is None:
+                    continue
+                problem = None
+                if not (isinstance(r, tuple) and len(r) == 2):
+                    problem = f"answered {r!r}, not (action, value) or None"
+                elif r[0] not in actions:
+                    problem = (f"answered the action {r[0]!r}, which is not one of the "
+                               f"{len(actions)} {si.action_type} actions it was given")
+                elif not _is_value(r[1]):
+                    problem = f"answered the value {r[1]!r}, outside [0, 1]"
+                if problem:
+                    out.failures.append(f"{where}: {problem}")
+                    failed.add(name)
+    out.done = f"{len(scripts)} scripts, {answers} answers in {positions} positions"
+    return out
+
+
+def run_checks(game: str, games: int = 10, positions: int = 20, budget: int = 30,
+               options: dict[str, Any] | None = None) -> list[Check]:
+    """The game, its scripts and its agents, each checked to its end.
+
+    Args:
+        game: the registered game.
+        games: random games of the game check.
+        positions: positions of the script check (the agents decide in a tenth of them).
+        budget: forward-model calls per decision of the agents that take a budget.
+        options: game options.
+    """
+    results = []
+
+    def guarded(check: Check, body: Callable[[Check], None]) -> None:
+        try:
+            body(check)
+        except AssertionError as e:  # a broken rule, named by the check
+            check.failures.append(str(e))
+        except Exception as e:  # noqa: BLE001 - the plug-in's own error
+            check.failures.append(_user_error(check.name, e))
+        results.append(check)
+
+    def game_check(c: Check) -> None:
+        r = check_game(game, seeds=range(games), options=options)
+        c.done = f"{r.games} games, {r.actions} actions"
+
+    guarded(Check("game"), game_check)
+    scripts = check_scripts(game, positions=positions, options=options)
+    results.append(scripts)
+
+    def agents_check(c: Check) -> None:
+        r = check_agents(game, options=options, budget=budget,
+                         positions=max(1, positions // 10))
+        c.done = f"{len(r.decisions)} agents decided"
+        for name, why in r.refused.items():
+            if not scripts.ok and "script" in why.lower():
+                c.failures.append(f"agent {name} refused because of a script: {why}")
+            else:
+                c.notes.append(f"agent {name} refused the game: {why}")
+
+    guarded(Check("agents"), agents_check)
+    return results
+
+
+def report(game: str, checks: list[Check]) -> str:
+    """The report the command prints: one line per check, then its failures and notes."""
+    lines = []
+    for c in checks:
+        lines.append(f"{c.name}: {'ok' if c.ok else 'FAILED'}" + (f" ({c.done})" if c.done else ""))
+        lines += [f"  - {f}" for f in c.failures]
+        lines += [f"  note: {n}" for n in c.notes]
+    bad = [c.name for c in checks if not c.ok]
+    lines.append(f"{game}: every check passed" if not bad else
+                 f"{game}: {len(bad)} check(s) failed: {', '.join(bad)}")
+    return "\n".join(lines)
