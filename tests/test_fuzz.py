@@ -17,6 +17,7 @@ import signal
 import tracemalloc
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -95,27 +96,27 @@ def written_outside(before: dict[str, int], after: dict[str, int], allowed: tupl
                   and not k.startswith(allowed))
 
 
-def read_or_refuse(fn, path: Path, *args, **kw):
-    """fn(path, ...)'s result, or None when it refused the file with one ValueError that
-    names it; either way within HANG_SECONDS and MEGABYTES of memory allocated at the peak."""
+def read_or_refuse(fn, path: Path, *args, **kw) -> tuple[Any, str | None]:
+    """(fn(path, ...)'s result, None), or (None, its message) when it refused the file with
+    a ValueError; either way within HANG_SECONDS and MEGABYTES of memory allocated at the
+    peak (any other exception fails the test)."""
     tracemalloc.start()
     try:
         with bounded():
             try:
-                return fn(path, *args, **kw)
+                return fn(path, *args, **kw), None
             except ValueError as e:
-                assert path.name in str(e), f"the error names no file: {e}"
-                return None
+                return None, str(e)
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < MEGABYTES * 2**20, f"{peak / 2**20:.0f} MB allocated reading {path.name}"
 
 
-def damage_and_read(data, good: bytes, path: Path, reader) -> None:
+def damage_and_read(data, good: bytes, path: Path, reader) -> tuple[Any, str | None]:
     """Write `good` damaged to `path` and read it with `reader` (`read_or_refuse`)."""
     path.write_bytes(data.draw(damaged(good)))
-    read_or_refuse(reader, path)
+    return read_or_refuse(reader, path)
 
 
 def cli(argv: list[str], capsys) -> int:
@@ -158,8 +159,10 @@ def nim_run(tmp_path_factory):
 @given(data=st.data())
 def test_run_configs(tmp_path, data, nim_run):
     from qd.config import load_config
-    damage_and_read(data, (nim_run / "run" / "config.yaml").read_bytes(), tmp_path / "c.yaml",
-                    load_config)
+    result, error = damage_and_read(data, (nim_run / "run" / "config.yaml").read_bytes(),
+                                    tmp_path / "c.yaml", load_config)
+    assert (result is None) != (error is None)  # read, or refused
+    assert error is None or (tmp_path / "c.yaml").name in error, error  # naming it
 
 
 @FUZZ
@@ -168,7 +171,9 @@ def test_tournament_configs(tmp_path, data):
     from play.tournament import load_config
     text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
                            "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
-    damage_and_read(data, text, tmp_path / "t.yaml", load_config)
+    result, error = damage_and_read(data, text, tmp_path / "t.yaml", load_config)
+    assert (result is None) != (error is None)  # read, or refused
+    assert error is None or (tmp_path / "t.yaml").name in error, error  # naming it
 
 
 @FUZZ
@@ -176,7 +181,10 @@ def test_tournament_configs(tmp_path, data):
 def test_train_evaluator_configs(tmp_path, data):
     from play.train_evaluator import load_train_config
     good = (Path(__file__).resolve().parents[1] / "experiments" / "learned_evaluator.yaml")
-    damage_and_read(data, good.read_bytes(), tmp_path / "t.yaml", load_train_config)
+    result, error = damage_and_read(data, good.read_bytes(), tmp_path / "t.yaml",
+                                    load_train_config)
+    assert (result is None) != (error is None)  # read, or refused
+    assert error is None or (tmp_path / "t.yaml").name in error, error  # naming it
 
 
 @pytest.mark.parametrize("name", ["probe.json", "probe.csv"])
@@ -191,8 +199,10 @@ def test_probe_files(tmp_path, nim_run, name):
     def one(data):
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(nim_run / "probe", d)
-        damage_and_read(data, (nim_run / "probe" / name).read_bytes(), d / name,
-                        lambda path: probe_warnings(config, d))
+        result, error = damage_and_read(data, (nim_run / "probe" / name).read_bytes(),
+                                        d / name, lambda path: probe_warnings(config, d))
+        assert (result is None) != (error is None)  # read, or refused
+        assert error is None or (d / name).name in error, error  # naming it
     one()
 
 
@@ -200,8 +210,10 @@ def test_probe_files(tmp_path, nim_run, name):
 @given(data=st.data())
 def test_preset_files(tmp_path, data, nim_run):
     from play.presets import load_presets
-    damage_and_read(data, (nim_run / "presets.json").read_bytes(), tmp_path / "p.json",
-                    load_presets)
+    result, error = damage_and_read(data, (nim_run / "presets.json").read_bytes(),
+                                    tmp_path / "p.json", load_presets)
+    assert (result is None) != (error is None)  # read, or refused
+    assert error is None or (tmp_path / "p.json").name in error, error  # naming it
 
 
 @FUZZ
@@ -248,7 +260,9 @@ def test_level_files(tmp_path, level_csv, game):
     @FUZZ
     @given(data=st.data())
     def one(data):
-        damage_and_read(data, good, tmp_path / "level", reader)
+        result, error = damage_and_read(data, good, tmp_path / "level", reader)
+        assert (result is None) != (error is None)  # read, or refused
+        assert error is None or (tmp_path / "level").name in error, error  # naming it
     one()
 
 
@@ -261,8 +275,10 @@ def _written(path: Path, data: bytes) -> Path:
 @given(data=st.data())
 def test_models(tmp_path, data):
     from agents.learned import load_model, model_path
-    damage_and_read(data, Path(model_path("tribes", None)).read_bytes(), tmp_path / "m.npz",
-                    load_model)
+    result, error = damage_and_read(data, Path(model_path("tribes", None)).read_bytes(),
+                                    tmp_path / "m.npz", load_model)
+    assert (result is None) != (error is None)  # read, or refused
+    assert error is None or (tmp_path / "m.npz").name in error, error  # naming it
 
 
 @pytest.mark.parametrize("name", ["elites.csv", "individuals.csv", "metrics.csv",
@@ -317,7 +333,8 @@ def test_checkpoints_and_journals(tmp_path, nim_run, capsys):
     @given(data=st.data())
     def journal(data):
         path.write_bytes(data.draw(damaged(good)))
-        got = read_or_refuse(GameJournal, path, specs, "tournament", resume=True)
+        got, error = read_or_refuse(GameJournal, path, specs, "tournament", resume=True)
+        assert error is None or path.name in error, error
         if got is not None:
             got.log.close()
             for i, rec in got.done.items():

@@ -80,8 +80,9 @@ def test_an_alias_bomb_is_refused_before_it_expands(tmp_path):
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("game: tribes\n" + "\n".join(lines) + "\nseed: *a8\n")
-    refused(lambda: load_config(bomb), f"{bomb}: not valid YAML: line 3", "alias *a0 names a "
-                                                                          "list", error=ConfigError)
+    message = refused(lambda: load_config(bomb), f"{bomb}: not valid YAML: line 3",
+                      error=ConfigError)
+    assert "alias *a0 names a list" in message  # refused at the first alias, not expanded
 
 
 def test_an_alias_to_a_single_value_is_kept_and_their_number_is_capped(tmp_path):
@@ -97,11 +98,11 @@ def test_an_alias_to_a_single_value_is_kept_and_their_number_is_capped(tmp_path)
 def test_a_duplicate_key_is_refused_naming_both_lines(tmp_path):
     path = tmp_path / "dup.yaml"
     path.write_text("game: tribes\nseed: 1\nagent:\n  name: mcts\n  name: osla\n")
-    refused(lambda: read_yaml(path), f"{path}: not valid YAML: line 5, column 3",
-            "duplicate key 'name' (first on line 4)")
+    message = refused(lambda: read_yaml(path), f"{path}: not valid YAML: line 5, column 3")
+    assert "duplicate key 'name' (first on line 4)" in message
     path.write_text("game: tribes\nseed: 1\nrepetitions: 2\nseed: 2\n")
-    refused(lambda: load_config(path), "line 4", "duplicate key 'seed' (first on line 2)",
-            error=ConfigError)
+    message = refused(lambda: load_config(path), "line 4", error=ConfigError)
+    assert "duplicate key 'seed' (first on line 2)" in message
 
 
 def test_a_config_larger_than_the_cap_is_refused_before_it_is_read(tmp_path):
