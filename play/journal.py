@@ -50,7 +50,7 @@ class Interrupted(RuntimeError):
 
 # ------------------------------------------------------------------------------ data
 
-def plain(obj: Any) -> Any:
+def plain(obj: Any, finite: bool = False) -> Any:
     """`obj` as JSON data: numbers, strings, booleans, None, lists and string-keyed dicts
     (a dataclass becomes a dict of its fields, a tuple a list, a numpy array a list of its
     values, a numpy scalar its Python value). Anything else becomes its type name and repr,
@@ -58,21 +58,24 @@ def plain(obj: Any) -> Any:
 
     Args:
         obj: the value.
+        finite: NaN and infinities become None (strict JSON, e.g. a preset file).
     """
     if obj is None or isinstance(obj, (bool, int, str)):
         return obj
-    if isinstance(obj, float):
-        return obj
     if isinstance(obj, np.generic):
-        return obj.item()
+        obj = obj.item()
+        if not isinstance(obj, float):
+            return obj
+    if isinstance(obj, float):
+        return None if finite and not math.isfinite(obj) else obj
     if isinstance(obj, np.ndarray):
-        return plain(obj.tolist())
+        return plain(obj.tolist(), finite)
     if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
+        return [plain(v, finite) for v in obj]
     if isinstance(obj, Mapping):
-        return {str(k): plain(v) for k, v in obj.items()}
+        return {str(k): plain(v, finite) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: plain(getattr(obj, f.name), finite) for f in dataclasses.fields(obj)}
     if isinstance(obj, os.PathLike):
         return os.fspath(obj)
     return f"{type(obj).__qualname__}:{obj!r}"

@@ -31,6 +31,7 @@ from agents.portfolio.portfolio import GENOME_RENAMED
 from agents.registry import agent_names, check_agent, make_agent_from
 from games.api import check_game_options
 from games.registry import get_game
+from play.journal import plain
 from play.runner import AgentSpec
 from playstyles.files import atomic_write, json_format, read_json
 from playstyles.limits import short
@@ -73,11 +74,11 @@ class Preset:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "agent": self.agent,
-                               "params": _plain(self.params)}
+                               "params": _json(self.params)}
         if self.description:
             out["description"] = self.description
         if self.evidence:
-            out["evidence"] = _plain(self.evidence)
+            out["evidence"] = _json(self.evidence)
         return out
 
 
@@ -117,7 +118,7 @@ class PresetFile:
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "kind": self.kind, "game": self.game,
-                "options": _plain(self.options), "source": _plain(self.source),
+                "options": _json(self.options), "source": _json(self.source),
                 "presets": [p.to_dict() for p in self.presets]}
 
 
@@ -359,9 +360,9 @@ def full_params(agent: str, params: Mapping[str, Any], game: str) -> dict[str, A
     out = {k: v for k, v in built.params().items() if k != "seed"}
     again = {k: v for k, v in make_agent_from(agent, {**out, "seed": 0}, game).params().items()
              if k != "seed"}
-    if _plain(again) != _plain(out):
+    if _json(again) != _json(out):
         raise ValueError(f"agent {agent}: its parameters do not rebuild the same agent")
-    return _plain(out)
+    return _json(out)
 
 
 def build_agent(path: str | Path, name: str | int | None = None, seed: int = 0):
@@ -391,14 +392,7 @@ def _dumps(x: Any, depth: int = 0) -> str:
     return json.dumps(x, allow_nan=False)
 
 
-def _plain(x: Any) -> Any:
-    """JSON-ready copy: tuples become lists, numpy scalars plain numbers, NaN becomes null."""
-    if isinstance(x, Mapping):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
+def _json(x: Any) -> Any:
+    """JSON-ready copy for a preset file: tuples become lists, numpy scalars plain numbers,
+    NaN becomes null (`play.journal.plain`)."""
+    return plain(x, finite=True)

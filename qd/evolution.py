@@ -53,7 +53,6 @@ class InFlight:
 class RunState:
     """Everything needed to continue a run; rebuilt from the checkpoint by `replay`."""
 
-    config: dict[str, Any]
     archive: EliteArchive
     scheduler: Scheduler
     batch: int = 0  # batches completed (told)
@@ -83,7 +82,7 @@ def new_state(config: RunConfig) -> RunState:
     e = dict(config.emitter)
     emitter = make_emitter(archive.grid, e.pop("kind"), seed=emitter_seed, **e)
     scheduler = Scheduler(archive.grid, [emitter], add_mode="batch")
-    return RunState(config.to_dict(), archive, scheduler,
+    return RunState(archive, scheduler,
                     noise=make_noise(config.noise, players=players))
 
 

@@ -477,7 +477,7 @@ def _loop(evo: Evolution, run_dir: Path, address, workers, show_progress: bool,
                     got, i, rec = games.wait()
                 except GameLost as e:
                     raise RunError(
-                        f"game {e.index} of batch {e.key} was lost after {_retries()} retries "
+                        f"game {e.index} of batch {e.key} was lost after {TASK_RETRIES} retries "
                         f"({type(e.cause).__name__}: {e.cause}); {saved} batches are complete "
                         f"and the finished games of the batches in flight are kept in "
                         f"{PARTIAL}; continue with --resume") from e
@@ -593,10 +593,6 @@ def _interrupted(run_dir: Path, saved: int, state: RunState, config: RunConfig
 
 def _done(saved: int) -> str:
     return f"after batch {saved - 1}" if saved else "no batch complete"
-
-
-def _retries() -> int:
-    return TASK_RETRIES
 
 
 def _grow(bar, state: RunState, config: RunConfig) -> None:

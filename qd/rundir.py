@@ -73,9 +73,6 @@ RUN_FILES = (CONFIG, CHECKPOINT, ELITES, INDIVIDUALS, METRICS, GAMES, LOG)
 TRANSIENT_FILES = (PARTIAL, LEGACY_CHECKPOINT, LEGACY_PARTIAL)
 """Files a run directory may also hold: the partial batch while batches are in flight, and
 the pickles of older versions (kept, never read)."""
-BATCH_TABLES = (GAMES, INDIVIDUALS, METRICS)
-"""Tables appended batch by batch (a `batch` column); rows of a batch that was never
-checkpointed are dropped on resume."""
 OCCUPIED = (CHECKPOINT, CONFIG, LEGACY_CHECKPOINT)
 """Either file marks a directory as holding a run."""
 CHECKPOINT_FORMAT = "playstyles-checkpoint"
@@ -113,7 +110,7 @@ REPORT = "report.html"
 ELITES_TABLE = "elites_table.csv"
 PROGRESS_CHART = "progress.png"
 
-OWN_FILES = RUN_FILES + (PARTIAL,) + VALIDATION_FILES + (VALIDATION_JOURNAL, REPORT,
+OWN_FILES = RUN_FILES + TRANSIENT_FILES + VALIDATION_FILES + (VALIDATION_JOURNAL, REPORT,
                                                          ELITES_TABLE, PROGRESS_CHART)
 """The files of a run directory that only evolve, validate and report write (`run_files`)."""
 
