@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from agents.portfolio.script import ScriptError
 from agents.registry import agent_names, check_agent, make_agent
 from games.api import determinise
 from games.registry import get_game
@@ -65,6 +66,7 @@ class AgentsReport:
     game: str
     decisions: dict[str, int] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  # agent -> its error
+    failed: dict[str, str] = field(default_factory=dict)  # agent -> its script's failure
 
 
 NOT_CHECKED = ("human",)
@@ -92,12 +94,14 @@ def positions_of(game_name: str, level: Any, options: dict[str, Any], count: int
 
 def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = None,
                  budget: int = 30, positions: int = 3, seed: int = 0,
-                 names: Iterable[str] | None = None) -> AgentsReport:
+                 names: Iterable[str] | None = None, strict: bool = True) -> AgentsReport:
     """Every agent that can play `game` (or `names`) decides in a few random positions.
 
     Raises AssertionError when an agent answers with an illegal action, spends more or less
     than it reports, or goes past its budget; an agent that refuses the game must say why
-    in a ValueError (recorded in the report's `refused`).
+    in a ValueError (recorded in the report's `refused`). An agent whose portfolio script
+    fails (`ScriptError`) has not refused: it is recorded in `failed`, and with `strict` an
+    AssertionError lists every such agent once all were checked.
 
     Args:
         game: the registered game.
@@ -107,6 +111,7 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
         positions: decisions per agent.
         seed: seed of the positions and the agents.
         names: the agents to check (default: every agent registered for the game).
+        strict: raise when an agent's script failed (else only record it).
     """
     g = get_game(game)
     if level is None:
@@ -142,4 +147,9 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
             if not str(e):
                 raise AssertionError(f"{game}: {name} refused the game without a reason")
             report.refused[name] = str(e)
+        except ScriptError as e:
+            report.failed[name] = str(e)
+    if strict and report.failed:
+        raise AssertionError(f"{game}: a script failed in " + "; ".join(
+            f"{name}: {why}" for name, why in report.failed.items()))
     return report

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -677,6 +678,7 @@ INTERRUPTED = 130
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from agents.portfolio.script import ScriptError
     from play.journal import Interrupted
     set_mode = _quiet_local_ray(args)
     try:
@@ -691,6 +693,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"playstyles: {e}", file=sys.stderr)
         return INTERRUPTED
     except (ValueError, OSError) as e:
+        print(f"playstyles: error: {e}", file=sys.stderr)
+        return 2
+    except ScriptError as e:  # a plug-in's script: its own traceback, then what it broke
+        cause = e.__cause__
+        if cause is not None:
+            traceback.print_exception(type(cause), cause, cause.__traceback__)
         print(f"playstyles: error: {e}", file=sys.stderr)
         return 2
     finally:

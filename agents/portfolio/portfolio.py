@@ -23,9 +23,12 @@ import numpy as np
 
 from agents.portfolio.script import (
     ScriptContext,
+    ScriptError,
+    answer_problem,
     default_layout,
     game_info,
     make_context,
+    script_failure,
     scripts_of,
 )
 from playstyles.schema import check_keys
@@ -317,12 +320,24 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
     for kind in kinds:
         actions = types[kind]
         for name, fn, w in by_kind[kind]:
-            r = fn(ctx, actor, actions)
+            try:
+                r = fn(ctx, actor, actions)
+            except Exception as e:
+                raise ScriptError(script_failure(name, actor, ctx.state,
+                                                 f"raised {type(e).__name__}: {e}")) from e
             if r is None:
                 continue
-            a = r[0]
+            # the answer checked at the edge: (action, value), value in [0, 1], one of `actions`
+            try:
+                a, v = r
+                ok = 0.0 <= v <= 1.0 and a in actions
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ScriptError(script_failure(name, actor, ctx.state,
+                                                 answer_problem(r, actions) or "a bad answer"))
             if a in seen:
                 continue
             seen.add(a)
-            append((actor, name, a, r[1], w))
+            append((actor, name, a, v, w))
     return out

@@ -100,6 +100,45 @@ class ScriptContext:
         return None
 
 
+class ScriptError(RuntimeError):
+    """A portfolio script raised or gave an answer outside the protocol (an action it was not
+    given, a value outside [0, 1], not an `(action, value)` pair). The message names the
+    script, the actor and the state's turn; the script's own exception is the cause. Not a
+    ValueError: an agent whose script fails has not refused the game, its plug-in is broken."""
+
+
+def answer_problem(answer: Any, actions: Sequence[Any]) -> str | None:
+    """What is wrong with a script's answer to `actions` (None: nothing; a decline, None, is a
+    valid answer too)."""
+    if answer is None:
+        return None
+    try:
+        action, value = answer
+    except (TypeError, ValueError):
+        return f"answered {answer!r}, not (action, value) or None"
+    try:
+        in_range = 0.0 <= value <= 1.0  # False for NaN
+    except TypeError:
+        in_range = False
+    if not in_range:
+        return f"answered the value {value!r}, outside [0, 1]"
+    try:
+        legal = action in actions
+    except (TypeError, ValueError) as e:
+        return f"answered the action {action!r}, which cannot be compared with its actions ({e})"
+    if not legal:
+        return (f"answered the action {action!r}, which is not one of the {len(actions)} "
+                f"actions it was given")
+    return None
+
+
+def script_failure(name: str, actor: Any, state: Any, problem: str) -> str:
+    """The message of a `ScriptError`: the script, the actor and the position."""
+    turn = getattr(state, "tick", None)
+    where = f"turn {turn}, " if turn is not None else ""
+    return f"portfolio script {name!r} ({where}actor {actor!r}): {problem}"
+
+
 def pick_max(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
     """The item with the highest score (uniformly random among exact ties) and that score."""
     best = max(scores)

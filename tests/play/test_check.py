@@ -3,12 +3,15 @@ named (the script, the position, the rule), the plug-in's own errors with their 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from agents.portfolio.script import SCRIPTS, register
+from agents.conformance import check_agents
+from agents.portfolio import Portfolio, produce_assignments
+from agents.portfolio.script import SCRIPTS, ScriptError, register, scripts_of
 from games import registry
 from games.api import IllegalAction
-from games.registry import register_game
+from games.registry import get_game, register_game
 from play.check import check_scripts, run_checks
 from playstyles.cli import main
 from tests.games.nim import Nim, NimState
@@ -53,6 +56,38 @@ def test_each_broken_script_is_named(broken_scripts, capsys):
     assert main(["check", "--game", "nim", "--games", "2", "--positions", "5"]) == 1
     out = capsys.readouterr().out
     assert "scripts: FAILED" in out and "check(s) failed: scripts" in out
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("Raises", "raised ZeroDivisionError: a bug in the user's script"),
+    ("Illegal", "answered the action (99, 7), which is not one of the"),
+    ("TooSure", "answered the value 3.0, outside [0, 1]")])
+def test_the_portfolio_checks_each_answer_in_play(broken_scripts, name, problem):
+    game = get_game("nim")
+    state = game.new_state(game.level_set(game.default_levels)[0], 0)
+    only = Portfolio("nim", {"TAKE": [name]}, layout=[name])
+    with pytest.raises(ScriptError) as e:
+        produce_assignments(state, only, np.random.default_rng(0))
+    assert f"portfolio script {name!r} (turn 0, actor" in str(e.value) and problem in str(e.value)
+    assert isinstance(e.value.__cause__, ZeroDivisionError) == (name == "Raises")
+    # the sound scripts alone still play
+    sound = Portfolio("nim", {"TAKE": [n for n in scripts_of("nim") if n not in broken_scripts]})
+    assert produce_assignments(state, sound, np.random.default_rng(0))
+
+
+def test_play_names_the_failing_script_and_the_agent_check_fails(broken_scripts, capsys):
+    assert main(["play", "--game", "nim", "--p1", "pmcts_pu:budget=20", "--p2", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "playstyles: error: portfolio script 'Raises'" in err
+    assert 'raise ZeroDivisionError("a bug in the user' in err  # the script's own traceback
+    report = check_agents("nim", budget=20, names=["pmcts_pu", "random"], strict=False)
+    assert "pmcts_pu" in report.failed and "pmcts_pu" not in report.refused
+    assert report.decisions.get("random") and "random" not in report.failed
+    with pytest.raises(AssertionError, match="a script failed in pmcts_pu: portfolio script"):
+        check_agents("nim", budget=20, names=["pmcts_pu"])
+    agents = {c.name: c for c in run_checks("nim", games=1, positions=5)}["agents"]
+    assert not agents.ok and any(f.startswith("agent pmcts_pu failed because of a script")
+                                 for f in agents.failures)
 
 
 class LeakyState(NimState):
