@@ -11,9 +11,10 @@ Checked for every game and seed:
   `actions_by_actor()` holds exactly the same actions; every action has a type name, a
   description and a data form that survives JSON and turns back into the same action;
 * copies are independent: an action applied to a copy leaves the original unchanged (its
-  player, round, legal actions, scores, events and end);
+  player, round, legal actions, scores, events and end, and the whole state as
+  `state_digest` sees it, hidden parts included);
 * an illegal action raises `IllegalAction` (an object that is no action, and an action that
-  was legal earlier and is not now) and leaves the state unchanged;
+  was legal earlier and is not now) and leaves the whole state unchanged;
 * same seed, same game: the game is played twice from the same seeds and gives the same
   actions, events and results;
 * results are consistent: `winner()` is None until the end; at the end the ranking is a
@@ -56,11 +57,72 @@ def _fail(game: str, seed: int, step: int, msg: str) -> ConformanceError:
 
 
 def _view(state) -> tuple:
-    """What a copy must never change in its original."""
+    """What the protocol shows of a state (a copy shows the same)."""
     over = state.is_terminal()
     return (state.current_player if not over else None, state.tick, over,
             tuple(state.legal_actions()) if not over else (), tuple(state.scores()),
             len(state.events()))
+
+
+SNAPSHOT_NODES = 1_000_000
+"""The most values `state_digest` follows through a state without a `digest()` of its own."""
+
+
+def state_digest(state: Any) -> Any:
+    """The whole of a state, hidden parts included, as one comparable value: the state's own
+    `digest()` when it defines one (an optional protocol method, e.g. a hash of everything it
+    holds), else a snapshot of its attributes followed through containers and objects
+    (numbers, text, lists, dicts, sets, numpy arrays and random generators included).
+    Attributes whose names begin with an underscore are caches by this convention (e.g. a
+    distance table that copies share and fill as they go) and are not part of the snapshot.
+
+    Args:
+        state: a game state.
+    """
+    own = getattr(state, "digest", None)
+    if callable(own):
+        return ("digest", own())
+    return _snapshot(state, {}, [0])
+
+
+def _snapshot(x: Any, seen: dict[int, int], count: list[int]) -> Any:
+    count[0] += 1
+    if count[0] > SNAPSHOT_NODES:
+        raise ValueError(f"the state holds more than {SNAPSHOT_NODES} values; give it a "
+                         "digest() method")
+    if x is None or isinstance(x, (bool, int, float, complex, str, bytes)):
+        return x
+    if id(x) in seen:  # a value met before: the same object again, not its content
+        return ("ref", seen[id(x)])
+    seen[id(x)] = len(seen)
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_snapshot(v, seen, count) for v in x))
+    if isinstance(x, dict):
+        return ("dict", tuple((_snapshot(k, seen, count), _snapshot(v, seen, count))
+                              for k, v in x.items()))
+    if isinstance(x, (set, frozenset)):
+        return ("set", tuple(sorted(map(repr, x))))
+    if isinstance(x, np.ndarray):
+        return ("array", x.dtype.str, x.shape, x.tobytes())
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.random.Generator):
+        return ("generator", repr(x.bit_generator.state))
+    getstate = getattr(x, "getstate", None)  # random.Random and its kind
+    if callable(getstate) and hasattr(x, "setstate"):
+        return ("random", getstate())
+    if callable(x) or isinstance(x, type):
+        return ("code", getattr(x, "__qualname__", type(x).__name__))
+    fields: dict[str, Any] = {k: v for k, v in getattr(x, "__dict__", {}).items()
+                              if not k.startswith("_")}
+    for slots in (getattr(c, "__slots__", ()) for c in type(x).__mro__):
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in fields and not name.startswith("_") and hasattr(x, name):
+                fields[name] = getattr(x, name)
+    if not fields:
+        return ("object", type(x).__qualname__, repr(x))
+    return (type(x).__qualname__, tuple((k, _snapshot(v, seen, count))
+                                        for k, v in sorted(fields.items())))
 
 
 def _play(game_name: str, game, level: Any, seed: int, options: dict[str, Any],
@@ -136,13 +198,17 @@ def _check_copy(state, a, fail, step) -> None:
     c = state.copy()
     if _view(c) != before:
         raise fail(step, "a copy differs from its original")
+    whole = state_digest(state)
     c.apply(a)
     if _view(state) != before:
         raise fail(step, f"applying {a!r} to a copy changed the original")
+    if state_digest(state) != whole:
+        raise fail(step, f"applying {a!r} to a copy changed the original's hidden state "
+                         "(does copy() share a list, dict or object with its original?)")
 
 
 def _check_illegal(state, seen, legal, fail, step) -> None:
-    before = _view(state)
+    before = (_view(state), state_digest(state))
     legal_set = set(legal)
     stale = next((b for b in reversed(seen) if b not in legal_set), None)
     for bad in (object(), stale):
@@ -157,7 +223,7 @@ def _check_illegal(state, seen, legal, fail, step) -> None:
                              f"{e}") from None
         else:
             raise fail(step, f"the illegal action {bad!r} was applied without an error")
-        if _view(state) != before:
+        if (_view(state), state_digest(state)) != before:
             raise fail(step, f"the refused action {bad!r} changed the state")
 
 

@@ -91,42 +91,66 @@ def test_play_names_the_failing_script_and_the_agent_check_fails(broken_scripts,
 
 
 class LeakyState(NimState):
-    """Changes the heaps before refusing an illegal action."""
+    """Nim with one fault (`fault`): a refused action that changes the heaps, or a hidden
+    counter, or a hidden counter kept under a private name that only `digest()` shows; or a
+    copy that shares its hidden history with its original."""
 
     game_name = "nim_leaky"
+    fault = "heaps"
 
     def apply(self, action) -> None:
         if action not in self.legal_actions():
-            self.heaps[0] += 1
+            if self.fault == "heaps":
+                self.heaps[0] += 1
+            elif self.fault == "hidden":
+                self.refusals += 1
+            elif self.fault == "digest":
+                self._refusals += 1
             raise IllegalAction(f"{action!r} is not legal")
         super().apply(action)
+        self.history.append(action)
 
     def copy(self) -> "LeakyState":
-        c = LeakyState.__new__(LeakyState)
-        c.__dict__.update(super().copy().__dict__)
+        c = NimState.copy(self)
+        c.__class__ = type(self)
+        if self.fault != "shared_copy":
+            c.history = list(self.history)
         return c
 
 
-class Leaky(Nim):
-    name = "nim_leaky"
-
-    def new_state(self, level, seed: int, **options) -> LeakyState:
-        s = super().new_state(level, seed, **options)
-        out = LeakyState.__new__(LeakyState)
-        out.__dict__.update(s.__dict__)
-        return out
+class DigestState(LeakyState):
+    def digest(self):
+        return self.heaps, self.refusals, self._refusals
 
 
-@pytest.fixture
-def leaky():
+FAULTS = {"heaps": "the refused action", "hidden": "the refused action",
+          "digest": "the refused action", "shared_copy": "changed the original's hidden state"}
+
+
+@pytest.fixture(params=list(FAULTS))
+def leaky(request):
+    state_class = type(f"{request.param}_state", (DigestState if request.param == "digest"
+                                                  else LeakyState,), {"fault": request.param})
+
+    class Leaky(Nim):
+        name = "nim_leaky"
+
+        def new_state(self, level, seed: int, **options):
+            s = super().new_state(level, seed, **options)
+            out = state_class.__new__(state_class)
+            out.__dict__.update(s.__dict__, refusals=0, _refusals=0, history=[])
+            return out
+
     register_game("nim_leaky", Leaky)
-    yield "nim_leaky"
+    yield request.param
     registry._GAMES.pop("nim_leaky")  # (no other test sees the broken game)
     registry._INSTANCES.pop("nim_leaky", None)
 
 
 def test_a_game_that_changes_its_state_on_a_refused_action_fails(leaky):
-    checks = {c.name: c for c in run_checks(leaky, games=2, positions=5)}
+    checks = {c.name: c for c in run_checks("nim_leaky", games=2, positions=5)}
     assert not checks["game"].ok
-    assert "changed the state" in checks["game"].failures[0]
-    assert "nim_leaky: seed 0" in checks["game"].failures[0]
+    failure = checks["game"].failures[0]
+    assert FAULTS[leaky] in failure and "nim_leaky: seed 0" in failure
+    if leaky != "shared_copy":
+        assert "changed the state" in failure
