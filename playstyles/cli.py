@@ -294,6 +294,18 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 1
 
 
+def _new_game(args: argparse.Namespace) -> int:
+    from play.new_game import write_starter
+    starter = write_starter(args.name, args.dir)
+    print(f"new-game: wrote the package of {starter.game!r} in {starter.folder}/ "
+          f"({len(starter.files)} files); next:\n"
+          f"  pip install -e {starter.folder}\n"
+          f"  playstyles check --game {starter.game}\n"
+          f"  cd {starter.folder} && playstyles evolve tiny.yaml --out runs/tiny\n"
+          f"then replace the starter game with yours ({starter.folder}/README.md says how)")
+    return 0
+
+
 def _validation_chart(run_dir) -> Path:
     """validation.png of a run that was validated (libraries return data; the CLI draws)."""
     from plots.validation import draw_validation
@@ -627,6 +639,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="random positions the scripts answer in (default 20; the agents "
                           "decide in a tenth of them)")
     chk.set_defaults(func=_check)
+
+    new = sub.add_parser("new-game", help="write an installable starter package for a new game "
+                                          "(rules, evaluator, scripts, features, tests, a tiny "
+                                          "run config) that passes `check` as written")
+    new.add_argument("name", help="the game's name (lower-case letters, digits and '_')")
+    new.add_argument("dir", nargs="?", help="the package's folder, new or empty (default ./NAME)")
+    new.set_defaults(func=_new_game)
 
     trn = sub.add_parser("train-evaluator", help="train a learned state evaluator on self-play "
                                                  "games (a model file for evaluator=learned:PATH)")

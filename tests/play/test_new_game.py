@@ -1,0 +1,85 @@
+"""`playstyles new-game`: a starter package that installs with pip, passes `playstyles check`
+and evolves as written; names and folders it cannot use are refused before anything is
+written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from play.new_game import check_name, write_starter
+from playstyles.cli import main
+
+
+@pytest.mark.parametrize("name, why", [
+    ("Demo", "lower-case letters"), ("2demo", "a letter first"), ("de-mo", "lower-case"),
+    ("x" * 33, "at most 32"), ("class", "Python keyword"), ("tribes", "already a game here"),
+    ("nim", "already a game here")])
+def test_a_name_new_game_cannot_use_is_refused(name, why, tmp_path):
+    with pytest.raises(ValueError, match=why):
+        check_name(name)
+    assert main(["new-game", name, str(tmp_path / "pkg")]) == 2
+    assert not (tmp_path / "pkg").exists()
+
+
+def test_a_folder_with_files_is_never_written_into(tmp_path, capsys):
+    (tmp_path / "mine.txt").write_text("the user's file")
+    assert main(["new-game", "demo", str(tmp_path)]) == 2
+    assert "writes only into a new or empty folder" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+    assert (tmp_path / "mine.txt").read_text() == "the user's file"
+
+
+def test_the_starter_holds_every_part_with_the_name_filled_in(tmp_path):
+    starter = write_starter("my_game", tmp_path / "pkg")
+    names = {p.relative_to(starter.folder).as_posix() for p in starter.files}
+    assert names == {"README.md", "pyproject.toml", "tiny.yaml", "tests/test_game.py",
+                     "my_game_game/__init__.py", "my_game_game/game.py",
+                     "my_game_game/knowledge.py", "my_game_game/plugin.py"}
+    text = "".join(p.read_text() for p in starter.files)
+    assert "{{" not in text and "}}" not in text
+    assert 'my_game = "my_game_game.plugin"' in (starter.folder / "pyproject.toml").read_text()
+    assert "class MyGameState" in (starter.folder / "my_game_game/game.py").read_text()
+
+
+@pytest.mark.slow
+def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
+    """The acceptance path: new-game, pip install -e, check, the package's tests, evolve."""
+    pkg = tmp_path / "demo"
+    assert main(["new-game", "demo", str(pkg)]) == 0
+    # a virtual environment of its own that sees this one's packages (so installing the
+    # starter changes nothing here), with the starter installed as a user would
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = str(env_dir / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                           "['purelib'])"], capture_output=True, text=True, check=True).stdout
+    here = sysconfig.get_paths()["purelib"]
+    Path(site.strip(), "_outer.pth").write_text(f"import site; site.addsitedir({here!r})\n")
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": ""}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(args, cwd=pkg, env=env, capture_output=True, text=True,
+                              timeout=600)
+
+    pip = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
+              "-e", str(pkg))
+    assert pip.returncode == 0, pip.stderr
+    check = run(python, "-m", "playstyles", "check", "--game", "demo", "--games", "5")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.rstrip().endswith("demo: every check passed")
+    assert "scripts: ok (3 scripts" in check.stdout
+    tests = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+    evolve = run(python, "-m", "playstyles", "evolve", "tiny.yaml", "--out", "runs/tiny",
+                 "--workers", "2", "--quiet")
+    assert evolve.returncode == 0, evolve.stdout + evolve.stderr
+    assert "finished: 8 evaluations" in evolve.stdout
+    assert "held up on held-out levels" in evolve.stdout
+    elites = (pkg / "runs" / "tiny" / "elites.csv").read_text().splitlines()
+    assert len(elites) >= 2 and "raids" in elites[0] and "centre" in elites[0]
