@@ -4,6 +4,7 @@ game of `playstyles new-game` (docs/new-game.md, "Search horizon and evaluator s
 1. Scale: P-MCTS PU plays the same games with the starter's evaluator and with the same
    evaluator times 100 plus 7; the script counts the games whose actions are identical
    (search normalises values per node, so an affine change of scale should change nothing).
+   As a control, the same games with the neutral `outcome` evaluator, which should differ.
 2. Horizon: P-MCTS PU with `horizon=H` plays the default (the game's `search_horizon`, 8)
    at the same budget, for each H, on the game's 10 default levels, seats alternating.
    Each row: games, the H agent's score (a win 1, a draw 1/2) with its Wilson 95% interval,
@@ -72,13 +73,14 @@ def scale_check(games: int, budget: int) -> pd.DataFrame:
     rows = []
     for k in range(games):
         events = []
-        for ev in ("cells_ahead", "scaled"):
+        for ev in ("cells_ahead", "scaled", "outcome"):
             agent = AgentSpec.of("pmcts_pu", evaluator=ev)
             spec = GameSpec(game=GAME, level=k % 10, seed=k, agents=(agent, agent),
                             agent_seeds=(2 * k, 2 * k + 1), budget=budget)
             events.append(run_game(spec).events)
         rows.append({"game": k, "level": k % 10, "actions": len(events[0]),
-                     "identical": events[0] == events[1]})
+                     "identical": events[0] == events[1],
+                     "identical_with_outcome": events[0] == events[2]})
     return pd.DataFrame(rows)
 
 
@@ -130,7 +132,9 @@ def main() -> None:
     starter()
     scale = scale_check(args.scale_games, args.budget)
     same = f"{int(scale['identical'].sum())} of {len(scale)}"
-    print(f"scale: {same} games identical with the evaluator x100 + 7 (budget {args.budget})")
+    control = f"{int(scale['identical_with_outcome'].sum())} of {len(scale)}"
+    print(f"scale: {same} games identical with the evaluator x100 + 7, {control} with the "
+          f"outcome evaluator (budget {args.budget})")
     games, summary = horizon_sweep(args.budget, args.repetitions, args.workers, args.seed)
     lines = ["| P-MCTS PU vs the default (horizon 8) | games | W-D-L | score | 95% interval "
              "| p | differs (Holm) |", "|---|---|---|---|---|---|---|"]
@@ -143,7 +147,8 @@ def main() -> None:
         "# Search horizon and evaluator scale on the starter game", "",
         f"Command: `{command}`; code: commit {commit()}.", "",
         f"Scale: P-MCTS PU with the starter's evaluator and with that evaluator x100 + 7 "
-        f"played {same} games identically (budget {args.budget}; per game: scale.csv).", "",
+        f"played {same} games identically; with the neutral `outcome` evaluator instead, "
+        f"{control} games were identical (budget {args.budget}; per game: scale.csv).", "",
         f"Horizon: each row {args.repetitions} games per level on the 10 default levels, "
         f"seats alternating, budget {args.budget} forward-model calls per decision, "
         "against P-MCTS PU at the game's search_horizon (8); score: a win 1, a draw 1/2, "
