@@ -269,6 +269,8 @@ def _report(args: argparse.Namespace) -> int:
     report = write_report(args.run, fields=args.field or (), features=feature_texts(game))
     print(report.headline)
     print(f"report: {report.html} ({len(report.files)} files written in {report.run_dir}/)")
+    print(f"explorer: {report.explorer} (open it in a browser: the archive, each elite's card, "
+          f"comparisons)")
     return 0
 
 

@@ -47,6 +47,7 @@ from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
+    PRESET_KINDS,
     STYLE_COLUMNS,
     WIN_RATE_CI,
     RunFiles,
@@ -66,7 +67,7 @@ from qd.rundir import (
 )
 from qd.validation import validate
 
-KINDS = ("difficulty", "style")
+KINDS = PRESET_KINDS
 WIN_RATE_VALIDATED = validated_column("win_rate")  # of validation.csv, joined to the elites
 
 # ------------------------------------------------------------------------------ selection
