@@ -327,7 +327,7 @@ def _export(args: argparse.Namespace) -> int:
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
                               show_progress=not args.quiet, resume=args.resume,
-                              all_elites=args.all_elites, force=args.force)
+                              all_elites=args.all_elites, force=args.force, cells=args.cells)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -583,6 +583,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "
                           "own; the budget spreads strength where elites differ in style")
+    exp.add_argument("--cells", nargs="+", metavar="CELL",
+                     help="export exactly these elites, named as in elites.csv (e.g. 1.7:0.55:0.46; "
+                          "the archive explorer gives the line), each named by its style; "
+                          "--count is then their number")
     exp.add_argument("--all-elites", action="store_true",
                      help="style: choose among every elite (distinct corners of the feature "
                           "space), not only the distinct styles that held up in validation")

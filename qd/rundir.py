@@ -1095,6 +1095,16 @@ def _cells(rows: _Rows, column: str, axes: Sequence[Axis], *, config: bool) -> n
     return values.astype(int)
 
 
+def cell_keys(labels: Iterable[Any]) -> list[tuple[float, ...] | str]:
+    """Cell labels as comparable keys (`1.7:0.55` and `1.70:0.550` are one cell): their bin
+    edges as numbers; a label that is not numbers stays text.
+
+    Args:
+        labels: cell labels (elites.csv `cell`, or as a user typed them).
+    """
+    return _cell_keys(pd.Series(list(labels), dtype=object))
+
+
 def _cell_keys(labels: pd.Series) -> list[tuple[float, ...] | str]:
     """Cell labels (`0.25:0`) as comparable keys, their bin edges as numbers: a label reads
     back from a CSV table as text, or as a number in a one-feature grid (`1` or `1.0`). A
