@@ -155,7 +155,23 @@
     return ok(lo) && ok(hi) && hi - lo > D.wide;
   }
   function notHeld(i) { return D.counted && col("distinct", i) === false; }
-  function draw() {
+  var baseKey = null, base = document.createElement("canvas");
+  function draw() {  // the map (drawn again only when what it shows changed), then outlines
+    var key = [S.view, S.x, S.y, S.field].join("|"), dpr = window.devicePixelRatio || 1;
+    if (key !== baseKey) {
+      drawBase();
+      base.width = canvas.width;
+      base.height = canvas.height;
+      base.getContext("2d").drawImage(canvas, 0, 0);
+      baseKey = key;
+    } else {
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(base, 0, 0);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
+    outline();
+  }
+  function drawBase() {
     layout();
     var dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(L.width * dpr);
@@ -229,7 +245,6 @@
         ctx.fillText(t[1], t[0][0] + cs / 2, t[0][1] + cs / 2);
       });
     }
-    outline();
     axesText();
     legend(f, rg);
     canvas.dataset.cells = String(L.nx * L.ny);
