@@ -12,7 +12,9 @@ Prints, with the number of loads and clicks behind each median:
   card of the clicked elite is in the page and laid out; and, stricter, until the first
   task after the next frame (the card painted).
 
-With --out it also writes `raw.csv` there (one row per load and per click). It needs the
+With --out it also writes `raw.csv` there (one row per load and per click). With --pages it
+writes, instead, the explorer.html of the committed quickstart, Tribolo and Navy runs
+(`COMMITTED_RUNS`; a test checks that they are what the code writes). It needs the
 `playwright` Python package and Debian's Chromium (`/usr/bin/chromium`); no browser is
 downloaded.
 """
@@ -43,6 +45,11 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+COMMITTED_RUNS = {"experiments/results/quickstart": "tribes",
+                  "experiments/results/tribolo/quickstart": "tribolo",
+                  "experiments/results/navy/quickstart": "navy"}
+"""The committed run directories whose explorer.html is committed too (relative to the
+repository, as the page's commands name them), and their games."""
 SCRIPTS = ("Attack", "Defend", "Expand", "Research", "Build", "Trade")
 STATS = ("aggression", "expansion", "tempo", "economy", "defence")
 
@@ -153,6 +160,25 @@ def write_page(run_dir: Path) -> Path:
     return write_explorer(run_dir)
 
 
+def committed_page(folder: str, game: str) -> str:
+    """The explorer.html of a committed run directory (`COMMITTED_RUNS`) as the code writes
+    it now (run from the repository's root, so that its commands name the folder)."""
+    from plots.explorer import explorer_data, explorer_html
+    from qd.features import feature_texts
+    from qd.rundir import RunFiles
+    return explorer_html(explorer_data(RunFiles(folder).check(), feature_texts(game)))
+
+
+def write_committed_pages() -> None:
+    import os
+
+    from playstyles.files import atomic_write
+    os.chdir(REPO)
+    for folder, game in COMMITTED_RUNS.items():
+        path = atomic_write(Path(folder) / "explorer.html", committed_page(folder, game))
+        print(f"{path} ({path.stat().st_size / 1e3:.0f} kB)")
+
+
 def measure(page: Path, runs: int = 10, clicks: int = 5, seed: int = 0) -> list[dict]:
     """Load `page` `runs` times (a new browser context each time) and click `clicks` random
     shown cells after each load; one record per load and per click (milliseconds)."""
@@ -210,7 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=10, help="page loads")
     ap.add_argument("--clicks", type=int, default=5, help="clicks after each load")
     ap.add_argument("--out", help="write raw.csv (every load and click) into this folder")
+    ap.add_argument("--pages", action="store_true",
+                    help="write the committed runs' explorer.html instead of measuring")
     args = ap.parse_args(argv)
+    if args.pages:
+        write_committed_pages()
+        return 0
     if browser_path() is None:
         print("no Chromium found (Debian's package chromium): nothing measured")
         return 1

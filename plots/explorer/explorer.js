@@ -207,7 +207,7 @@
       for (r = 0; r <= L.ny; r++) { ctx.moveTo(L.left, L.top + r * cs + 0.5); ctx.lineTo(L.left + L.nx * cs, L.top + r * cs + 0.5); }
       ctx.stroke();
     }
-    if (hatches.length) {
+    if (hatches.length && cs >= 12) {
       ctx.save();
       ctx.strokeStyle = "rgba(255,255,255,0.55)";
       ctx.lineWidth = 1;
@@ -240,7 +240,11 @@
       ctx.font = Math.min(13, Math.floor(cs / 3.2)) + "px system-ui,sans-serif";
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
-      texts.forEach(function (t) {
+      ctx.lineWidth = 3;
+      ctx.lineJoin = "round";
+      texts.forEach(function (t) {  // outlined, so that a cross does not hide the value
+        ctx.strokeStyle = t[2] ? "rgba(255,255,255,0.8)" : "rgba(0,0,0,0.6)";
+        ctx.strokeText(t[1], t[0][0] + cs / 2, t[0][1] + cs / 2);
         ctx.fillStyle = t[2] ? "#111" : "#fff";
         ctx.fillText(t[1], t[0][0] + cs / 2, t[0][1] + cs / 2);
       });
@@ -317,10 +321,12 @@
       '<span class="key"><span class="swatch" style="background:#c8c8c8"></span>no value (' + MISSING + ')</span>';
     if (D.counted) h += '<span class="key">\u2715 grey cross: ' + esc(D.mark) + '</span>';
     else if (D.validated) h += '<span class="key note">distinct styles were not counted by this validation: no cell is crossed</span>';
-    h += '<span class="key">hatched: the win rate\'s 95% interval is wider than ' + Math.round(100 * D.wide) + ' points</span>';
+    h += '<span class="key">' + (L.cs >= 12 ? 'hatched' : 'hatched when cells are drawn larger (not at this size)') +
+      ': the win rate\'s 95% interval is wider than ' + Math.round(100 * D.wide) + ' points</span>';
     h += '<span class="key">' + (DIM > 2 || (L.y < 0 && DIM > 1) ? "each cell shows the best elite over the features not drawn; " : "") +
       (S.view === "held" ? "each validated elite at the cell its held-out games put it in" : "each elite at the cell evolution found for it") + '</span>';
     legendBox.innerHTML = h;
+    legendBox.style.maxWidth = Math.max(360, L.width) + "px";
     var bar = document.getElementById("legend-bar"), b = bar.getContext("2d");
     for (var x = 0; x < bar.width; x++) { b.fillStyle = colour(x / (bar.width - 1)); b.fillRect(x, 0, 1, bar.height); }
   }
@@ -445,8 +451,10 @@
       qualityRows(i, QUALITY) + '</table>';
     if (D.validated && D.counted && ok(col("v:win_rate", i))) {
       var w = col("weaker", i), df = col("differs", i);
-      h += '<p class="small">Against the control: ' + (w === null ? MISSING : w ? "weaker" : "not weaker") + "; " +
-        (df === null ? "no feature compared" : df ? "a feature differs" : "no feature differs") + '.</p>';
+      h += '<p class="small" data-k="vs-control">' + (!col("distinct", i) ? "Only the distinct styles are tested against the control." :
+        w === null && df === null ? "Against the control: not tested (this validation played no control)." :
+        "Against the control: " + (w === null ? MISSING : w ? "weaker" : "not weaker") + "; " +
+        (df === null ? MISSING : df ? "a feature differs" : "no feature differs") + ".") + '</p>';
     }
     h += '<h3>Features <span class="small">(mean over the games, its 95% interval)</span></h3><table class="features">' +
       featureHead(i) + featureRows(i) + '</table>';

@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.bench_explorer import CHROMIUM_ARGS, browser_path, synthetic_run
+from experiments.bench_explorer import (
+    CHROMIUM_ARGS,
+    COMMITTED_RUNS,
+    browser_path,
+    committed_page,
+    synthetic_run,
+)
 from playstyles.cli import main
 from plots.explorer import data_script, explorer_data, explorer_html, write_explorer
 from qd.features import feature_texts
@@ -99,6 +105,15 @@ def test_the_report_writes_the_explorer(tmp_path, capsys):
     page = d / "explorer.html"
     assert f"explorer: {page}" in out and page.stat().st_size < 1_000_000
     assert '"game":"navy"' in page.read_text()
+
+
+@pytest.mark.parametrize("folder", sorted(COMMITTED_RUNS))
+def test_the_committed_pages_are_what_the_code_writes(monkeypatch, folder):
+    monkeypatch.chdir(REPO)
+    page = REPO / folder / "explorer.html"
+    assert page.read_text(encoding="utf-8") == committed_page(folder, COMMITTED_RUNS[folder]), \
+        f"{page} is out of date: python experiments/bench_explorer.py --pages"
+    assert page.stat().st_size < 1_000_000
 
 
 def test_the_script_and_style_sheet_ship_with_the_package():
