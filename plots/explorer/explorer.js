@@ -321,8 +321,10 @@
       '<span class="key"><span class="swatch" style="background:#c8c8c8"></span>no value (' + MISSING + ')</span>';
     if (D.counted) h += '<span class="key">\u2715 grey cross: ' + esc(D.mark) + '</span>';
     else if (D.validated) h += '<span class="key note">distinct styles were not counted by this validation: no cell is crossed</span>';
-    h += '<span class="key">' + (L.cs >= 12 ? 'hatched' : 'hatched when cells are drawn larger (not at this size)') +
-      ': the win rate\'s 95% interval is wider than ' + Math.round(100 * D.wide) + ' points</span>';
+    if (C.ci_low.some(ok)) {
+      h += '<span class="key">' + (L.cs >= 12 ? 'hatched' : 'hatched when cells are drawn larger (not at this size)') +
+        ': the win rate\'s 95% interval is wider than ' + Math.round(100 * D.wide) + ' points</span>';
+    }
     h += '<span class="key">' + (DIM > 2 || (L.y < 0 && DIM > 1) ? "each cell shows the best elite over the features not drawn; " : "") +
       (S.view === "held" ? "each validated elite at the cell its held-out games put it in" : "each elite at the cell evolution found for it") + '</span>';
     legendBox.innerHTML = h;
@@ -567,10 +569,11 @@
       (groups.w ? '<optgroup label="script weights">' + groups.w + '</optgroup>' : '') + '</select></label>';
     h += '<fieldset id="views"><span>view</span><label><input type="radio" name="view" value="evolved" id="view-evolved" checked> evolved</label>' +
       '<label><input type="radio" name="view" value="held" id="view-held"' + (D.validated ? "" : " disabled") + '> held out</label>' +
-      (D.validated ? "" : '<span class="note" id="held-note">not validated: <code>playstyles validate ' + esc(D.run) + '</code> replays the elites on held-out levels</span>') +
+      (D.validated ? "" : '<span class="note" id="held-note">not validated: <code>playstyles validate ' + esc(D.where) + '</code> replays the elites on held-out levels</span>') +
       '</fieldset></div>';
     h += '<div id="main"><div id="mapbox"><canvas id="map"></canvas><div id="legend"></div></div>' +
-      '<div id="card" class="empty">Click a cell to see its elite.</div></div><section id="compare"></section>';
+      '<div id="card" class="empty">' + (N ? "Click a cell to see its elite." : "The archive has no elite yet.") +
+      '</div></div><section id="compare"></section>';
     body.insertAdjacentHTML("beforeend", h);
     canvas = document.getElementById("map");
     ctx = canvas.getContext("2d");

@@ -173,6 +173,7 @@ def text(tab, key: str) -> str:
 
 def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     d = copy(QUICKSTART, tmp_path / "quickstart")
+    assert main(["export", str(d), "--kind", "style", "--count", "2"]) == 0  # presets_style.json
     write_explorer(RunFiles(d).check(), feature_texts("tribes"))
     tab, errors = open_page(browser, d / "explorer.html")
     cell = "1.7:0:0.62"
@@ -210,6 +211,10 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     assert tab.evaluate("document.getElementById('map').toDataURL()") != before
     tab.click("#view-evolved")
     assert tab.evaluate("document.getElementById('map').toDataURL()") == before
+    # an exported style: the card names its preset in the run directory's preset file
+    styles = json.loads((d / "presets_style.json").read_text())["presets"]
+    tab.evaluate(f"explorer.select(explorer.eliteIndex({json.dumps(styles[0]['evidence']['cell'])}))")
+    assert text(tab, "preset") == f"preset:{d.name}/presets_style.json#{styles[0]['name']}"
     # two more elites compared side by side
     a, b = [j for j in tab.evaluate("explorer.shownElites()") if j != i][:2]
     cells = pd.read_csv(d / "elites.csv")["cell"]
@@ -259,6 +264,25 @@ def test_an_old_run_not_validated_shows_dashes_and_no_held_out_view(browser, tmp
     assert text(tab, "win_rate:evolved") == "75.0%"
     assert text(tab, "win_rate-ci:evolved") == "\u2014"
     assert text(tab, "w:SpawnRange") == "0.25"
+    assert errors == []
+    tab.close()
+
+
+def test_a_one_feature_grid_and_an_empty_archive_open(browser, tmp_path):
+    one = fake_run(tmp_path / "one", features=(("attacks", 0, 20, 2),), cells=((3, 0.5), (5, 0.7)))
+    empty = fake_run(tmp_path / "empty", cells=())
+    for d in (one, empty):
+        (d / "metrics.csv").unlink()  # its coverage is of the two-feature grid
+        write_explorer(d)
+    tab, errors = open_page(browser, one / "explorer.html")
+    assert tab.evaluate("explorer.state().y") == -1
+    click_elite(tab, "10")
+    assert text(tab, "win_rate:evolved") == "70.0%" and text(tab, "style_name") == "medium attacks"
+    assert errors == []
+    tab.close()
+    tab, errors = open_page(browser, empty / "explorer.html")
+    assert tab.evaluate("explorer.shownElites()") == []
+    assert tab.inner_text("#card") == "The archive has no elite yet."
     assert errors == []
     tab.close()
 
