@@ -270,6 +270,8 @@ def _report(args: argparse.Namespace) -> int:
     report = write_report(args.run, fields=args.field or (), features=feature_texts(game))
     print(report.headline)
     print(f"report: {report.html} ({len(report.files)} files written in {report.run_dir}/)")
+    print(f"explorer: {report.explorer} (open it in a browser: the archive, each elite's card, "
+          f"comparisons)")
     return 0
 
 
@@ -338,7 +340,7 @@ def _export(args: argparse.Namespace) -> int:
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
                               show_progress=not args.quiet, resume=args.resume,
-                              all_elites=args.all_elites, force=args.force)
+                              all_elites=args.all_elites, force=args.force, cells=args.cells)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
         rating = p.evidence.get("rating")
@@ -594,6 +596,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "
                           "own; the budget spreads strength where elites differ in style")
+    exp.add_argument("--cells", nargs="+", metavar="CELL",
+                     help="export exactly these elites, named as in elites.csv (e.g. 1.7:0.55:0.46; "
+                          "the archive explorer gives the line), each named by its style; "
+                          "--count is then their number")
     exp.add_argument("--all-elites", action="store_true",
                      help="style: choose among every elite (distinct corners of the feature "
                           "space), not only the distinct styles that held up in validation")

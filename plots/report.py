@@ -10,6 +10,7 @@
     validation.png              evolved vs validated positions (when validation.csv exists)
     elites_table.csv            one row per elite: quality, grid features, weights by script
     report.html                 all of the above in one self-contained page (images inlined)
+    explorer.html               the archive explorer: an interactive page (`plots.explorer`)
 
 The page leads with what held up: for a validated run, the validation's verdict (how many
 distinct styles held up on held-out levels) and the evolved and held-out heatmaps side by side,
@@ -39,6 +40,7 @@ import pandas as pd
 
 from playstyles.files import atomic_write
 from plots.curves import draw_progress, progress_data
+from plots.explorer import write_explorer
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
 from plots.validation import draw_validation
 from qd.rundir import (
@@ -82,6 +84,7 @@ class Report:
     Args:
         run_dir: the run directory.
         html: report.html.
+        explorer: explorer.html (`plots.explorer`).
         files: every file written.
         heatmaps: the data of each heatmap drawn, by field (`win_rate`: at the evolved
             cells; `win_rate_validated`: at the validated cells).
@@ -92,6 +95,7 @@ class Report:
 
     run_dir: Path
     html: Path
+    explorer: Path | None = None
     files: list[Path] = field(default_factory=list)
     heatmaps: dict[str, Heatmap] = field(default_factory=dict)
     table: pd.DataFrame | None = None
@@ -255,6 +259,8 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
     page = _html(run, pair, images, table, has_validation, title, report.headline)
     atomic_write(report.html, page)
     report.files.append(report.html)
+    report.explorer = write_explorer(run, features, title)
+    report.files.append(report.explorer)
     return report
 
 

@@ -21,6 +21,9 @@ Two kinds of selection:
   validated one, else elites.csv's. The numbers, with 95% intervals, are in the description
   and the evidence.
 
+Or the elites are named: `cells` exports exactly those elites (by their cells in elites.csv),
+each named by its style as above (the archive explorer, `plots.explorer`, gives the command).
+
 Every number exported names the games it comes from: `evolution`, `re-estimation (N fresh
 games on training levels)` (a `noise: reestimate` run) or `held out (N games on M held-out
 levels)` (`qd.rundir.RunFiles.elites_source`, `qd.rundir.validation_source`).
@@ -47,9 +50,12 @@ from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (
     CONFIG,
+    ELITES,
+    PRESET_KINDS,
     STYLE_COLUMNS,
     WIN_RATE_CI,
     RunFiles,
+    cell_keys,
     csv_true,
     mean_column,
     measure_column,
@@ -66,7 +72,7 @@ from qd.rundir import (
 )
 from qd.validation import validate
 
-KINDS = ("difficulty", "style")
+KINDS = PRESET_KINDS
 WIN_RATE_VALIDATED = validated_column("win_rate")  # of validation.csv, joined to the elites
 
 # ------------------------------------------------------------------------------ selection
@@ -174,13 +180,47 @@ MIN_GAMES = 20
 interval 40 points wide); fewer are reported in the preset file's `warnings`."""
 
 
+def _style_labels(config: RunConfig, rows: pd.DataFrame, validated: bool) -> list[str]:
+    """Each elite named by its feature means (held-out ones when `validated`, else
+    elites.csv's), by thirds of each feature's grid range; a name shared by several gets its
+    cell."""
+    feats = [f.name for f in config.features]
+    by_name = {f.name: f for f in config.features}
+    ranges = {f.name: (f.lo, f.hi) for f in config.features}
+    named = validated_column if validated else mean_column
+    labels = [style_name({f: _num(r.get(named(f))) for f in feats}, ranges, by_name)
+              for r in rows.to_dict("records")]
+    counts: dict[str, int] = {}
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    return [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
+            for lab, r in zip(labels, rows.to_dict("records"))]
+
+
+def _named_cells(elites: pd.DataFrame, cells: Sequence[str]) -> pd.DataFrame:
+    """The rows of the elites at `cells` (labels as in elites.csv), in the order given."""
+    known = cell_keys(elites["cell"])
+    at = {key: k for k, key in enumerate(known)}
+    picked: list[int] = []
+    for cell, key in zip(cells, cell_keys(cells)):
+        if key not in at:
+            some = ", ".join(str(c) for c in elites["cell"].head(5))
+            raise ValueError(f"cells: {cell} is not an elite's cell in {ELITES} (its cells: "
+                             f"{some}{', ...' if len(elites) > 5 else ''})")
+        if at[key] in picked:
+            raise ValueError(f"cells: {cell} is named twice")
+        picked.append(at[key])
+    return elites.iloc[picked]
+
+
 def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
             vsummary: dict[str, Any], kind: str, count: int, n_cand: int, by_rating: bool,
-            all_elites: bool, validated_from: str | None
+            all_elites: bool, validated_from: str | None, cells: Sequence[str] | None = None
             ) -> tuple[pd.DataFrame, list[str], list[str], bool, bool]:
     """The elites chosen as presets (no file read or written): difficulty, spread over the
     win rate; style, the distinct styles of the validation (or, without one, distinct corners
-    of the feature space), each named from its features.
+    of the feature space), each named from its features; or the elites at `cells`, named
+    from their features.
 
     Returns:
         (rows, labels, warnings, validated, distinct): the chosen rows of elites.csv (with
@@ -188,6 +228,10 @@ def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
         choice rests on validated estimates, and whether on the validation's distinct styles.
     """
     feats = [f.name for f in config.features]
+    if cells:
+        rows = _named_cells(elites, cells)
+        validated = WIN_RATE_VALIDATED in rows and bool(rows[WIN_RATE_VALIDATED].notna().all())
+        return rows, _style_labels(config, rows, validated), [], validated, False
     validated = WIN_RATE_VALIDATED in elites and \
         int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
     warnings: list[str] = []
@@ -236,16 +280,7 @@ def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
             rows = pool.iloc[picked]
         # named by the feature means printed beside the name (held-out when the win rate is,
         # else elites.csv's), by thirds of each feature's grid range
-        by_name = {f.name: f for f in config.features}
-        ranges = {f.name: (f.lo, f.hi) for f in config.features}
-        named = validated_column if validated else mean_column
-        labels = [style_name({f: _num(r.get(named(f))) for f in feats}, ranges, by_name)
-                  for r in rows.to_dict("records")]
-        counts: dict[str, int] = {}
-        for lab in labels:
-            counts[lab] = counts.get(lab, 0) + 1
-        labels = [f"{lab} ({r['cell']})" if counts[lab] > 1 else lab
-                  for lab, r in zip(labels, rows.to_dict("records"))]
+        labels = _style_labels(config, rows, validated)
     return rows, labels, warnings, validated, distinct
 
 
@@ -326,7 +361,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                    candidates: int | None = None, budgets: Sequence[int] | None = None,
                    calibrate: Sequence[str] | None = None, games: int | None = None,
                    show_progress: bool = True, resume: bool = False,
-                   all_elites: bool = False, force: bool = False) -> tuple[PresetFile, Path]:
+                   all_elites: bool = False, force: bool = False,
+                   cells: Sequence[str] | None = None) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
 
     Args:
@@ -364,10 +400,20 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         force: overwrite a preset file (and its calibration's ladder directory) written by
             an earlier export; without it they are refused, as is always a file that is no
             preset file or one of the run directory's own files (nothing is written then).
+        cells: export exactly the elites at these cells (labels as in elites.csv), each
+            named by its style, instead of choosing; `count` is then their number.
     """
 
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
+    if cells is not None:
+        cells = [str(c).strip() for c in cells]
+        if not cells:
+            raise ValueError("cells: name at least one elite's cell")
+        if candidates is not None or budgets:
+            raise ValueError("cells: the elites are named, so there are no candidates or "
+                             "budgets to choose among")
+        count = len(cells)
     budgets = [int(b) for b in budgets] if budgets else []
     n_cand = int(candidates) if candidates is not None else 1 if budgets else count
     if kind != "difficulty" and (candidates is not None or budgets):
@@ -412,7 +458,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     validated_from = validation_source(vsummary) if validation is not None else None
     rows, labels, warnings, validated, distinct = _choose(
         config, run_dir, elites, validation, vsummary, kind, count, n_cand, by_rating,
-        all_elites, validated_from)
+        all_elites, validated_from, cells)
     if names is not None and not by_rating:
         labels = [str(n) for n in names][:len(labels)]
 
@@ -429,7 +475,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               "evolved_from": evolved_from, "validated_from": validated_from,
               "selection": _selection_text(kind, validated, by_rating, len(presets), n_cand,
                                            budgets, count, distinct,
-                                           validated_from if validated else evolved_from)}
+                                           validated_from if validated else evolved_from,
+                                           named=bool(cells))}
     few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
                         "validated" else p.evidence["games_evolved"])) for p in presets]
     few = [(n, g) for n, g in few if g < min_games]
@@ -443,7 +490,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
                               address, candidates, budgets, calibrate, games, show_progress,
-                              resume, all_elites, force)
+                              resume, all_elites, force, cells)
     warnings += [f"{n}: its win rate rests on {g} games (fewer than {min_games}); validate "
                  f"the run with more games, or export with --play-missing" for n, g in few]
     if warnings:
@@ -500,9 +547,12 @@ def _validation_words(summary: dict[str, Any]) -> str:
 
 def _selection_text(kind: str, validated: bool, by_rating: bool, made: int, elites: int,
                     budgets: Sequence[int], count: int, distinct: bool = False,
-                    values_from: str = "evolution") -> str:
+                    values_from: str = "evolution", named: bool = False) -> str:
     """How the presets were chosen, for the file's source (`values_from`: the games of the
-    values chosen by and named from)."""
+    values chosen by and named from; `named`: the elites were named by their cells)."""
+    if named:
+        return f"cells: the elites named by their cells; named by the feature means from " \
+               f"{values_from}"
     source = "validated" if validated else \
         "re-estimated" if values_from.startswith("re-estimation") else "evolved"
     if kind != "difficulty" and distinct:

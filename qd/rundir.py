@@ -20,7 +20,8 @@ Files of a run (written by `playstyles evolve`):
     partial.jsonl    the finished games of the batches in flight (gone when none is)
 
 and of the tools after it: `validation*.{csv,json,md,png}` (`playstyles validate`), the report's
-`heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html` (`playstyles report`)
+`heatmap_<field>.png`, `progress.png`, `elites_table.csv`, `report.html`, `explorer.html`
+(`playstyles report`)
 and `presets_<kind>.json` (`playstyles export`).
 
 Columns: a genome's weights are one column per evolved script (named by the script, in the
@@ -107,11 +108,13 @@ PROBE_WIN_RATE = "win_rate"
 """The probe's name for the win rate among the features of its tables."""
 
 REPORT = "report.html"
+EXPLORER = "explorer.html"
+"""The archive explorer: one interactive page of the run (`plots.explorer`)."""
 ELITES_TABLE = "elites_table.csv"
 PROGRESS_CHART = "progress.png"
 
 OWN_FILES = RUN_FILES + TRANSIENT_FILES + VALIDATION_FILES + (VALIDATION_JOURNAL, REPORT,
-                                                         ELITES_TABLE, PROGRESS_CHART)
+                                                         EXPLORER, ELITES_TABLE, PROGRESS_CHART)
 """The files of a run directory that only evolve, validate and report write (`run_files`)."""
 
 
@@ -145,6 +148,11 @@ def heatmap_file(field: str) -> str:
         field: a column of elites.csv or validation.csv (`win_rate`, `mean_score`, ...).
     """
     return f"heatmap_{field}.png"
+
+
+PRESET_KINDS = ("difficulty", "style")
+"""The kinds of selection of `playstyles export` (`qd.export`), each with its default preset
+file in the run directory (`presets_file`)."""
 
 
 def presets_file(kind: str) -> str:
@@ -1085,6 +1093,16 @@ def _cells(rows: _Rows, column: str, axes: Sequence[Axis], *, config: bool) -> n
     note = _mismatch(off) if config else ""
     rows.fail(off, column, f"is off the grid of {CONFIG} ({_grid_text(axes)})", note)
     return values.astype(int)
+
+
+def cell_keys(labels: Iterable[Any]) -> list[tuple[float, ...] | str]:
+    """Cell labels as comparable keys (`1.7:0.55` and `1.70:0.550` are one cell): their bin
+    edges as numbers; a label that is not numbers stays text.
+
+    Args:
+        labels: cell labels (elites.csv `cell`, or as a user typed them).
+    """
+    return _cell_keys(pd.Series(list(labels), dtype=object))
 
 
 def _cell_keys(labels: pd.Series) -> list[tuple[float, ...] | str]:

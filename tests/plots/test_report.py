@@ -141,7 +141,8 @@ def test_report_writes_every_file_with_the_archive_numbers(tmp_path):
     names = {p.name for p in rep.files}
     assert names == {"heatmap_win_rate.png", "heatmap_win_rate_validated.png",
                      "heatmap_mean_score.png", "progress.png", "validation.png",
-                     "elites_table.csv", "report.html"}
+                     "elites_table.csv", "report.html", "explorer.html"}
+    assert rep.explorer == d / "explorer.html"
     for p in rep.files:
         assert p.exists() and p.stat().st_size > 0, p
         if p.suffix == ".png":

@@ -403,3 +403,35 @@ def test_export_resume_names_a_missing_calibration(run_dir, tmp_path, capsys):
                  "--games", "2", "--workers", "0", "--quiet", "--resume"]) == 2
     err = capsys.readouterr().err
     assert "--resume" in err and "holds no interrupted ladder" in err
+
+
+def test_export_of_named_cells_gives_each_elite_as_a_preset(tmp_path, capsys):
+    """`--cells` (the line the archive explorer shows): exactly the elites named, in the order
+    given, each with its genome and named by its style; the file of one preset is used as
+    `preset:FILE`."""
+    from pathlib import Path
+
+    from play.specs import split_spec
+    src = Path(__file__).resolve().parents[2] / "experiments" / "results" / "quickstart"
+    d = copy_run(src, tmp_path / "quickstart")
+    elites = pd.read_csv(d / "elites.csv").set_index("cell")
+    cfg = load_config(d / "config.yaml")
+    out = tmp_path / "elite.json"
+    assert main(["export", str(d), "--cells", "1.7:0:0.62", "-o", str(out)]) == 0
+    assert "1 presets written" in capsys.readouterr().out
+    (preset,) = load_presets(out).presets
+    assert preset.evidence["cell"] == "1.7:0:0.62" and preset.evidence["win_rate_source"] == \
+        "validated"
+    assert {n: preset.params["weights"][n] for n in cfg.genome_names} == \
+        {n: float(elites.loc["1.7:0:0.62", n]) for n in cfg.genome_names}
+    assert preset.name == "some buildings, few defenders, steady research"
+    name, params = split_spec(f"preset:{out}")
+    assert name == "pmcts_pu" and params["weights"] == preset.params["weights"]
+    two, _ = export_presets(d, cells=["3.4:0:0.3", "0:0:0.3"], out=tmp_path / "two.json")
+    assert [p.evidence["cell"] for p in two.presets] == ["3.4:0:0.3", "0:0:0.3"]
+    with pytest.raises(ValueError, match=r"cells: 9:9:9 is not an elite's cell in elites.csv"):
+        export_presets(d, cells=["9:9:9"], out=tmp_path / "x.json")
+    with pytest.raises(ValueError, match="cells: 0:0:0.30 is named twice"):
+        export_presets(d, cells=["0:0:0.3", "0:0:0.30"], out=tmp_path / "x.json")
+    with pytest.raises(ValueError, match="no candidates or budgets"):
+        export_presets(d, cells=["0:0:0.3"], budgets=[10], out=tmp_path / "x.json")

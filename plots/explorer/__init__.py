@@ -1,0 +1,312 @@
+"""The archive explorer: one interactive, self-contained page per run (`explorer.html`).
+
+`write_explorer(run)` writes `explorer.html` into the run directory: the archive heatmap for
+any pair of the grid's features, coloured by the win rate, any feature or any script weight,
+in the evolved view (each elite at the cell evolution found for it) and, once the run is
+validated, the held-out view (each validated elite at the cell its held-out games put it
+in); cells whose style did not hold up are crossed. A click on a cell opens the elite's card:
+its weights (a bar per script), dominant scripts, features and win rate with their 95%
+intervals and games from every source (evolution or re-estimation, held out, the control),
+its style name and the line that plays it. Shift- or Ctrl-click (or the card's button) adds
+elites to a side-by-side comparison.
+
+The page is one file that works offline (opened from the run directory by double-click): the
+data is one JSON blob built here from the run directory's files only (`qd.rundir`: damaged
+tables are refused as everywhere else), and the hand-written `explorer.js` and `explorer.css`
+shipped beside this module are inlined at write time; nothing is fetched. The heatmap is
+drawn on a canvas, so a 10,000-cell archive loads and answers clicks at once
+(`experiments/bench_explorer.py` measures it).
+
+Feature words (each feature's `doc` and `words`, for the axes and the style names) come from
+the caller, as for the report (`qd.features.feature_texts`); without them the page shows the
+bare feature names.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from playstyles.files import atomic_write, read_json
+from plots.heatmap import axis_label
+from qd.rundir import (
+    EXPLORER,
+    PRESET_KINDS,
+    STYLE_COLUMNS,
+    WIDE_INTERVAL,
+    WIN_RATE_CI,
+    RunFiles,
+    csv_true,
+    dominant_scripts,
+    headline,
+    mean_column,
+    presets_file,
+    se_column,
+    std_column,
+    styles_counted,
+    validated_ci_columns,
+    validated_column,
+    validation_source,
+)
+
+DATA_VERSION = 1
+"""The version of the page's JSON blob (`explorer_data`)."""
+ASSETS = ("explorer.css", "explorer.js")
+"""The hand-written style sheet and script inlined into every page (package data)."""
+MARK_MEANING = "did not hold up as a distinct style on held-out levels"
+
+
+def _asset(name: str) -> str:
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _floats(values: Any) -> list[float | None]:
+    """Numbers for JSON: NaN, infinities and missing values become null."""
+    out: list[float | None] = []
+    for v in values:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            out.append(None)
+            continue
+        out.append(x if math.isfinite(x) else None)
+    return out
+
+
+def _column(frame: pd.DataFrame, name: str) -> list[float | None]:
+    """A numeric column as JSON numbers, or all null when the table lacks it (an old run)."""
+    if name not in frame:
+        return [None] * len(frame)
+    return _floats(pd.to_numeric(frame[name], errors="coerce"))
+
+
+def _flags(frame: pd.DataFrame, name: str) -> list[bool | None]:
+    """A true/false column read back from CSV (null where empty or absent)."""
+    if name not in frame:
+        return [None] * len(frame)
+    return [None if v is None or v != v or str(v).strip() == "" else csv_true(v)
+            for v in frame[name]]
+
+
+def _describe(feature: Any, name: str, level: int) -> str:
+    """A low (0), middle (1) or high (2) value of a feature in words (its registered words,
+    else `low <name>`), as exported presets name styles (`qd.export.style_name`)."""
+    words = tuple(getattr(feature, "words", ()) or ())
+    if len(words) == 3:
+        return str(words[level])
+    return f"{('low', 'medium', 'high')[level]} {name}"
+
+
+def style_name(values: Mapping[str, float | None], axes: list, features: Mapping[str, Any]) -> str:
+    """An elite's style in words: the third of each grid feature's range its value is in.
+
+    Args:
+        values: grid feature -> the value named (None or NaN: `no <feature>`).
+        axes: the grid's axes (`qd.rundir.Axis`).
+        features: feature name -> the feature (its words), possibly empty.
+    """
+    words = []
+    for a in axes:
+        v = values.get(a.name)
+        if v is None or not math.isfinite(v):
+            words.append(f"no {a.name}")
+            continue
+        t = 0.5 if a.hi <= a.lo else (v - a.lo) / (a.hi - a.lo)
+        words.append(_describe(features.get(a.name), a.name, 0 if t < 1 / 3 else
+                               2 if t > 2 / 3 else 1))
+    return ", ".join(words)
+
+
+def _presets(run: RunFiles) -> dict[str, list[dict[str, str]]]:
+    """cell -> the presets of the run directory's preset files (`playstyles export`'s default
+    files) made from that elite: file name and preset name. A file that cannot be read is
+    left out (it is no table of the run)."""
+    out: dict[str, list[dict[str, str]]] = {}
+    for kind in PRESET_KINDS:
+        path = run.path(presets_file(kind))
+        if not path.is_file():
+            continue
+        try:
+            data = read_json(path)
+        except ValueError:
+            continue
+        presets = data.get("presets") if isinstance(data, dict) else None
+        for p in presets if isinstance(presets, list) else []:
+            ev = p.get("evidence") if isinstance(p, dict) else None
+            if isinstance(ev, dict) and isinstance(p.get("name"), str) and "cell" in ev:
+                out.setdefault(str(ev["cell"]), []).append({"file": path.name,
+                                                            "name": p["name"]})
+    return out
+
+
+def _control(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The control genome's numbers (validation_summary.json `control`), or None."""
+    c = summary.get("control")
+    if not isinstance(c, dict):
+        return None
+    feats = {}
+    for f, v in (c.get("features") or {}).items():
+        if isinstance(v, dict):
+            ci = v.get("ci") if isinstance(v.get("ci"), list) and len(v["ci"]) == 2 else [None, None]
+            feats[str(f)] = {"mean": _floats([v.get("mean")])[0], "ci": _floats(ci),
+                             "games": v.get("games")}
+    out = {"games": c.get("games"), "win_rate": _floats([c.get("win_rate")])[0],
+           "win_rate_ci": _floats(c.get("win_rate_ci") or [None, None]), "features": feats}
+    if "mean_score" in c:
+        out["mean_score"] = _floats([c.get("mean_score")])[0]
+        out["mean_score_ci"] = _floats(c.get("mean_score_ci") or [None, None])
+    return out
+
+
+def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
+                  title: str | None = None) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-ready mapping (columns of equal length, one
+    entry per elite in elites.csv's order; null where a run lacks a value).
+
+    Args:
+        run: the run directory (checked: `RunFiles.check`).
+        features: feature name -> the feature (its `doc` and `words`); default bare names.
+        title: the page's title (default: names the run).
+    """
+    features = features or {}
+    axes = run.axes
+    elites = run.elites
+    n = len(elites)
+    scripts = run.weight_columns()
+    stats = run.feature_columns() if not elites.empty else []
+    v = run.validation
+    validated = v is not None and not v.empty
+    summary = (run.validation_summary or {}) if validated else {}
+    counted = validated and styles_counted(summary) and "distinct" in v
+    cols: dict[str, list[Any]] = {"cell": [str(c) for c in elites.get("cell", [])]}
+    for c in ("win_rate", "wins", "games", "mean_score", "objective", "batch", "evaluation"):
+        cols[c] = _column(elites, c)
+    cols["ci_low"], cols["ci_high"] = (_column(elites, c) for c in WIN_RATE_CI)
+    games = pd.to_numeric(elites["games"], errors="coerce").to_numpy(float) if n else np.zeros(0)
+    for f in stats:
+        cols[f"mean:{f}"] = _column(elites, mean_column(f))
+        if se_column(f) in elites:
+            cols[f"se:{f}"] = _column(elites, se_column(f))
+        else:  # an older run: the standard error from the (population) spread, as written now
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sd = pd.to_numeric(elites[std_column(f)], errors="coerce").to_numpy(float)
+                cols[f"se:{f}"] = _floats(np.where(games > 1, sd / np.sqrt(games - 1), np.nan))
+    for w in scripts:
+        cols[f"w:{w}"] = _column(elites, w)
+    cols["dominant"] = [dominant_scripts({w: r[w] for w in scripts}) if scripts else ""
+                        for r in elites[scripts].to_dict("records")] if n else []
+    grid = run.grid_indices() if n else np.zeros((0, len(axes)), dtype=int)
+    vgrid = np.full((n, len(axes)), -1, dtype=int)
+    if validated:
+        joined = elites[["index"]].merge(v, on="index", how="left")
+        at = joined["validated_grid_index"] if "validated_grid_index" in joined \
+            else joined["grid_index"]
+        for k, g in enumerate(at):
+            if isinstance(g, str) or (g is not None and g == g):
+                vgrid[k] = [int(x) for x in str(g).split(",")]
+        for c in ("win_rate", "games", "wins", "mean_score"):
+            cols[f"v:{c}"] = _column(joined, validated_column(c))
+        cols["v:ci_low"], cols["v:ci_high"] = (_column(joined, c) for c in WIN_RATE_CI)
+        for a in axes:
+            cols[f"v:{a.name}"] = _column(joined, validated_column(a.name))
+            lo, hi = validated_ci_columns(a.name)
+            cols[f"v:ci_low:{a.name}"] = _column(joined, lo)
+            cols[f"v:ci_high:{a.name}"] = _column(joined, hi)
+        cols["v:cell"] = [str(c) if isinstance(c, str) else None
+                          for c in joined.get("validated_cell", pd.Series([None] * n))]
+        cols["style"] = _column(joined, STYLE_COLUMNS[0])
+        for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "weaker")):
+            cols[key] = _flags(joined, c)
+    names = []
+    for k in range(n):
+        held = validated and cols["v:win_rate"][k] is not None
+        vals = {a.name: (cols[f"v:{a.name}"][k] if held else
+                         cols.get(f"mean:{a.name}", [None] * n)[k]) for a in axes}
+        names.append(style_name(vals, axes, features))
+    cols["style_name"] = names
+    scored = summary.get("styles", {}).get("quality") == "score" if counted else False
+    return {
+        "version": DATA_VERSION,
+        "title": title or f"playstyles archive explorer: {run.name}",
+        "run": run.name,
+        "where": str(run.dir) if not run.dir.is_absolute() else run.dir.name,
+        "game": str(run.config.get("game", "")),
+        "opponent": (run.config.get("opponent") or {}).get("name"),
+        "axes": [{"name": a.name, "lo": a.lo, "hi": a.hi, "width": a.width, "bins": a.bins,
+                  "label": axis_label(a.name, features.get(a.name))} for a in axes],
+        "scripts": scripts,
+        "stats": stats,
+        "n": n,
+        "grid": grid.ravel().tolist(),
+        "vgrid": vgrid.ravel().tolist(),
+        "cols": cols,
+        "sources": {"evolved": run.elites_source,
+                    "held": validation_source(summary) if validated else None},
+        "validated": validated,
+        "counted": bool(counted),
+        "score_quality": bool(scored),
+        "headline": headline(summary) if validated else
+        f"No style has been checked on held-out levels: validate the run "
+        f"(playstyles validate {run.dir.name}).",
+        "control": _control(summary) if validated else None,
+        "wide": WIDE_INTERVAL,
+        "mark": MARK_MEANING,
+        "presets": _presets(run),
+    }
+
+
+def data_script(data: Mapping[str, Any]) -> str:
+    """The data as JSON that is safe inside a `<script>` element: no `</script>`, comment
+    or CDATA opener can end or change the element (`<`, `>`, `&` and the JavaScript line
+    separators escaped as \\uXXXX, which JSON reads back unchanged)."""
+    text = json.dumps(data, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    for ch in ("<", ">", "&", "\u2028", "\u2029"):
+        text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
+
+
+def _escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def explorer_html(data: Mapping[str, Any]) -> str:
+    """The page: the data, the style sheet and the script, in one file.
+
+    Args:
+        data: `explorer_data`.
+    """
+    css, js = (_asset(a) for a in ASSETS)
+    title = _escape(str(data.get("title", "")))
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{title}</title>\n<style>\n{css}</style></head>\n<body>\n"
+            f"<noscript>This page needs JavaScript to draw the archive.</noscript>\n"
+            f"<script type=\"application/json\" id=\"explorer-data\">{data_script(data)}"
+            f"</script>\n<script>\n{js}</script>\n</body></html>\n")
+
+
+def write_explorer(run: RunFiles | str | Path, features: Mapping[str, Any] | None = None,
+                   title: str | None = None) -> Path:
+    """Write explorer.html into the run directory.
+
+    Args:
+        run: the run directory (or its `RunFiles`).
+        features: feature name -> the feature (its `doc` and `words`; the caller loads them
+            from the game's code, `qd.features.feature_texts`; default: bare names).
+        title: the page's title (default: names the run).
+
+    Returns:
+        The page's path.
+    """
+    run = run if isinstance(run, RunFiles) else RunFiles(run).check()
+    return atomic_write(run.path(EXPLORER), explorer_html(explorer_data(run, features, title)))
+
+
+__all__ = ["explorer_data", "explorer_html", "write_explorer", "data_script", "style_name"]

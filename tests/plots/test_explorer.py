@@ -1,0 +1,309 @@
+"""The archive explorer (explorer.html): the page's data equal to the run's files, a page that
+needs nothing from elsewhere, and, in a real browser (headless Chromium), a click on a cell
+that opens the elite's card with the numbers of elites.csv and validation.csv, the held-out
+view, a comparison of two elites, a screenshot that is not blank, the Tribolo and Navy runs,
+an old run without its optional columns, and a 10,000-cell archive's load and click times.
+
+The browser tests need the `playwright` Python package (the test extra) and Debian's
+Chromium (`/usr/bin/chromium`, installed by `.ci/run`); without either they skip, saying
+which is missing."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.bench_explorer import (
+    CHROMIUM_ARGS,
+    COMMITTED_RUNS,
+    browser_path,
+    committed_page,
+    synthetic_run,
+)
+from playstyles.cli import main
+from plots.explorer import data_script, explorer_data, explorer_html, write_explorer
+from qd.features import feature_texts
+from qd.rundir import RunFiles
+from tests.plots.test_report import fake_run
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "experiments" / "results"
+QUICKSTART = RESULTS / "quickstart"
+TRIBOLO = RESULTS / "tribolo" / "quickstart"
+NAVY = RESULTS / "navy" / "quickstart"
+
+
+def pct(v: float) -> str:
+    """A rate as the page prints it."""
+    return f"{100 * v:.1f}%"
+
+
+def num(v: float) -> str:
+    """A number as the page prints it (3 significant digits)."""
+    return str(int(round(v))) if abs(v) >= 1000 else f"{float(f'{v:.3g}'):g}"
+
+
+def copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+# ------------------------------------------------------------------ the page without a browser
+
+def test_the_data_is_the_run_directorys_files(tmp_path):
+    d = copy(QUICKSTART, tmp_path / "quickstart")
+    data = explorer_data(RunFiles(d).check(), feature_texts("tribes"))
+    elites = pd.read_csv(d / "elites.csv")
+    v = pd.read_csv(d / "validation.csv").set_index("index")
+    cols = data["cols"]
+    assert data["n"] == len(elites) and cols["cell"] == elites["cell"].tolist()
+    assert cols["win_rate"] == elites["win_rate"].tolist()
+    assert cols["ci_low"] == elites["win_rate_ci_low"].tolist()
+    assert cols["w:SpawnFastest"] == elites["SpawnFastest"].tolist()
+    assert cols["mean:buildings"] == elites["buildings_mean"].tolist()
+    assert cols["v:win_rate"] == v.loc[elites["index"], "win_rate_validated"].tolist()
+    assert cols["v:ci_high"] == v.loc[elites["index"], "win_rate_ci_high"].tolist()
+    assert cols["distinct"] == [bool(x) for x in v.loc[elites["index"], "distinct"]]
+    assert data["grid"][:3] == [0, 0, 0] and data["validated"] and data["counted"]
+    assert data["sources"]["held"] == "held out (84 games on 21 held-out levels)"
+    assert data["control"]["games"] == 84
+    assert data["axes"][0]["label"].startswith("buildings: ")
+    # a style named by the thirds of the grid range, with the game's words
+    k = cols["cell"].index("1.7:0:0.62")
+    assert cols["style_name"][k] == "some buildings, few defenders, steady research"
+
+
+def test_the_page_is_one_file_that_fetches_nothing_and_escapes_its_data(tmp_path):
+    d = fake_run(tmp_path / "r")
+    run = RunFiles(d).check()
+    data = explorer_data(run, title="a </script><script>alert(1)</script> & more")
+    page = explorer_html(data)
+    assert page.count("</script>") == 2  # the data's and the script's own ends only
+    assert "http://" not in page and "https://" not in page and " src=" not in page
+    blob = re.search(r'id="explorer-data">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(blob)["title"] == data["title"]
+    assert "\\u003c/script\\u003e" in data_script(data)
+    assert "playstyles archive explorer" not in page  # the title given is used
+    assert not data["validated"] and data["control"] is None
+    # an old run: no win-rate interval nor standard errors stored; the errors derived
+    assert data["cols"]["ci_low"] == [None] * len(data["cols"]["cell"])
+    assert data["cols"]["se:attacks"][0] == pytest.approx(0.1 / np.sqrt(3))
+
+
+def test_the_report_writes_the_explorer(tmp_path, capsys):
+    d = copy(NAVY, tmp_path / "navy")
+    assert main(["report", str(d)]) == 0
+    out = capsys.readouterr().out
+    page = d / "explorer.html"
+    assert f"explorer: {page}" in out and page.stat().st_size < 1_000_000
+    assert '"game":"navy"' in page.read_text()
+
+
+@pytest.mark.parametrize("folder", sorted(COMMITTED_RUNS))
+def test_the_committed_pages_are_what_the_code_writes(monkeypatch, folder):
+    monkeypatch.chdir(REPO)
+    page = REPO / folder / "explorer.html"
+    assert page.read_text(encoding="utf-8") == committed_page(folder, COMMITTED_RUNS[folder]), \
+        f"{page} is out of date: python experiments/bench_explorer.py --pages"
+    assert page.stat().st_size < 1_000_000
+
+
+def test_the_script_and_style_sheet_ship_with_the_package():
+    import tomllib
+    conf = tomllib.loads((REPO / "pyproject.toml").read_text())
+    shipped = conf["tool"]["setuptools"]["package-data"]["plots.explorer"]
+    assert "*.js" in shipped and "*.css" in shipped
+    from importlib import resources
+    here = resources.files("plots.explorer")
+    assert "explorer-ready" in here.joinpath("explorer.js").read_text()
+    assert "#map" in here.joinpath("explorer.css").read_text()
+
+
+# ------------------------------------------------------------------ in a real browser
+
+@pytest.fixture(scope="module")
+def browser():
+    if browser_path() is None:
+        pytest.skip("no Chromium: install Debian's package chromium (.ci/run does) to run the "
+                    "explorer's browser tests")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("no playwright: pip install -e '.[test]' to run the explorer's browser "
+                    "tests")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=browser_path(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, page: Path):
+    """The page loaded and drawn, and the list its errors are collected into."""
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.goto(page.resolve().as_uri())
+    tab.wait_for_function("document.documentElement.dataset.ready === '1'")
+    return tab, errors
+
+
+def click_elite(tab, cell: str, modifiers=()) -> int:
+    i = tab.evaluate(f"explorer.eliteIndex({json.dumps(cell)})")
+    at = tab.evaluate(f"explorer.cellCenter({i})")
+    for key in modifiers:
+        tab.keyboard.down(key)
+    tab.mouse.click(at["x"], at["y"])
+    for key in modifiers:
+        tab.keyboard.up(key)
+    return i
+
+
+def text(tab, key: str) -> str:
+    return tab.inner_text(f'#card [data-k="{key}"]').strip()
+
+
+def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
+    d = copy(QUICKSTART, tmp_path / "quickstart")
+    assert main(["export", str(d), "--kind", "style", "--count", "2"]) == 0  # presets_style.json
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    cell = "1.7:0:0.62"
+    e = pd.read_csv(d / "elites.csv").set_index("cell").loc[cell]
+    v = pd.read_csv(d / "validation.csv").set_index("cell").loc[cell]
+    i = click_elite(tab, cell)
+    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    assert text(tab, "cell") == cell
+    assert text(tab, "win_rate:evolved") == pct(e["win_rate"])
+    assert text(tab, "win_rate-ci:evolved") == \
+        f"{pct(e['win_rate_ci_low'])} to {pct(e['win_rate_ci_high'])}"
+    assert text(tab, "games:evolved") == str(int(e["games"]))
+    assert text(tab, "win_rate:held") == pct(v["win_rate_validated"])
+    assert text(tab, "win_rate-ci:held") == \
+        f"{pct(v['win_rate_ci_low'])} to {pct(v['win_rate_ci_high'])}"
+    assert text(tab, "games:held") == str(int(v["games_validated"]))
+    assert text(tab, "f:buildings:evolved") == num(e["buildings_mean"])
+    assert text(tab, "f:research_slope:held") == num(v["research_slope_validated"])
+    assert text(tab, "w:ResearchMountains") == num(e["ResearchMountains"])
+    assert text(tab, "dominant") == "ResearchMountains 1, ResearchRange 1 (+1 more at 1)"
+    assert text(tab, "style_name") == "some buildings, few defenders, steady research"
+    assert "did not hold up" in tab.inner_text("#card h2")  # distinct is False for it
+    assert text(tab, "preset") == "preset:elite_1.7_0_0.62.json"
+    assert f"--cells {cell}" in text(tab, "export")
+    assert "No game of this elite was recorded" in text(tab, "boards")
+    last = tab.evaluate("explorer.lastClick()")
+    assert last["elite"] == i and last["handler_ms"] < 1000
+    # the held-out view: the elites at their held-out cells, coloured by held-out values
+    before = tab.evaluate("document.getElementById('map').toDataURL()")
+    legend = tab.inner_text("#legend-field")
+    tab.click("#view-held")
+    assert tab.evaluate("explorer.state().view") == "held"
+    assert tab.inner_text("#legend-field") != legend and "held out" in \
+        tab.inner_text("#legend-field")
+    assert tab.evaluate("document.getElementById('map').toDataURL()") != before
+    tab.click("#view-evolved")
+    assert tab.evaluate("document.getElementById('map').toDataURL()") == before
+    # an exported style: the card names its preset in the run directory's preset file
+    styles = json.loads((d / "presets_style.json").read_text())["presets"]
+    tab.evaluate(f"explorer.select(explorer.eliteIndex({json.dumps(styles[0]['evidence']['cell'])}))")
+    assert text(tab, "preset") == f"preset:{d.name}/presets_style.json#{styles[0]['name']}"
+    # two more elites compared side by side
+    a, b = [j for j in tab.evaluate("explorer.shownElites()") if j != i][:2]
+    cells = pd.read_csv(d / "elites.csv")["cell"]
+    click_elite(tab, cells[a], ["Shift"])
+    click_elite(tab, cells[b], ["Control"])
+    heads = tab.inner_text("#compare-table tr:first-child")
+    assert cells[a] in heads and cells[b] in heads
+    assert tab.evaluate("explorer.state().compare.length") == 2
+    shot = tab.screenshot(full_page=True)
+    assert errors == []
+    from PIL import Image
+    pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")).reshape(-1, 3)
+    colours = np.unique(pixels, axis=0)
+    assert len(colours) > 200  # a drawn map, text and bars, not a blank page
+    assert (pixels.min(axis=1) < 200).mean() > 0.05  # more than a few dark pixels
+    tab.close()
+
+
+@pytest.mark.parametrize("src,game", [(TRIBOLO, "tribolo"), (NAVY, "navy")])
+def test_the_tribolo_and_navy_runs_open_a_card(browser, tmp_path, src, game):
+    d = copy(src, tmp_path / game)
+    write_explorer(RunFiles(d).check(), feature_texts(game))
+    tab, errors = open_page(browser, d / "explorer.html")
+    elites = pd.read_csv(d / "elites.csv")
+    shown = tab.evaluate("explorer.shownElites()")
+    assert shown and set(shown) <= set(range(len(elites)))
+    i = shown[0]
+    at = tab.evaluate(f"explorer.cellCenter({i})")
+    tab.mouse.click(at["x"], at["y"])
+    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    assert text(tab, "cell") == elites["cell"][i]
+    assert text(tab, "games:evolved") == str(int(elites["games"][i]))
+    tab.click("#view-held")
+    assert tab.evaluate("explorer.state().view") == "held"
+    assert errors == []
+    tab.close()
+
+
+def test_an_old_run_not_validated_shows_dashes_and_no_held_out_view(browser, tmp_path):
+    d = fake_run(tmp_path / "old")  # no win-rate interval, no standard errors, no genome_scripts
+    write_explorer(d)
+    tab, errors = open_page(browser, d / "explorer.html")
+    assert tab.is_disabled("#view-held")
+    assert "not validated" in tab.inner_text("#held-note")
+    assert tab.evaluate("explorer.setView('held')") is False
+    click_elite(tab, "6:-1")
+    assert text(tab, "win_rate:evolved") == "75.0%"
+    assert text(tab, "win_rate-ci:evolved") == "\u2014"
+    assert text(tab, "w:SpawnRange") == "0.25"
+    assert errors == []
+    tab.close()
+
+
+def test_a_one_feature_grid_and_an_empty_archive_open(browser, tmp_path):
+    one = fake_run(tmp_path / "one", features=(("attacks", 0, 20, 2),), cells=((3, 0.5), (5, 0.7)))
+    empty = fake_run(tmp_path / "empty", cells=())
+    for d in (one, empty):
+        (d / "metrics.csv").unlink()  # its coverage is of the two-feature grid
+        write_explorer(d)
+    tab, errors = open_page(browser, one / "explorer.html")
+    assert tab.evaluate("explorer.state().y") == -1
+    click_elite(tab, "10")
+    assert text(tab, "win_rate:evolved") == "70.0%" and text(tab, "style_name") == "medium attacks"
+    assert errors == []
+    tab.close()
+    tab, errors = open_page(browser, empty / "explorer.html")
+    assert tab.evaluate("explorer.shownElites()") == []
+    assert tab.inner_text("#card") == "The archive has no elite yet."
+    assert errors == []
+    tab.close()
+
+
+def test_a_10000_cell_archive_loads_and_answers_clicks_fast(browser, tmp_path):
+    d = synthetic_run(tmp_path / "big", side=100)
+    start = time.perf_counter()
+    page = write_explorer(d)
+    built = time.perf_counter() - start
+    tab, errors = open_page(browser, page)
+    load = tab.evaluate("performance.getEntriesByName('explorer-ready')[0].startTime")
+    assert tab.evaluate("explorer.shownElites().length") == 10_000
+    times = []
+    for cell in ("0:0", "50:50", "99:99", "12:87"):
+        i = click_elite(tab, cell)
+        tab.wait_for_selector(f'#card[data-elite="{i}"]')
+        times.append(tab.evaluate("explorer.lastClick().handler_ms"))
+        assert text(tab, "cell") == cell
+    print(f"10,000 cells: written in {built:.2f} s, loaded in {load:.0f} ms, click to card "
+          f"median {np.median(times):.1f} ms (n = {len(times)})")
+    # bounds with room for a busy machine: experiments/bench_explorer.py measures them
+    assert load < 4000 and np.median(times) < 200
+    assert errors == []
+    tab.close()
