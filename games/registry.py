@@ -7,12 +7,20 @@ registries); nothing registers as a side effect of an import. The generic layers
 for a game by name; the first such request imports the game's plug-in module and calls its
 `register()` (`load_plugin`).
 
-Three ways make a plug-in known:
+Four ways make a plug-in known:
 
 * `PLUGINS` below: one line per game shipped with playstyles;
 * an installed package's entry point in the group ``playstyles.games`` (name = the game or
   family name, value = the module that registers it);
-* `register_plugin(name, module)` at run time (e.g. a test's game).
+* `register_plugin(name, module)` at run time (e.g. a test's game);
+* the environment variable ``PLAYSTYLES_PLUGINS`` (`PLUGINS_ENV`), a JSON object of names and
+  modules, read on the first lookup: the Ray layer (`play.parallel`) hands a driver's plug-ins
+  to its workers this way.
+
+A game registered with `register_game` alone, outside any plug-in's `register()`, exists in
+its process only: another process (a Ray worker) cannot build it by name
+(`games_without_plugin`). `outside_plugins` names the plug-ins beyond the shipped ones that a
+process knows, the ones its workers must know too.
 
 A *family* registers every game of a library under one prefix: ``openspiel:connect_four`` is
 the game ``connect_four`` of the ``openspiel`` family. Lookups of per-game parts try the full
@@ -23,6 +31,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
+import os
 from typing import Any, Callable
 
 from playstyles.limits import short
@@ -35,7 +45,17 @@ PLUGINS: dict[str, str] = {
 }
 """Game (or family) name -> the module that registers it."""
 
+SHIPPED_PLUGINS: dict[str, str] = dict(PLUGINS)
+"""The plug-ins of the games shipped with playstyles (`PLUGINS` before any is added)."""
+
 ENTRY_POINT_GROUP = "playstyles.games"
+
+PLUGINS_ENV = "PLAYSTYLES_PLUGINS"
+"""The environment variable of more plug-ins: a JSON object of game (or family) names and
+their modules, e.g. ``{"outgame": "outgame.plugin"}``. Read on the first lookup of a game;
+it adds to (and overrides) `PLUGINS`, but a name given to `register_plugin` in the process wins.
+The Ray layer sets it for its workers, so a driver's `register_plugin` reaches them."""
+
 
 class Registry:
     """Parts registered by name, the one type behind every registry of the project (agents,
@@ -187,6 +207,8 @@ _FAMILIES = Registry("game family")
 """Family prefix -> the factory of one of its games (from the name after the prefix)."""
 _INSTANCES: dict[str, Any] = {}
 _LOADED: set[str] = set()
+_REGISTERED: set[str] = set()  # names given to register_plugin in this process
+_FROM_ENV: list[bool] = []  # [True] once PLUGINS_ENV was read
 
 
 def register_game(name: str, factory: Callable[[], Any]) -> None:
@@ -206,8 +228,77 @@ def register_family(prefix: str, factory: Callable[[str], Any]) -> None:
 
 
 def register_plugin(name: str, module: str) -> None:
-    """Make a plug-in module known under a game or family name (imported on first use)."""
+    """Make a plug-in module known under a game or family name (imported on first use).
+
+    The plug-in reaches Ray workers too (`play.parallel`): a local Ray's workers get the name
+    and the directory the module is imported from, and a cluster gets the module's top-level
+    package shipped with the job. Register before the games start."""
     PLUGINS[name] = module
+    _REGISTERED.add(name)
+
+
+def _read_env() -> None:
+    """Add the plug-ins of `PLUGINS_ENV` to `PLUGINS`, once (a malformed value is one error,
+    raised on every lookup until it is fixed)."""
+    if _FROM_ENV:
+        return
+    text = os.environ.get(PLUGINS_ENV, "").strip()
+    if text:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not all(
+                isinstance(k, str) and k and isinstance(v, str) and v for k, v in data.items()):
+            raise ValueError(f"game: {PLUGINS_ENV} must be a JSON object of game names and "
+                             f"plug-in modules, e.g. {{\"mygame\": \"mygame.plugin\"}}; got "
+                             f"{short(text)}")
+        for name, module in data.items():
+            if name not in _REGISTERED:
+                PLUGINS[name] = module
+    _FROM_ENV.append(True)
+
+
+def plugin_module(name: str) -> str | None:
+    """The module of the plug-in that registers a game (or its family): from `PLUGINS`
+    (with `register_plugin` and `PLUGINS_ENV`), else an installed entry point; None when no
+    plug-in names it (a game registered with `register_game` alone, or an unknown one).
+
+    Args:
+        name: a game or family name.
+    """
+    _read_env()
+    fam = family_of(name)
+    return PLUGINS.get(fam) or _entry_points().get(fam)
+
+
+def outside_plugins(loaded_only: bool = False) -> dict[str, str]:
+    """The plug-ins this process knows beyond the shipped ones, by name: every `PLUGINS`
+    entry that is not one of `SHIPPED_PLUGINS` (from `register_plugin` or `PLUGINS_ENV`) and
+    every entry-point plug-in loaded so far. Other processes of a run (Ray workers) must know
+    them too.
+
+    Args:
+        loaded_only: only the plug-ins loaded in this process (the ones its games used).
+    """
+    _read_env()
+    out = {n: m for n, m in PLUGINS.items() if SHIPPED_PLUGINS.get(n) != m}
+    if _LOADED - set(PLUGINS):
+        points = _entry_points()
+        out.update({n: points[n] for n in sorted(_LOADED) if n not in PLUGINS and n in points})
+    if loaded_only:
+        out = {n: m for n, m in out.items() if n in _LOADED}
+    return out
+
+
+def games_without_plugin() -> list[str]:
+    """Games (and families) registered in this process that no plug-in names (`register_game`
+    or `register_family` called outside a plug-in's `register()`, or under another name than
+    the plug-in's): another process, such as a Ray worker, cannot build them by name."""
+    _read_env()
+    names = set(_GAMES) | set(_FAMILIES)
+    points = _entry_points() if names - set(PLUGINS) else {}
+    return sorted(n for n in names if n not in PLUGINS and n not in points)
 
 
 def family_of(name: str) -> str:
@@ -236,7 +327,7 @@ def load_plugin(name: str) -> None:
     fam = family_of(name)
     if fam in _LOADED:
         return
-    module = PLUGINS.get(fam) or _entry_points().get(fam)
+    module = plugin_module(fam)
     if module is None:
         return
     try:
@@ -277,6 +368,7 @@ def get_game(name: str):
 
 def game_names() -> list[str]:
     """Registered and installable games; a family shows as ``NAME:...``."""
+    _read_env()
     names = set(_GAMES) | {f"{f}:..." for f in _FAMILIES}
     for n in set(PLUGINS) | set(_entry_points()):
         if n not in _GAMES and n not in _FAMILIES:

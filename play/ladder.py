@@ -33,7 +33,7 @@ import pandas as pd
 from agents.registry import accepts
 from games.registry import get_game
 from play.journal import GameJournal, play_missing
-from play.parallel import ray_session
+from play.parallel import check_playable, ray_session
 from play.presets import dump_presets, load_presets
 from play.runner import AgentSpec, GameSpec
 from play.stats import Ratings, bradley_terry, wilson_interval
@@ -368,6 +368,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     if n_games < 1:
         raise ValueError(f"games: at least one game per pair, got {n_games}")
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed, players, filler)
+    check_playable([pf.game], address, workers)
     out = claim_folder(out if out is not None else ladder_dir(presets_path), command=LADDER,
                        force=force, resume=resume, ours=is_ladder_dir)
     journal = GameJournal(out / JOURNAL, specs, "ladder", resume=resume)

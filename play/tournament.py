@@ -24,7 +24,7 @@ from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
 from play.journal import GameJournal, play_missing
-from play.parallel import progress, run_games
+from play.parallel import check_playable, progress, run_games
 from play.presets import full_params
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
@@ -289,6 +289,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                                 total=len(specs), desc="tournament", enabled=show_progress))
         games = games_frame(records, config.agents)
         return games, summarise(games, columns)
+    check_playable([config.game], address, workers)
     claim_folder(out, command=TOURNAMENT, force=force, resume=resume,
                  ours=lambda d: (d / "tournament.json").is_file() or (d / JOURNAL).is_file())
     journal = GameJournal(out / JOURNAL, specs, TOURNAMENT, resume=resume)

@@ -230,10 +230,12 @@ class BatchGames:
     Args:
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: CPUs of a local Ray (default: all); 0 plays in-process without Ray.
+        games: the games it will play (their plug-ins reach the workers: `GamePool`).
     """
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
-        self.pool = GamePool(address, workers)
+    def __init__(self, address: str | None = None, workers: int | None = None,
+                 games: Iterable[str] = ()) -> None:
+        self.pool = GamePool(address, workers, games=games)
         self.batches: dict[int, PlayingBatch] = {}
 
     def start(self, index: int, specs: Sequence[GameSpec],
@@ -302,7 +304,7 @@ def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
     `on_result(index, record)` is called as each new game arrives (for the partial-batch file
     and the progress bar). A game that arrives twice or never is an error, not a silent fix.
     """
-    games = BatchGames(address, workers)
+    games = BatchGames(address, workers, dict.fromkeys(s.game for s in specs))
     try:
         b = games.start(0, specs, done)
         while not b.complete:
@@ -344,9 +346,10 @@ def whole(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x
 
 
-def worker_count(address: str | None, workers: int | None) -> int:
-    """CPUs that play games: 1 in-process, else what the Ray cluster offers."""
+def worker_count(address: str | None, workers: int | None, games: Iterable[str] = ()) -> int:
+    """CPUs that play games: 1 in-process, else what the Ray cluster offers (started or
+    joined for `games`: `play.parallel.ensure_ray`)."""
     if workers == 0 and not address:
         return 1
-    ray = ensure_ray(address, workers)
+    ray = ensure_ray(address, workers, games)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -54,7 +54,7 @@ from scipy import stats
 
 from play.journal import GameJournal
 from play.ladder import alternating_games
-from play.parallel import ray_session
+from play.parallel import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.files import atomic_write, check_folder, claim_folder, read_json
@@ -413,6 +413,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     else:
         n, chosen = None, None
     journal_path = out / JOURNAL
+    check_playable([config.game], address, workers)
     claim_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
     with ray_session():
         if n is None:  # the pilot: game 0 of every genome, part of the final games

@@ -42,7 +42,14 @@ from typing import Any, Callable, Iterator, Sequence
 import pandas as pd
 
 from play.journal import Interrupted
-from play.parallel import TASK_RETRIES, GameLost, check_address, cluster_size, ray_session
+from play.parallel import (
+    TASK_RETRIES,
+    GameLost,
+    check_address,
+    check_playable,
+    cluster_size,
+    ray_session,
+)
 from play.runner import GameRecord
 from playstyles.files import atomic_write, check_folder, claim_folder
 from qd.checkpoint import (
@@ -302,6 +309,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     """
     config, run_dir, kept = _prepare(config_path, out, resume)
     cluster = address or os.environ.get("RAY_ADDRESS")
+    check_playable([config.game], address, workers)  # (a game the workers cannot play)
     if cluster and workers != 0:  # a cluster that does not answer: nothing is written
         check_address(cluster)
     claim_folder(run_dir, command=EVOLVE, resume=resume, ours=_occupied)
@@ -428,7 +436,7 @@ def _loop(evo: Evolution, run_dir: Path, address, workers, show_progress: bool,
     plan = config.plan()
     gpi = plan.games_per_individual
     busy_run = not evo.finished
-    n_workers = worker_count(address, workers) if busy_run else 1
+    n_workers = worker_count(address, workers, [config.game]) if busy_run else 1
     alive = (n_workers, 1) if workers == 0 and not address else cluster_size()
     log.info("%d CPUs on %d node(s) play games; %d games per genome; pipeline lag %d (batches "
              "in flight)", n_workers, alive[1], gpi, lag)
@@ -439,7 +447,7 @@ def _loop(evo: Evolution, run_dir: Path, address, workers, show_progress: bool,
         bar = tqdm(total=total, initial=min(state.games, total),
                    unit="game", desc=config.name, dynamic_ncols=True)
         _postfix(bar, state)
-    games = BatchGames(address, workers) if busy_run else None
+    games = BatchGames(address, workers, [config.game]) if busy_run else None
     partial = PartialLog(run_dir / PARTIAL)
     carried = read_partial(partial.path, state.batch)  # games finished before a restart
     batches = 0

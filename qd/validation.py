@@ -39,7 +39,7 @@ import pandas as pd
 from games.registry import get_game
 from play.journal import GameJournal
 from play.ladder import alternating_games
-from play.parallel import ray_session
+from play.parallel import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import mean_interval, wilson_interval
 from playstyles.files import atomic_write
@@ -376,6 +376,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")
     specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control)
+    check_playable([config.game], address, workers)
 
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
     with journal.interruptible():
