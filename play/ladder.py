@@ -34,7 +34,7 @@ from agents.registry import accepts
 from games.registry import get_game
 from play.journal import GameJournal, play_missing
 from play.parallel import check_playable, ray_session
-from play.presets import dump_presets, load_presets
+from play.presets import dump_presets, load_presets, weight_controls
 from play.runner import AgentSpec, GameSpec
 from play.stats import Ratings, bradley_terry, wilson_interval
 from play.tournament import (
@@ -312,7 +312,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
                address: str | None = None, show_progress: bool = True,
                resume: bool = False, field: str | None = None,
-               finish: bool = True, force: bool = False) -> LadderResult:
+               finish: bool = True, force: bool = False, control: bool = True) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
     baselines, write the win matrix and the verdict. Levels default to the levels the
     presets were validated on (else their run's held-out levels, else the game's default
@@ -332,13 +332,19 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
 
     The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
     ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
-    is refused before anything is written (`playstyles.files.claim_folder`)."""
+    is refused before anything is written (`playstyles.files.claim_folder`).
+
+    With `control` (the default), every evolved preset's default-weight control
+    (`play.presets.weight_controls`) plays in the round robin as a baseline: a style is ranked
+    beside the same search without evolved weights."""
 
     pf = load_presets(presets_path)
     level_set = get_game(pf.game).level_set
     if len(pf.presets) < 2 and not baselines:
         raise ValueError(f"{presets_path}: a ladder needs at least two agents")
     agents = [p.spec() for p in pf.presets] + _baseline_specs(baselines, pf.presets, pf.game)
+    if control:
+        agents += weight_controls(agents)
     labels = [a.display() for a in agents]
     if len(set(labels)) != len(labels):
         raise ValueError(f"agents: labels must be distinct, got {labels} (give a baseline "

@@ -82,6 +82,41 @@ class Preset:
         return out
 
 
+CONTROL = "control"
+"""The label of an evolved agent's default-weight control (with its budget when there are
+several)."""
+
+
+def weight_controls(agents: Sequence[AgentSpec]) -> list[AgentSpec]:
+    """The default-weight controls that `agents` lack: for each distinct agent with evolved
+    weights (its name and its other parameters: budget, search constants), the same agent
+    without weights, unless one is among `agents` already. Wherever an evolved style is
+    ranked (ladders, tournaments), its control sits at the table too, so that the ranking
+    shows what evolution added to the search.
+
+    Args:
+        agents: the agents at the table.
+    """
+    have = {(a.name, tuple(sorted(a.params))) for a in agents if not dict(a.params).get("weights")}
+    wanted: dict[tuple, None] = {}
+    for a in agents:
+        params = dict(a.params)
+        if not params.get("weights"):
+            continue
+        rest = tuple(sorted((k, v) for k, v in params.items() if k != "weights"))
+        if (a.name, rest) not in have:
+            wanted.setdefault((a.name, rest), None)
+    out = []
+    for name, rest in wanted:
+        label = CONTROL
+        if len(wanted) > 1:
+            label = f"{CONTROL} ({','.join(f'{k}={v}' for k, v in rest if k == 'budget') or name})"
+        out.append(AgentSpec(name, rest, label))
+    if len({a.label for a in out}) != len(out):  # same budget, other constants: number them
+        out = [AgentSpec(a.name, a.params, f"{CONTROL} {i + 1}") for i, a in enumerate(out)]
+    return out
+
+
 @dataclass
 class PresetFile:
     game: str

@@ -25,13 +25,13 @@ from games.api import check_game_options
 from games.registry import get_game
 from play.journal import GameJournal, play_missing
 from play.parallel import check_playable, progress, run_games
-from play.presets import full_params
+from play.presets import full_params, weight_controls
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
 from playstyles.files import atomic_write, claim_folder, read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
-from playstyles.schema import check_count, check_keys
+from playstyles.schema import check_bool, check_count, check_keys
 
 
 @dataclass
@@ -350,7 +350,7 @@ def _version() -> str:
 
 
 _CONFIG_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget",
-                "seed")
+                "seed", "controls")
 _AGENT_KEYS = ("name", "label", "params")
 
 
@@ -432,6 +432,13 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
                                      f"(agents: {labels})")
                 idx.append(labels.index(who))
             pairings.append(tuple(idx))
+    controls = data.get("controls", True)
+    try:
+        check_bool(controls, "controls")
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+    if controls:
+        agents, pairings = with_controls(agents, pairings)
     checks = {"repetitions": lambda v: check_count(v, "repetitions", 1, MAX_REPETITIONS),
               "seed": lambda v: check_count(v, "seed", 0, MAX_SEED), "budget": check_budget}
     for key, check in checks.items():
@@ -460,6 +467,41 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,
                             repetitions=data.get("repetitions", 2), options=options,
                             budget=data.get("budget"), seed=data.get("seed", 0))
+
+
+def with_controls(agents: list[AgentSpec], pairings: list[tuple[int, ...]] | None
+                  ) -> tuple[list[AgentSpec], list[tuple[int, ...]] | None]:
+    """The agents with the default-weight control of every evolved agent among them
+    (`play.presets.weight_controls`), and the pairings with, for each table that seats an
+    evolved agent, the same table with its control in that seat (None: every table, as
+    before)."""
+    controls = weight_controls(agents)
+    if not controls:
+        return agents, pairings
+    labels = {a.display() for a in agents}
+    for c in controls:
+        if c.display() in labels:
+            raise ValueError(f"agents: the label {c.display()!r} is taken; it names the "
+                             "default-weight control of the evolved agents (or set controls: "
+                             "false)")
+    out = list(agents) + controls
+    if pairings is None:
+        return out, None
+    index = {}
+    for i, a in enumerate(agents):
+        params = dict(a.params)
+        if params.get("weights"):
+            rest = tuple(sorted((k, v) for k, v in params.items() if k != "weights"))
+            index[i] = next(len(agents) + j for j, c in enumerate(controls)
+                            if c.name == a.name and tuple(c.params) == rest)
+    more = list(pairings)
+    for table in pairings:
+        for seat, who in enumerate(table):
+            if who in index:
+                twin = table[:seat] + (index[who],) + table[seat + 1:]
+                if twin not in more:
+                    more.append(twin)
+    return out, more
 
 
 def load_config(path: str | Path) -> TournamentConfig:

@@ -367,7 +367,7 @@ def _ladder(args: argparse.Namespace) -> int:
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
                         show_progress=not args.quiet, resume=args.resume, field=args.field,
-                        force=args.force)
+                        force=args.force, control=not args.no_control)
     from plots.matrix import draw_ladder
     chart = draw_ladder(result.out, title=f"{Path(args.presets).name}: round robin")
     print((result.out / "ladder.md").read_text(), end="")
@@ -623,6 +623,9 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--field", metavar="AGENT",
                      help="games of more than two players: the agent in the seats a pair "
                           "leaves free (default: random)")
+    lad.add_argument("--no-control", action="store_true",
+                     help="leave out the evolved presets' default-weight control (the same "
+                          "search without evolved weights, a baseline by default)")
     lad.add_argument("--levels", help="level set (default: the presets' validation levels)")
     lad.add_argument("--rounds", type=ROUNDS, metavar="N",
                      help="play at most N rounds (default: the presets' game options)")

@@ -18,7 +18,7 @@ from play.ladder import (
     pair_table,
     run_ladder,
 )
-from play.presets import Preset, PresetFile, dump_presets, full_params
+from play.presets import Preset, PresetFile, dump_presets, full_params, weight_controls
 from play.stats import wilson_interval
 from playstyles.cli import main
 
@@ -141,6 +141,35 @@ def test_a_small_round_robin(tmp_path):
     b = pd.read_csv(again.out / "games.csv")
     cols = [c for c in games.columns if not c.endswith(("seconds", "think_s"))]
     pd.testing.assert_frame_equal(games[cols], b[cols])
+
+
+def test_evolved_presets_meet_their_default_weight_control(tmp_path, capsys):
+    weights = [{"ResearchFarms": 1.0, "SpawnRange": 0.0}, {"ResearchFarms": 0.0, "SpawnRange": 1.0}]
+    ps = [Preset(f"style {i}", "pmcts_pu", full_params("pmcts_pu", {"budget": 6, "weights": w},
+                                                       "tribes"), "tribes")
+          for i, w in enumerate(weights)]
+    pf = PresetFile("tribes", ps, "styles", {"max_rounds": 2}, {"held_out_levels": [11]})
+    path = dump_presets(pf, tmp_path / "styles.json")
+    controls = weight_controls([p.spec() for p in ps])
+    assert [c.label for c in controls] == ["control"]
+    assert dict(controls[0].params) == {k: v for k, v in ps[0].params.items() if k != "weights"}
+    r = run_ladder(path, games=2, workers=0, show_progress=False)
+    assert r.labels == ["style 0", "style 1", "control"]
+    games = pd.read_csv(r.out / "games.csv")
+    assert len(games) == 3 * 2 and "control" in set(games["agent"]) | set(games["opponent"])
+    info = json.loads((r.out / "ladder.json").read_text())
+    assert info["agents"][2]["params"] == {k: v for k, v in ps[0].params.items()
+                                           if k != "weights"}
+    assert info["verdict"]["order"] == ["style 0", "style 1"]  # the control is a baseline
+    assert main(["ladder", str(path), "--games", "2", "--workers", "0", "--quiet", "--out",
+                 str(tmp_path / "plain"), "--no-control"]) == 0
+    assert "control" not in pd.read_csv(tmp_path / "plain" / "ladder_matrix.csv")["agent"].tolist()
+    # presets of other budgets: one control per budget; presets without weights need none
+    other = Preset("style 2", "pmcts_pu", {**ps[0].params, "budget": 12}, "tribes")
+    assert [c.label for c in weight_controls([p.spec() for p in [*ps, other]])] == \
+        ["control (budget=6)", "control (budget=12)"]
+    assert weight_controls([Preset("mcts", "mcts", {"budget": 6}, "tribes").spec()]) == []
+    assert weight_controls([*(p.spec() for p in ps), controls[0]]) == []  # already there
 
 
 def test_ladder_from_the_command_line(tmp_path, capsys):

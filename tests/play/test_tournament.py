@@ -93,7 +93,9 @@ def test_summary_matches_hand_counted_games():
 @pytest.mark.parametrize("data, message", [
     ({"agents": ["random", "random:label=b"], "repetitons": 2},
      "repetitons: unknown key (known: game, agents, pairings, levels, repetitions, options, "
-     "budget, seed); did you mean 'repetitions'?"),
+     "budget, seed, controls); did you mean 'repetitions'?"),
+    ({"agents": ["random", "random:label=b"], "controls": "yes"},
+     "controls: true or false expected"),
     ({"agents": ["random", "nosuchagent"]}, "agents[1]: unknown agent 'nosuchagent'"),
     ({"agents": ["random", "random:depth=3,label=b"]}, "unknown parameter 'depth'"),
     ({"agents": ["random", {"name": "random", "lable": "b"}]},
@@ -114,6 +116,25 @@ def test_config_errors_name_the_key(data, message):
         config_from_dict({"game": "tribes", **data}, source="t.yaml")
     assert message in str(e.value)
     assert str(e.value).startswith("t.yaml")
+
+
+def test_an_evolved_agent_meets_its_default_weight_control():
+    style = {"name": "pmcts_pu", "label": "style", "params": {"budget": 20, "weights":
+                                                             {"ResearchFarms": 1.0}}}
+    c = config_from_dict({"game": "tribes", "agents": [style, "mcts"],
+                          "pairings": [["style", "mcts"]]})
+    assert [a.display() for a in c.agents] == ["style", "mcts", "control"]
+    assert dict(c.agents[2].params) == {"budget": 20} and c.agents[2].name == "pmcts_pu"
+    assert c.all_pairings() == [(0, 1), (2, 1)]  # the style's table, with its control too
+    every = config_from_dict({"game": "tribes", "agents": [style, "mcts"]})
+    assert every.pairings is None and len(every.all_pairings()) == 3
+    off = config_from_dict({"game": "tribes", "agents": [style, "mcts"], "controls": False})
+    assert [a.display() for a in off.agents] == ["style", "mcts"]
+    present = config_from_dict({"game": "tribes", "agents": [
+        style, {"name": "pmcts_pu", "label": "plain", "params": {"budget": 20}}]})
+    assert [a.display() for a in present.agents] == ["style", "plain"]
+    with pytest.raises(ValueError, match="the label 'control' is taken"):
+        config_from_dict({"game": "tribes", "agents": [style, "mcts:label=control"]})
 
 
 @pytest.mark.slow
