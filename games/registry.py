@@ -35,7 +35,7 @@ import json
 import os
 from typing import Any, Callable
 
-from playstyles.limits import short
+from playstyles.limits import MAX_TEXT, short
 
 PLUGINS: dict[str, str] = {
     "tribes": "games.tribes.plugin",
@@ -243,6 +243,9 @@ def _read_env() -> None:
     if _FROM_ENV:
         return
     text = os.environ.get(PLUGINS_ENV, "").strip()
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"game: {PLUGINS_ENV} holds {len(text)} characters, more than "
+                         f"{MAX_TEXT}")
     if text:
         try:
             data = json.loads(text)

@@ -81,6 +81,10 @@ def test_a_malformed_plugin_variable_is_one_error_naming_it(fresh_plugins, monke
         with pytest.raises(ValueError, match=r"^game: PLAYSTYLES_PLUGINS must be a JSON object "
                                              r"of game names and plug-in modules"):
             r.plugin_module("outgame")
+    monkeypatch.setenv(r.PLUGINS_ENV, '{"g": "' + "m" * 20_000 + '"}')
+    with pytest.raises(ValueError, match=r"^game: PLAYSTYLES_PLUGINS holds 20009 characters, "
+                                         r"more than 10000"):
+        r.plugin_module("outgame")
 
 
 def test_a_game_registered_outside_a_plugin_is_known_as_such(fresh_plugins):
