@@ -123,6 +123,12 @@ def _git(*args: str) -> str:
                           text=True).stdout.strip()
 
 
+def _shown(path: Path) -> str:
+    """A path as printed: from the repository's root when it is inside it."""
+    path = Path(path).resolve()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -229,7 +235,7 @@ def play(args: argparse.Namespace) -> int:
     atomic_write(out / "summary.md", markdown(summary))
     print("\n".join(accuracy_table(summary["tables"])))
     print(f"{len(chosen)} games, {len(frame)} positions, self-play {seconds:.0f} s; "
-          f"written to {out}")
+          f"written to {_shown(out)}")
     return 0
 
 
@@ -241,10 +247,10 @@ def recompute(args: argparse.Namespace) -> int:
     if args.check:
         want = json.loads((out / "summary.json").read_text())["tables"]
         if got != want:
-            print(f"check: the tables recomputed from {out / POSITIONS} differ from "
-                  f"{out / 'summary.json'}", file=sys.stderr)
+            print(f"check: the tables recomputed from {_shown(out / POSITIONS)} differ from "
+                  f"{_shown(out / 'summary.json')}", file=sys.stderr)
             return 1
-        print(f"check: {out / 'summary.json'} matches {out / POSITIONS}")
+        print(f"check: {_shown(out / 'summary.json')} matches {_shown(out / POSITIONS)}")
     return 0
 
 
@@ -258,7 +264,8 @@ def main() -> int:
     r.add_argument("--check", action="store_true",
                    help="fail when they differ from summary.json's")
     for q in (p, r):
-        q.add_argument("--out", default=str(ROOT / OUT), help="the results folder")
+        q.add_argument("--out", type=Path, default=ROOT / OUT,
+                       help=f"the results folder (default: {OUT})")
     args = ap.parse_args()
     return play(args) if args.mode == "play" else recompute(args)
 
