@@ -49,8 +49,8 @@ def main() -> None:
     print(f"{len(fit_levels)} fitting levels ({len(fit_rows)} positions), {len(val_levels)} "
           f"validation levels ({len(val_rows)} positions); held-out levels not read.")
     print()
-    print("| hidden | l2 | epochs run | validation accuracy | Wilson 95% | Brier | score leader "
-          "| fit s |")
+    print("| hidden | l2 | epochs run | validation accuracy | 95% (bootstrap over games) | Brier "
+          "| score leader | fit s |")
     print("|---|---|---|---|---|---|---|---|")
     for cand in args.candidates:
         hidden, l2, epochs = cand.split(":")

@@ -2,6 +2,8 @@
 
 * `wilson_interval`: the Wilson 95% interval of a proportion (a win rate);
 * `mean_interval`: a mean with its Student's t interval;
+* `cluster_bootstrap`: a mean over items grouped in clusters (positions of games), with the
+  percentile bootstrap interval that resamples whole clusters;
 * `welch_p`: Welch's t test of two samples (unequal variances), two-sided or one-sided;
 * `holm`: Holm's step-down correction, family-wise error at `alpha`;
 * `detectable`: the smallest difference of two means a test finds with 80% power;
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 from scipy import stats
@@ -65,6 +67,81 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, 
         return m, math.nan, math.nan, n
     half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(v.std(ddof=1)) / math.sqrt(n)
     return m, m - half, m + half, n
+
+
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of `cluster_bootstrap` by default."""
+
+BOOTSTRAP_SEED = 0
+"""The seed of `cluster_bootstrap` by default (the same data give the same interval)."""
+
+
+class ClusterInterval(NamedTuple):
+    """A mean over items with its cluster-bootstrap interval (`cluster_bootstrap`).
+
+    Args:
+        mean: the mean over all items.
+        low: the lower end of the interval.
+        high: the upper end.
+        n: items (finite values).
+        clusters: clusters holding them.
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    clusters: int
+
+
+def cluster_bootstrap(values: Sequence[float], clusters: Sequence[Any], level: float = 0.95,
+                      resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                      ) -> ClusterInterval:
+    """The mean of `values` with a percentile bootstrap interval over clusters: each resample
+    draws as many clusters as there are, with replacement, each with all its items, and takes
+    the mean over the items drawn. Items of one cluster (the positions of one game) are often
+    alike, so this interval is wider than one that treats every item as independent; with one
+    item per cluster it is the ordinary bootstrap (about Wilson's interval for 0/1 values).
+
+    Deterministic: the same data, `resamples` and `seed` give the same interval. NaN bounds
+    with fewer than two clusters (nothing to resample); a percentile interval has no width
+    when every value is equal (e.g. a share of 1).
+
+    Args:
+        values: one value per item (0/1 for a share); NaN items are dropped.
+        clusters: the cluster of each item (any hashable labels, e.g. game indices).
+        level: the interval's coverage.
+        resamples: bootstrap resamples (at least 1).
+        seed: the random generator's seed.
+    """
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(clusters)
+    if v.shape != c.shape or v.ndim != 1:
+        raise ValueError(f"cluster_bootstrap: values {v.shape} and clusters {c.shape} must be "
+                         f"two sequences of one length")
+    if resamples < 1:
+        raise ValueError(f"cluster_bootstrap: resamples must be at least 1, got {resamples}")
+    keep = np.isfinite(v)
+    v, c = v[keep], c[keep]
+    n = len(v)
+    if n == 0:
+        return ClusterInterval(math.nan, math.nan, math.nan, 0, 0)
+    _, which = np.unique(c, return_inverse=True)
+    sums = np.bincount(which, weights=v)
+    sizes = np.bincount(which).astype(float)
+    k = len(sums)
+    mean = float(v.mean())
+    if k < 2:
+        return ClusterInterval(mean, math.nan, math.nan, n, k)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, 2_000_000 // k)  # bounded memory: chunk x k drawn indices at a time
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        drawn = rng.integers(0, k, size=(stop - start, k))
+        means[start:stop] = sums[drawn].sum(axis=1) / sizes[drawn].sum(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return ClusterInterval(mean, float(lo), float(hi), n, k)
 
 
 def _flat(v: np.ndarray) -> bool:

@@ -7,7 +7,8 @@ level, is seen in training), fits a fully connected network with scikit-learn's
 `MLPClassifier` (Adam, log loss, the viewer's win as the positive class) and writes the model
 file of `agents.learned` with the held-out accuracy overall, by game phase (round buckets)
 and by whether the viewer is to move, next to the accuracy of a baseline that predicts the
-current score leader wins.
+current score leader wins; every interval is a percentile bootstrap over the held-out games
+(`INTERVAL`), since positions of one game are not independent.
 
 Config keys: those of a tournament config for the games (`game`, `agents`, `pairings`,
 `levels`, `repetitions`, `options`, `budget`, `seed`; pairings default to every agent against
@@ -30,7 +31,7 @@ from agents.encodings import get_encoding
 from agents.learned import ACTIVATIONS, Model
 from games.levels import split
 from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from play.stats import wilson_interval
+from play.stats import cluster_bootstrap, wilson_interval
 from play.tournament import (
     TournamentConfig,
     config_from_dict,
@@ -196,38 +197,119 @@ class TrainResult:
     summary: dict[str, Any]
 
 
-def accuracy(correct: np.ndarray) -> dict[str, Any]:
-    """Share of correct predictions with its Wilson 95% interval and the sample size."""
+INTERVAL = "bootstrap over games"
+"""How the accuracy intervals are made: a percentile bootstrap that resamples held-out games,
+each with all its positions (`play.stats.cluster_bootstrap`, 2000 resamples, a fixed seed).
+Positions of one game are not independent, so an interval over positions would be too narrow."""
+
+
+def _ci(lo: float, hi: float) -> list[float]:
+    """An interval rounded for a summary ((0, 1) when there was nothing to resample)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return [0.0, 1.0]
+    return [round(lo, 4), round(hi, 4)]
+
+
+def accuracy(correct: np.ndarray, games: np.ndarray | None = None) -> dict[str, Any]:
+    """Share of correct predictions with its 95% interval and the sample sizes.
+
+    Args:
+        correct: per position, whether the prediction was right.
+        games: per position, its game: the interval is then a percentile bootstrap over
+            games (`INTERVAL`) and the number of games is given; None: Wilson's interval
+            over positions (for positions that do not carry their game).
+    """
+    correct = np.asarray(correct, dtype=float)
     n = int(len(correct))
-    k = float(np.sum(correct))
-    lo, hi = wilson_interval(k, n)
-    return {"n": n, "accuracy": round(k / n, 4) if n else None,
-            "ci95": [round(lo, 4), round(hi, 4)]}
+    if games is None:
+        k = float(np.sum(correct))
+        lo, hi = wilson_interval(k, n)
+        return {"n": n, "accuracy": round(k / n, 4) if n else None,
+                "ci95": [round(lo, 4), round(hi, 4)], "interval": "Wilson over positions"}
+    b = cluster_bootstrap(correct, games)
+    return {"n": n, "games": b.clusters, "accuracy": round(b.mean, 4) if n else None,
+            "ci95": _ci(b.low, b.high), "interval": INTERVAL}
+
+
+def difference(correct: np.ndarray, other: np.ndarray, games: np.ndarray) -> dict[str, Any]:
+    """Accuracy of one predictor minus another's on the same positions, with the 95% interval
+    of a bootstrap over games (paired: a drawn game brings both predictions of each of its
+    positions).
+
+    Args:
+        correct: per position, whether the first predictor was right.
+        other: per position, whether the second one was.
+        games: per position, its game.
+    """
+    d = np.asarray(correct, dtype=float) - np.asarray(other, dtype=float)
+    b = cluster_bootstrap(d, games)
+    return {"n": b.n, "games": b.clusters,
+            "difference": round(b.mean, 4) if b.n else None,
+            "ci95": [round(b.low, 4), round(b.high, 4)] if np.isfinite(b.low) else [-1.0, 1.0],
+            "interval": INTERVAL}
+
+
+def phase_name(lo: int, hi: int | None) -> str:
+    """The name of a round bucket of `PHASES` ("0-9", "40+")."""
+    return f"{lo}-{hi}" if hi is not None else f"{lo}+"
+
+
+def accuracy_tables(value: np.ndarray, label: np.ndarray, rounds: np.ndarray,
+                    to_move: np.ndarray, score_lead: np.ndarray, games: np.ndarray
+                    ) -> dict[str, Any]:
+    """The accuracy of the sign of a model's values against the results (draws left out):
+    overall, by phase (`PHASES`) and by whether the viewer moves, each beside the baseline
+    "the current score leader wins" (a tie predicts a loss) and the model's accuracy minus
+    the baseline's; every interval a bootstrap over games (`INTERVAL`); plus the Brier score.
+
+    Args:
+        value: per position, the model's value 2p - 1.
+        label: per position, the result from the viewer: +1, -1, 0 (a draw).
+        rounds: per position, its round.
+        to_move: per position, whether the viewer is to move.
+        score_lead: per position, the viewer's score minus the best other's.
+        games: per position, its game.
+    """
+    value, label = np.asarray(value, dtype=float), np.asarray(label)
+    decided = label != 0
+    v, y, g = value[decided], label[decided], np.asarray(games)[decided]
+    rnd, mover = np.asarray(rounds)[decided], np.asarray(to_move, dtype=bool)[decided]
+    if not len(y):
+        return {"overall": accuracy(np.zeros(0), np.zeros(0))}
+    correct = np.sign(v) == y
+    baseline = np.where(np.asarray(score_lead)[decided] > 0, 1, -1) == y
+
+    def entry(m: np.ndarray) -> dict[str, Any]:
+        return {**accuracy(correct[m], g[m]), "score_leader": accuracy(baseline[m], g[m]),
+                "vs_score_leader": difference(correct[m], baseline[m], g[m])}
+
+    every = np.ones(len(y), dtype=bool)
+    overall = entry(every)
+    out: dict[str, Any] = {
+        "overall": {k: x for k, x in overall.items()
+                    if k not in ("score_leader", "vs_score_leader")},
+        "score_leader": overall["score_leader"], "vs_score_leader": overall["vs_score_leader"],
+        "brier": round(float(np.mean(((v - y) / 2) ** 2)), 4)}
+    phases = {}
+    for lo, hi in PHASES:
+        m = (rnd >= lo) & (rnd <= hi if hi is not None else True)
+        if m.any():
+            phases[phase_name(lo, hi)] = entry(m)
+    out["by_phase"] = phases
+    out["by_view"] = {name: entry(m) for name, m in (("to_move", mover), ("waiting", ~mover))
+                      if m.any()}
+    return out
 
 
 def evaluate_model(model: Model, samples: Samples) -> dict[str, Any]:
-    """Accuracy of the sign of the model's value against the result (draws left out):
-    overall, by phase (`PHASES`), by whether the viewer moves, and that of the baseline
-    "the current score leader wins" (a tie predicts a loss); plus the Brier score."""
+    """`accuracy_tables` of the model on `samples` (its values from the numpy forward pass the
+    evaluator uses; intervals a bootstrap over the samples' games)."""
     decided = samples.label != 0
     s = samples.rows(decided)
     if not len(s):
-        return {"overall": accuracy(np.zeros(0))}
-    v = model.values(s.matrix())
-    correct = np.sign(v) == s.label
-    baseline = np.where(s.score_lead > 0, 1, -1) == s.label
-    out: dict[str, Any] = {"overall": accuracy(correct), "score_leader": accuracy(baseline),
-                           "brier": round(float(np.mean(((v - s.label) / 2) ** 2)), 4)}
-    phases = {}
-    for lo, hi in PHASES:
-        m = (s.round >= lo) & (s.round <= hi if hi is not None else True)
-        if m.any():
-            phases[f"{lo}-{hi}" if hi is not None else f"{lo}+"] = {
-                **accuracy(correct[m]), "score_leader": accuracy(baseline[m])["accuracy"]}
-    out["by_phase"] = phases
-    out["by_view"] = {"to_move": accuracy(correct[s.to_move]),
-                      "waiting": accuracy(correct[~s.to_move])}
-    return out
+        return {"overall": accuracy(np.zeros(0), np.zeros(0))}
+    return accuracy_tables(model.values(s.matrix()), s.label, s.round, s.to_move,
+                           s.score_lead, s.game)
 
 
 def data_summary(samples: Samples, games: list[int]) -> dict[str, Any]:
@@ -368,17 +450,48 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
     return TrainResult(model=model, path=path, summary=model.metadata)
 
 
+def _fmt(x: Any, signed: bool = False) -> str:
+    if not isinstance(x, (int, float)):
+        return "" if x is None else str(x)
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def accuracy_table(h: dict[str, Any]) -> list[str]:
+    """The Markdown table of `accuracy_tables` (or of an older model's metadata, whose
+    intervals are Wilson's over positions): rows overall, by phase and by view; columns the
+    positions, the games, the model's accuracy, the score leader's, the difference, each
+    with its 95% interval."""
+
+    def span(a: Any, signed: bool = False) -> str:
+        if not isinstance(a, dict) or "ci95" not in a:
+            return ""
+        lo, hi = a["ci95"]
+        return f"{_fmt(lo, signed)} to {_fmt(hi, signed)}" if signed else f"{lo:.3f}-{hi:.3f}"
+
+    def row(name: str, a: dict[str, Any], base: Any, diff: Any) -> str:
+        b = base.get("accuracy") if isinstance(base, dict) else base
+        d = diff.get("difference") if isinstance(diff, dict) else None
+        acc = "-" if a.get("accuracy") is None else f"{a['accuracy']:.3f}"
+        return (f"| {name} | {a['n']} | {a.get('games', '')} | {acc} | {span(a)} | {_fmt(b)} "
+                f"| {span(base)} | {_fmt(d, True)} | {span(diff, True)} |")
+
+    how = h["overall"].get("interval", "Wilson over positions")
+    lines = [f"| held-out positions | positions | games | accuracy | 95% ({how}) | score leader "
+             f"| 95% | model - leader | 95% |",
+             "|---|---|---|---|---|---|---|---|---|",
+             row("all", h["overall"], h.get("score_leader"), h.get("vs_score_leader"))]
+    for name, a in h.get("by_phase", {}).items():
+        lines.append(row(f"rounds {name}", a, a.get("score_leader"), a.get("vs_score_leader")))
+    for name, a in h.get("by_view", {}).items():
+        lines.append(row(f"viewer {name.replace('_', ' ')}", a, a.get("score_leader"),
+                         a.get("vs_score_leader")))
+    return lines
+
+
 def to_markdown(meta: dict[str, Any]) -> str:
     """The held-out accuracy of a model's metadata as Markdown tables."""
     h = meta["held_out"]
     tr, ho = meta["data"]["train"], meta["data"]["held_out"]
-
-    def row(name: str, a: dict[str, Any], base: Any = "") -> str:
-        lo, hi = a["ci95"]
-        acc = "-" if a["accuracy"] is None else f"{a['accuracy']:.3f}"
-        b = f"{base:.3f}" if isinstance(base, float) else str(base)
-        return f"| {name} | {a['n']} | {acc} | {lo:.3f}-{hi:.3f} | {b} |"
-
     lines = [
         f"Model: game {meta['game']}, encoding {meta['encoding']['name']} "
         f"v{meta['encoding']['version']} ({meta['encoding']['length']} inputs), layers "
@@ -392,12 +505,6 @@ def to_markdown(meta: dict[str, Any]) -> str:
         f"Training accuracy {meta['train_accuracy']['accuracy']:.3f}; held-out Brier score "
         f"{h['brier']}.",
         "",
-        "| held-out positions | n | accuracy | Wilson 95% | score leader |",
-        "|---|---|---|---|---|",
-        row("all", h["overall"], h["score_leader"]["accuracy"]),
+        *accuracy_table(h),
     ]
-    for name, a in h["by_phase"].items():
-        lines.append(row(f"rounds {name}", a, a["score_leader"]))
-    for name, a in h["by_view"].items():
-        lines.append(row(f"viewer {name.replace('_', ' ')}", a))
     return "\n".join(lines) + "\n"

@@ -135,6 +135,9 @@ def test_the_model_file_describes_the_model(tiny_model):
     tr, ho = meta["data"]["train"], meta["data"]["held_out"]
     assert tr["games"] == 6 and ho["games"] == 2  # one level of four held out, 2 games each
     assert ho["samples"] == meta["held_out"]["overall"]["n"] > 0
+    overall = meta["held_out"]["overall"]
+    assert overall["games"] == 2 and overall["interval"] == "bootstrap over games"
+    assert meta["held_out"]["vs_score_leader"]["games"] == 2
     assert meta["config"]["hidden"] == [8] and meta["seed"] == 5
     assert 0 <= meta["held_out"]["overall"]["accuracy"] <= 1
 
@@ -287,6 +290,42 @@ def test_the_command_line_trains_and_writes_the_model_and_summary(tmp_path, caps
     assert "| all |" in out and f"learned:{tmp_path / 'm.npz'}" in out
     assert "| rounds 0-9 |" in (tmp_path / "summary.md").read_text()
     assert main(["train-evaluator", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_accuracy_intervals_resample_games_and_compare_with_the_leader_paired():
+    from play.train_evaluator import accuracy_tables, to_markdown
+    rng = np.random.default_rng(0)
+    games = np.repeat(np.arange(40), 20)  # 40 games of 20 positions
+    label = np.repeat(np.where(rng.random(40) < 0.5, 1, -1), 20)
+    rounds = np.tile(np.arange(20), 40)
+    lead = label * 1.0  # the score leader always wins
+    value = np.where(rng.random(800) < 0.8, label, -label) * 0.5  # right 4 times in 5
+    value[:20] = 0.0  # game 0: the model undecided
+    t = accuracy_tables(value, label, rounds, np.tile([True, False], 400), lead, games)
+    o = t["overall"]
+    assert (o["n"], o["games"]) == (800, 40) and o["interval"] == "bootstrap over games"
+    assert o["accuracy"] == pytest.approx(np.mean(np.sign(value) == label), abs=1e-4)
+    assert o["ci95"][0] < o["accuracy"] < o["ci95"][1]
+    assert t["score_leader"]["accuracy"] == 1.0
+    d = t["vs_score_leader"]
+    assert d["difference"] == pytest.approx(o["accuracy"] - 1.0, abs=1e-4)
+    assert d["ci95"][1] < 0  # the leader is better, paired over the same games
+    assert list(t["by_phase"]) == ["0-9", "10-19"] and t["by_phase"]["0-9"]["n"] == 400
+    assert t["by_view"]["to_move"]["games"] == 40
+    # a draw is left out; its game still counts where it has decided positions
+    drawn = label.copy()
+    drawn[20:40] = 0
+    assert accuracy_tables(value, drawn, rounds, rounds % 2 == 0, lead,
+                           games)["overall"]["games"] == 39
+    meta = {"game": "tribes", "encoding": {"name": "counts", "version": 1, "length": 3},
+            "layers": [3, 1], "activation": "relu", "fit": {"iterations": 1}, "seed": 0,
+            "data": {"views": "all", "agents": ["a"], "held_out_levels": ["1"],
+                     **{k: {"games": 1, "samples": 1, "rounds": {"mean": 1.0},
+                            "first_seat_wins": 0.5} for k in ("train", "held_out")}},
+            "train_accuracy": {"accuracy": 1.0}, "held_out": t}
+    text = to_markdown(meta)
+    assert "95% (bootstrap over games)" in text
+    assert f"| all | 800 | 40 | {o['accuracy']:.3f} | {o['ci95'][0]:.3f}-" in text
 
 
 def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
