@@ -17,8 +17,9 @@ rules or the agent choose differently in these games, and stays the same through
 that leaves them alone (a move of code, a faster data structure). It is a sample: a change
 that only shows past these games' rounds or budgets can slip through.
 
-Every folder under experiments/results/ holds `produced.json`, naming the commit its numbers
-came from and the digests, at that commit, of the games and agents they depend on. A result is
+Every folder under experiments/results/ holds `produced.json` (a result inside it may hold its
+own), naming the commit its numbers came from and the digests, at that commit, of the games and
+agents they depend on. A result is
 *stale* when one of its digests differs from the current code's. The digests of an old commit
 are computed by this file run against that commit's code (`--at COMMIT`: a temporary git
 worktree; the imports below follow the code's moves).
@@ -258,7 +259,7 @@ def read_produced(folder: Path) -> dict:
 
 def stale(current: dict[str, str | None] | None = None) -> list[tuple[str, list[str]]]:
     """(results folder, the keys whose digests differ) for every stale result."""
-    folders = sorted(p.parent for p in RESULTS.glob(f"*/{PRODUCED}"))
+    folders = sorted(p.parent for p in RESULTS.glob(f"**/{PRODUCED}"))
     records = {f: read_produced(f) for f in folders}
     keys = sorted({k for r in records.values() for k in r["fingerprint"]})
     now = fingerprint(keys) if current is None else current
