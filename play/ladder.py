@@ -501,7 +501,10 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     the baselines, then write into each preset's evidence its Bradley-Terry rating with its
     95% interval and its win rates against the baselines, and into the file's source the
     calibration (ladder directory, games per pair, whether the presets' intervals are
-    separated in the file's order); a warning when they are not.
+    separated in the file's order); a warning when they are not. The ladder seats no
+    default-weight control: a calibration rates strength against the baselines the caller
+    names (add the control as one to rate it too); whether evolution added to a style is
+    what validation against the control and a plain ladder show.
 
     Args:
         presets_path: the preset file (rewritten in place).
@@ -528,7 +531,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
                         seed=seed, workers=workers, address=address,
                         show_progress=show_progress, resume=resume, finish=False,
-                        force=force)
+                        force=force, control=False)
     pf = load_presets(presets_path)
     r = result.ratings
     pos = {lab: k for k, lab in enumerate(r.labels)}

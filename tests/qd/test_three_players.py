@@ -71,7 +71,7 @@ def test_validate_report_export_and_a_ladder_work_unchanged(run_dir, capsys):
     out = run_dir / "ladder"
     assert main(["ladder", str(presets), "--games", "6", "--levels", "seeds:4", "--workers", "0",
                  "--quiet",
-                 "--out", str(out), "--field", "random:label=field"]) == 0
+                 "--out", str(out), "--field", "random:label=field", "--no-control"]) == 0
     assert "the difficulty order" in capsys.readouterr().out
     pairs = pd.read_csv(out / "ladder_pairs.csv")
     assert pairs["games"].tolist() == [6, 6]
