@@ -313,6 +313,23 @@ def _points(value: float | None, ci: list[float] | None) -> str:
     return f"{100 * value:.1f} ({100 * lo:.1f} to {100 * hi:.1f})"
 
 
+def write_results(tables: Path, rows: list[dict], cmd: str) -> None:
+    """Writes a split's results.md and results.json in `tables` (DIR/split<N>), keeping the
+    rows of other runs already there (a rerun replaces its own) and `cmd` in commands.txt."""
+    tables.mkdir(parents=True, exist_ok=True)
+    jfile = tables / "results.json"
+    new = {(r["method"], r["seed"]) for r in rows}
+    old = [r for r in (json.loads(jfile.read_text()) if jfile.exists() else [])
+           if (r["method"], r["seed"]) not in new]
+    cmds = tables / "commands.txt"
+    lines = cmds.read_text().splitlines() if cmds.exists() else []
+    cmds.write_text("\n".join([*[c for c in lines if c != cmd], cmd]) + "\n")
+    (tables / "results.md").write_text(
+        "\n\n".join(f"`{c}`" for c in cmds.read_text().splitlines()) + "\n\n"
+        + markdown(old + rows))
+    jfile.write_text(json.dumps(old + rows, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default=str(ROOT / "experiments" / "noise.yaml"))
@@ -345,25 +362,15 @@ def main(argv: list[str] | None = None) -> int:
         base.get("levels", {}).get("split_seed", 0)
     out = Path(args.out)
     tables = Path(args.results) / f"split{split}" if args.results else None
-    rows = [run_one(base, m, s, args.games, out, args.workers, args.validation_games,
-                    args.replays, args.split_seed, tables)
-            for s in args.seeds for m in args.methods]
-    text = markdown(rows)
-    print(text, end="")
-    if tables is not None:
-        tables.mkdir(parents=True, exist_ok=True)
-        cmd = "python experiments/bench_noise.py " + " ".join(argv or sys.argv[1:])
-        jfile = tables / "results.json"
-        new = {(r["method"], r["seed"]) for r in rows}
-        old = [r for r in (json.loads(jfile.read_text()) if jfile.exists() else [])
-               if (r["method"], r["seed"]) not in new]
-        cmds = tables / "commands.txt"
-        lines = cmds.read_text().splitlines() if cmds.exists() else []
-        cmds.write_text("\n".join([*[c for c in lines if c != cmd], cmd]) + "\n")
-        (tables / "results.md").write_text(
-            "\n\n".join(f"`{c}`" for c in cmds.read_text().splitlines()) + "\n\n"
-            + markdown(old + rows))
-        jfile.write_text(json.dumps(old + rows, indent=2) + "\n")
+    cmd = "python experiments/bench_noise.py " + " ".join(argv or sys.argv[1:])
+    rows = []
+    for s in args.seeds:
+        for m in args.methods:
+            rows.append(run_one(base, m, s, args.games, out, args.workers,
+                                args.validation_games, args.replays, args.split_seed, tables))
+            if tables is not None:  # after every run: an interrupted benchmark keeps its rows
+                write_results(tables, rows, cmd)
+    print(markdown(rows), end="")
     return 0
 
 

@@ -88,3 +88,17 @@ def test_differences_compare_numbers_lists_and_missing_keys():
     assert bench.differences({"a": 1, "c": 2}, {"a": 1}) == ["c"]
     assert bench.run_name("none", 2, 1) == "split1-none-seed2"
     assert bench.run_name("none", 2, None) == "none-seed2"
+
+
+def test_write_results_keeps_other_runs_and_replaces_its_own(tmp_path):
+    run = tmp_path / "tables" / "reestimate-seed1"
+    write_run(run)
+    row = bench.recompute_row(run, {"method": "reestimate", "seed": 1})
+    other = {**row, "method": "none"}
+    bench.write_results(tmp_path / "split3", [row, other], "first")
+    bench.write_results(tmp_path / "split3", [{**row, "mean_abs_gap": 0.5}], "second")
+    rows = json.loads((tmp_path / "split3" / "results.json").read_text())
+    assert [(r["method"], r["mean_abs_gap"]) for r in rows] == [("none", pytest.approx(0.05)),
+                                                                ("reestimate", 0.5)]
+    md = (tmp_path / "split3" / "results.md").read_text()
+    assert md.startswith("`first`\n\n`second`\n\n|") and md.count("| 3 | ") == 2
