@@ -64,9 +64,13 @@ def test_bench_noise_rows_carry_the_noise_floor(monkeypatch):
     lines = bench_noise.markdown([row, old]).splitlines()
     assert "noise floor (95% range)" in lines[0]
     assert "| 5.5 (3.9-7.1) | 3.2 (1.8-5.0) | 5.5 (3.9 to 7.1) |" in lines[2]
-    assert lines[2].endswith("| 22% | 137.3 / 144, p 0.64 |")
+    assert lines[2].startswith("| n/a | reestimate | 1 |")  # a row without split or control
+    assert lines[2].endswith("| 22% | 137.3 / 144, p 0.64 | n/a |")
     assert "| 5.5 (3.9-7.1) | n/a | 5.5 (3.9 to 7.1) |" in lines[3]
-    assert lines[3].endswith("| 22% | n/a |")
+    assert lines[3].endswith("| 22% | n/a | n/a |")
+    with_control = bench_noise.markdown([{**row, "split": 1, "control_win_rate": 0.512}])
+    assert with_control.splitlines()[2].startswith("| 1 | reestimate |")
+    assert with_control.splitlines()[2].endswith("| 51.2% |")
 
 
 def test_fresh_homogeneity_tells_alike_elites_from_different_ones(monkeypatch):
