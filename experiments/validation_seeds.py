@@ -3,11 +3,13 @@
 `playstyles validate RUN --levels train` replays every elite on the run's training levels with
 seeds from (run seed, cell index, game). This script plays the same games (same elites, same
 level and seat schedule, same agents) under other spawn keys: the cell indices shifted by
-each `--offsets` value (offset 0 is the validation itself), or other run seeds
-(`--run-seeds`), and prints, per replay, the elites' pooled win rate with its Wilson 95%
-interval and by seat. Comparing the replays with each other and with the run's closing
-re-estimation (`noise: reestimate`) says whether a difference between them is more than the
-spread of such replays.
+each `--offsets` value (offset 0 is the validation itself), other run seeds (`--run-seeds`,
+offset 0), or any pairs of both (`--pairs SEED:OFFSET`), and prints, per replay, the elites'
+pooled win rate with its Wilson 95% interval and by seat (`--levels held_out`: the same on
+the run's held-out levels, the games of `playstyles validate RUN`); with `--out` it writes the replays
+(results.json) and every game (games.csv). Comparing the replays with each other and with the
+run's closing re-estimation (`noise: reestimate`) says whether a difference between them is
+more than the spread of such replays.
 
     python experiments/validation_seeds.py RUN --games 12 --offsets 0 1000 2000 \\
         --run-seeds 11 21 --workers 2 --out experiments/results/validation_seeds
@@ -22,6 +24,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from scipy.stats import chi2_contingency
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,17 +38,25 @@ from qd.rundir import CONFIG, RunFiles, weight_columns  # noqa: E402
 from qd.validation import plan_games  # noqa: E402
 
 
-def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int) -> dict:
-    """One replay of every elite on the training levels: `games` games each, with the run
-    seed `seed` and the cell indices shifted by `offset` in the games' spawn keys."""
+def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int,
+           levels: str = "train") -> tuple[dict, list[dict]]:
+    """One replay of every elite on the run's training levels (or `levels` "held_out": its
+    held-out levels, as `playstyles validate RUN` plays them): `games` games each, with the
+    run seed `seed` and the cell indices shifted by `offset` in the games' spawn keys; its
+    summary and one row per game (`GAME_COLUMNS`)."""
     config = load_config(run.path(CONFIG))
     elites = run.elites.copy()
     elites["index"] = elites["index"] + offset
     specs = plan_games(elites, weight_columns(config.genome_names), config.plan(),
-                       config.train_levels, games, seed)
+                       config.train_levels if levels == "train" else config.held_out_levels,
+                       games, seed)
     with ray_session():
         records, _ = play(specs, workers=workers)
     sides = list(genome_side(records))
+    rows = [game_row(seed, offset, elite, g, rec, seat)
+            for (rec, seat), (elite, g) in zip(sides, ((e, g) for e in
+                                                         elites.to_dict("records")
+                                                         for g in range(games)))]
     won = np.array([credit(rec, seat) for rec, seat in sides], dtype=float)
     seats = np.array([seat for _, seat in sides])
     low, high = wilson_interval(won.sum(), len(won))
@@ -54,7 +65,31 @@ def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int) -> d
     for s in sorted(set(seats.tolist())):
         out[f"seat{s}_win_rate"] = won[seats == s].mean()
         out[f"seat{s}_games"] = int((seats == s).sum())
-    return out
+    return out, rows
+
+
+GAME_COLUMNS = ("run_seed", "offset", "cell", "index", "key_index", "game", "level",
+                "elite_seat", "game_seed", "elite_seed", "opponent_seed", "rounds", "winner",
+                "elite_won", "elite_score", "opponent_score")
+"""games.csv: one row per game of a replay: the replay (run seed, offset), the elite (cell,
+its index in elites.csv and the index its spawn key used: index + offset), the game within
+the elite's games, its level and the elite's seat, the three seeds it was played with, and
+its result."""
+
+
+def game_row(seed: int, offset: int, elite: dict, g: int, rec, seat: int) -> dict:
+    """One replayed game as a row of games.csv (`GAME_COLUMNS`)."""
+    s = rec.spec
+    if tuple(s.tag[1:]) != (g, seat):
+        raise RuntimeError(f"game {s.tag} out of plan order (expected game {g}, seat {seat})")
+    other = (seat + 1) % len(s.agents)
+    return {"run_seed": seed, "offset": offset, "cell": elite["cell"],
+            "index": int(elite["index"]) - offset, "key_index": int(elite["index"]), "game": g,
+            "level": s.level, "elite_seat": seat, "game_seed": s.seed,
+            "elite_seed": s.agent_seeds[seat], "opponent_seed": s.agent_seeds[other],
+            "rounds": rec.rounds, "winner": rec.winner, "elite_won": credit(rec, seat),
+            "elite_score": rec.summaries[seat].get("score"),
+            "opponent_score": rec.summaries[other].get("score")}
 
 
 def main() -> None:
@@ -65,16 +100,23 @@ def main() -> None:
                     help="shifts of the cell index in the spawn keys (0: the validation's own)")
     ap.add_argument("--run-seeds", type=int, nargs="*", default=[],
                     help="other run seeds, each played with offset 0")
+    ap.add_argument("--pairs", nargs="*", default=[], metavar="SEED:OFFSET",
+                    help="more replays, each a run seed and an offset")
+    ap.add_argument("--levels", choices=("train", "held_out"), default="train",
+                    help="the run's training levels (default) or its held-out levels")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=None, help="directory for results.json")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="directory for results.json and games.csv (one row per game)")
     args = ap.parse_args()
     run = RunFiles(args.run)
     seed = load_config(run.path(CONFIG)).seed
-    plan = [(seed, o) for o in args.offsets] + [(s, 0) for s in args.run_seeds]
-    rows = []
+    plan = [(seed, o) for o in args.offsets] + [(s, 0) for s in args.run_seeds] + \
+        [tuple(int(x) for x in p.split(":")) for p in args.pairs]
+    rows, games = [], []
     for s, o in plan:
-        r = replay(run, args.games, s, o, args.workers)
+        r, played = replay(run, args.games, s, o, args.workers, args.levels)
         rows.append(r)
+        games += played
         print(f"run seed {s:>4} offset {o:>5}: {r['wins']:.0f} of {r['games']} = "
               f"{100 * r['win_rate']:.1f}% ({100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f})"
               + "".join(f", seat {k[4]} {100 * v:.1f}%" for k, v in r.items()
@@ -93,8 +135,11 @@ def main() -> None:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         atomic_write(args.out / "results.json",
-                     json.dumps({"run": run.dir.name, "games_per_elite": args.games,
+                     json.dumps({"run": run.dir.name, "levels": args.levels,
+                                 "games_per_elite": args.games,
                                  "replays": rows, "summary": summary}, indent=2) + "\n")
+        atomic_write(args.out / "games.csv",
+                     pd.DataFrame(games, columns=list(GAME_COLUMNS)).to_csv(index=False))
 
 
 if __name__ == "__main__":
