@@ -44,6 +44,7 @@ import pandas as pd
 
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
+from play.parallel import check_playable
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from playstyles.files import check_folder, check_output_file
 from qd.config import RunConfig, load_config
@@ -439,6 +440,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
                      ours=is_ladder_dir)
     config = load_config(run.path(CONFIG))
+    if calibrate or play_missing:  # games to play: refuse a game the workers lack, unwritten
+        check_playable([config.game], address, workers)
     elites = run.elites
     if elites.empty:
         raise ValueError(f"{run_dir}: the archive has no elite to export")

@@ -435,3 +435,27 @@ def test_export_of_named_cells_gives_each_elite_as_a_preset(tmp_path, capsys):
         export_presets(d, cells=["0:0:0.3", "0:0:0.30"], out=tmp_path / "x.json")
     with pytest.raises(ValueError, match="no candidates or budgets"):
         export_presets(d, cells=["0:0:0.3"], budgets=[10], out=tmp_path / "x.json")
+
+
+def test_export_refuses_a_game_the_workers_lack_before_writing_presets(tmp_path_factory,
+                                                                      tmp_path, monkeypatch):
+    import qd.export
+    from play.parallel import PluginUnreachable
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    asked = []
+
+    def refuse(games, address=None, workers=None):
+        asked.append((list(games), workers))
+        raise PluginUnreachable("the workers cannot play it")
+
+    monkeypatch.setattr(qd.export, "check_playable", refuse)
+    out = tmp_path / "p.json"
+    with pytest.raises(PluginUnreachable):
+        export_presets(d, "difficulty", 2, out=out, calibrate=["random"], games=2, workers=2)
+    with pytest.raises(PluginUnreachable):
+        export_presets(d, "difficulty", 2, out=out, play_missing=True, workers=2)
+    assert asked == [(["tribes"], 2), (["tribes"], 2)]
+    assert not out.exists() and not (tmp_path / "p-ladder").exists()
+    # nothing to play, nothing to check: the presets are written
+    export_presets(d, "difficulty", 2, out=out, workers=2)
+    assert out.exists() and len(asked) == 2
