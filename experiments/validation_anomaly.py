@@ -90,6 +90,13 @@ def grouped(t: pd.DataFrame, by: list[str]) -> tuple[pd.DataFrame, dict]:
     return g.reset_index(), test
 
 
+def elite_games(path: Path) -> pd.DataFrame:
+    """A validation_games.csv's games of elites (the control's left out), cells as text."""
+    g = pd.read_csv(path)
+    g["cell"] = g["cell"].astype(str)
+    return g[g["cell"] != "control"]
+
+
 def seed_meetings(games: pd.DataFrame, target: tuple[int, int], run: Path) -> dict:
     """How many of the target replay's seeds (game, elite's, opponent's) are also seeds
     elsewhere: in the run's own games, in the other replays, in the held-out validation, among
@@ -115,8 +122,7 @@ def seed_meetings(games: pd.DataFrame, target: tuple[int, int], run: Path) -> di
             .to_numpy().ravel().tolist())
     held = run / "validation_games.csv"
     if held.exists():
-        h = pd.read_csv(held)
-        h = h[h["cell"].astype(str) != "control"]
+        h = elite_games(held)
         hs = set(h[["game_seed", "elite_seed", "opponent_seed"]].to_numpy().ravel().tolist())
         sets["held_out_validation"] = hs
         both = mine.merge(h, on=["cell", "game"], suffixes=("", "_held"))
@@ -139,9 +145,7 @@ def held_out_sharing(games: pd.DataFrame, target: tuple[int, int], run: Path) ->
     held = run / "validation_games.csv"
     if not held.exists():
         return None
-    h = pd.read_csv(held)
-    h["cell"] = h["cell"].astype(str)
-    h = h[h["cell"] != "control"][["cell", "game", "elite_seat", "elite_won"]]
+    h = elite_games(held)[["cell", "game", "elite_seat", "elite_won"]]
     rows = []
     for (seed, offset), g in games.groupby(["run_seed", "offset"], sort=False):
         m = g.merge(h, on=["cell", "game"], suffixes=("", "_held"))
@@ -168,9 +172,7 @@ def held_out_sharing(games: pd.DataFrame, target: tuple[int, int], run: Path) ->
 def same_as_validate(games: pd.DataFrame, target: tuple[int, int], path: Path) -> dict:
     """The target replay against the games `playstyles validate RUN --levels train` wrote
     (its validation_games.csv): how many games have the same level, seat, seeds and result."""
-    v = pd.read_csv(path)
-    v["cell"] = v["cell"].astype(str)
-    v = v[v["cell"] != "control"]
+    v = elite_games(path)
     mine = games[(games["run_seed"] == target[0]) & (games["offset"] == target[1])]
     cols = ["level", "elite_seat", "game_seed", "elite_seed", "opponent_seed", "elite_won"]
     m = mine.merge(v, on=["cell", "game"], suffixes=("", "_validate"))
