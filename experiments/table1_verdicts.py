@@ -3,11 +3,14 @@ Wilson 95% interval, an exact binomial test of its wins against its losses (draw
 and Holm's correction over the rows, on all its games and separately on the paper's levels
 and on the levels off them.
 
-    python experiments/table1_verdicts.py experiments/results/table1_200/games.csv \\
-        --out experiments/results/table1_200
+    python experiments/table1_verdicts.py experiments/results/table1_decide/games.csv \\
+        experiments/results/table1_rhea/games.csv --out experiments/results/table1_rhea
 
-Writes verdicts.csv (one row per Table I row and level group) and verdicts.md. The games are
-the tournament's games.csv (one row per game, from the row's first agent's side).
+Writes verdicts.csv (one row per Table I row and level group), end_of_game.csv (per row, on
+all its games: the row agent's mean score, share of technologies, cities and production at the
+end of the game with Student's t 95% intervals, and the share of games that ended before the
+round limit, with its Wilson interval) and verdicts.md (both tables). The games are the tournament's games.csv (one row
+per game, from the row's first agent's side).
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from scipy.stats import binomtest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.tribes.level_sets import PAPER_SEEDS  # noqa: E402
-from play.stats import holm, wilson_interval  # noqa: E402
+from play.stats import holm, mean_interval, wilson_interval  # noqa: E402
 from playstyles.files import atomic_write  # noqa: E402
 
 GROUPS = ("all levels", "paper levels", "other levels")
+#: end-of-game statistics of the row agent: games.csv column suffix -> label
+END_STATS = {"score": "Score", "techs_pct": "Techs (%)", "cities": "Cities",
+             "production": "Production"}
 
 
 def credits(games: pd.DataFrame) -> pd.Series:
@@ -66,6 +72,40 @@ def verdicts(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def end_of_game(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per Table I row: the row agent's end-of-game means (with 95% intervals) of
+    `END_STATS`, and the share of its games that ended before the round limit (the most
+    rounds any game of the file lasted)."""
+    limit = games["rounds"].max()
+    rows = []
+    for (agent, opponent), g in games.groupby(["agent", "opponent"], sort=False):
+        seat = g["agent_seat"].astype(int).to_numpy()
+        early = int((g["rounds"] < limit).sum())
+        low, high = wilson_interval(early, len(g))
+        row = {"agent": agent, "opponent": opponent, "games": len(g),
+               "ended_early": early / len(g), "ended_early_low": low, "ended_early_high": high}
+        for stat in END_STATS:
+            values = g[f"p0_{stat}"].where(seat == 0, g[f"p1_{stat}"]).astype(float)
+            mean, low, high, _ = mean_interval(values.to_numpy())
+            row.update({stat: mean, f"{stat}_low": low, f"{stat}_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def end_markdown(table: pd.DataFrame) -> str:
+    lines = ["**end of game** (the row agent's means over all its games, Student's t 95% "
+             "intervals)", "",
+             "| Agent | Opponent | Games | " + " | ".join(END_STATS.values()) +
+             " | ended before the limit |", "|---|---|---|" + "---|" * (len(END_STATS) + 1)]
+    for r in table.to_dict("records"):
+        cells = [f"{r[s]:.{0 if s == 'score' else 2}f} ({r[s + '_low']:.{0 if s == 'score' else 2}f}"
+                 f"-{r[s + '_high']:.{0 if s == 'score' else 2}f})" for s in END_STATS]
+        lines.append(f"| {r['agent']} | {r['opponent']} | {r['games']} | " + " | ".join(cells)
+                     + f" | {100 * r['ended_early']:.1f}% ({100 * r['ended_early_low']:.1f}"
+                     f"-{100 * r['ended_early_high']:.1f}%) |")
+    return "\n".join(lines + [""])
+
+
 def markdown(table: pd.DataFrame) -> str:
     lines = []
     for group, part in table.groupby("levels", sort=False):
@@ -87,11 +127,12 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write verdicts.csv and verdicts.md here")
     args = ap.parse_args()
     games = pd.concat([pd.read_csv(p) for p in args.games], ignore_index=True)
-    table = verdicts(games)
-    text = markdown(table)
+    table, ends = verdicts(games), end_of_game(games)
+    text = markdown(table) + "\n" + end_markdown(ends)
     print(text)
     if args.out:
         atomic_write(args.out / "verdicts.csv", table.to_csv(index=False))
+        atomic_write(args.out / "end_of_game.csv", ends.to_csv(index=False))
         atomic_write(args.out / "verdicts.md", text)
     return 0
 
