@@ -7,11 +7,12 @@ and on the levels off them.
         experiments/results/table1_rhea/games.csv --out experiments/results/table1_rhea
 
 Any tournament's games.csv reads the same way (experiments/results/mcts_budget/ is read
-with it too). Writes verdicts.csv (one row per Table I row and level group), end_of_game.csv (per row, on
-all its games: the row agent's mean score, share of technologies, cities and production at the
-end of the game with Student's t 95% intervals, and the share of games that ended before the
-round limit, with its Wilson interval) and verdicts.md (both tables). The games are the tournament's games.csv (one row
-per game, from the row's first agent's side).
+with it too). Writes verdicts.csv (one row per Table I row and level group),
+end_of_game.csv (per row, on all its games: the row agent's mean score, share of
+technologies, cities and production at the end of the game with Student's t 95% intervals,
+and the share of games that ended before the round limit, with its Wilson interval) and
+verdicts.md (both tables). The games are the tournament's games.csv (one row per game, from
+the row's first agent's side).
 """
 
 from __future__ import annotations
