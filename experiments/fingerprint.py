@@ -7,7 +7,9 @@ A fingerprint is the digest of a short, fixed set of games per game and agent fa
   rule-based player where it has one, else random players), in every seat of two short games
   (one player alone in a one-player game);
 * ``qd``: a tiny evolution run through the command line (MAP-Elites, the paper's emitter,
-  re-estimation of the elites);
+  no noise handling: the archive as evolution left it);
+* ``qd/reestimate``: the same run with the elites re-estimated on fresh games once evolution
+  ends (``noise: {method: reestimate}``);
 * ``new_game:demo/AGENT``: the agent on the starter game of `playstyles new-game`.
 
 A game's digest covers every action of its games and their results.
@@ -74,9 +76,14 @@ QD_RUN = {"name": "fingerprint", "game": "tribes", "options": {"max_rounds": 5},
                        {"name": "tile_slope", "range": [0.0, 2.0], "width": 0.5}],
           "emitter": {"kind": "paper", "batch_size": 4, "initial_random": 4},
           "evaluations": 12, "seed": 5}
-"""The key ``qd``: a tiny evolution run through the command line (MAP-Elites, its emitter,
-re-estimation), whose elites.csv is digested without the columns that time games."""
-TIMING = ("seconds", "think_s", "cpu_seconds")
+"""The tiny evolution run of the keys ``qd`` and ``qd/NOISE``."""
+QD_NOISE = {"qd": "none", "qd/reestimate": "reestimate"}
+"""Each ``qd`` key and the noise method its run names. A key pins its method, so a result of
+plain MAP-Elites is not dated by a change that only touches another method (or the default)."""
+QD_COLUMNS = ("index", "wins", "games", "mean_score", "objective")
+"""The columns of the run's elites.csv that a ``qd`` key digests, besides the genome's weights
+and the measures (`measure_*`): where each elite sits, what it is, and what its games gave.
+Summary columns a later version adds, and those that time games, are left out."""
 STARTER = "new_game:demo"
 """The key of the starter game of `playstyles new-game` (written to a temporary folder)."""
 
@@ -148,21 +155,25 @@ def _code_root() -> Path:
     return Path(games.__file__).resolve().parent.parent
 
 
-def _qd_digest() -> str:
-    """The digest of the tiny evolution run `QD_RUN`, played by the code on sys.path."""
+def _qd_digest(noise: str) -> str:
+    """The digest of the tiny evolution run `QD_RUN` with the noise method `noise`, played by
+    the code on sys.path."""
     import io
 
     import pandas as pd
     import yaml
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "run.yaml"
-        config.write_text(yaml.safe_dump(QD_RUN))
+        config.write_text(yaml.safe_dump({**QD_RUN, "noise": {"method": noise}}))
         env = {**os.environ, "PYTHONPATH": str(_code_root()), "RAY_USAGE_STATS_ENABLED": "0"}
         subprocess.run([sys.executable, "-m", "playstyles", "evolve", str(config), "--out",
                         str(Path(tmp) / "run"), "--workers", "0", "--quiet"], check=True,
                        env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         frame = pd.read_csv(Path(tmp) / "run" / "elites.csv")
-    frame = frame[[c for c in frame.columns if not c.endswith(TIMING)]]
+    weights = list(frame.columns[frame.columns.get_loc("index") + 1:
+                                 frame.columns.get_loc("win_rate")])
+    measures = [c for c in frame.columns if c.startswith("measure_")]
+    frame = frame[[*QD_COLUMNS, *weights, *measures]].sort_values("index")
     buf = io.StringIO()
     frame.to_csv(buf, index=False)
     return hashlib.sha256(buf.getvalue().encode()).hexdigest()
@@ -182,9 +193,9 @@ def _starter_probe() -> None:
 def digest(key: str) -> str | None:
     """The digest of one key (``GAME``, ``GAME/AGENT``, ``qd``, ``new_game:demo/AGENT``); None
     where the code has no such game or agent."""
-    if key == "qd":
+    if key in QD_NOISE:
         try:
-            h = hashlib.sha256(_qd_digest().encode())
+            h = hashlib.sha256(_qd_digest(QD_NOISE[key]).encode())
         except subprocess.CalledProcessError as e:  # a run config this code does not take
             print(f"fingerprint: qd: {e.stderr.decode(errors='replace')[-300:]}",
                   file=sys.stderr)
@@ -215,7 +226,7 @@ def digest(key: str) -> str | None:
 
 def all_keys() -> list[str]:
     """Every key of the current code: each probed game, and each of its agents."""
-    keys = ["qd"]
+    keys = list(QD_NOISE)
     for game in PROBES:
         keys.append(game)
         keys += [f"{game}/{a}" for a in _agents_of(game)]

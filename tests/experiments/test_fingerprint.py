@@ -39,6 +39,15 @@ def test_an_agent_that_cannot_play_the_game_has_no_digest():
         fp.digest("chess/mcts")
 
 
+def test_each_qd_key_pins_its_noise_method_and_moves_with_the_evolution(monkeypatch):
+    plain, reestimated = fp.digest("qd"), fp.digest("qd/reestimate")
+    assert plain == fp.digest("qd") and len(plain) == fp.DIGEST_CHARS
+    assert reestimated != plain  # the closing games change the elites' estimates
+    # an evolution that chooses otherwise (another run seed) moves the digest
+    monkeypatch.setitem(fp.QD_RUN, "seed", fp.QD_RUN["seed"] + 1)
+    assert fp.digest("qd") != plain
+
+
 def test_every_results_folder_says_what_produced_it():
     folders = sorted(p for p in fp.RESULTS.iterdir() if p.is_dir())
     assert folders
