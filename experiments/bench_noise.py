@@ -42,7 +42,8 @@ the corrected archive and the control's validation).
 `--recompute DIR` rebuilds every row of `DIR/split*/results.json` from those committed tables
 alone (the gaps with their bootstrap intervals, the noise floor, the win rates, the
 chi-square test), checks that it equals the committed row and prints the rows of all splits
-side by side; it fails (exit 1) on any difference.
+side by side, then each run's styles (distinct, differing from the control, weaker than it;
+from `validation.csv`); it fails (exit 1) on any difference.
 
     python experiments/bench_noise.py [--config experiments/noise.yaml] [--games 1500]
         [--seeds 1 2] [--validation-games 12] [--workers 2] [--out runs/noise]
@@ -269,6 +270,35 @@ def split_table(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def styles_table(results: Path) -> str:
+    """Per run, from its committed validation.csv: the elites, the distinct styles among them,
+    how many differ from the control (the default weights, validated beside them) and how many
+    are weaker than it, and the range of the elites' held-out win rates; then the totals."""
+    head = ["split", "run", "elites", "distinct styles", "differ from control",
+            "weaker than control", "held-out win rates"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    runs = sorted(results.glob("split*/*-seed*/validation.csv"))
+    frames = []
+    for path in runs:
+        v = pd.read_csv(path)
+        frames.append(v)
+        lines.append("| " + " | ".join([
+            path.parent.parent.name.removeprefix("split"), path.parent.name, str(len(v)),
+            str(int(v["distinct"].sum())), str(int(v["differs_from_control"].sum())),
+            str(int(v["weaker_than_control"].sum())),
+            f"{100 * v['win_rate_validated'].min():.1f}-"
+            f"{100 * v['win_rate_validated'].max():.1f}%"]) + " |")
+    if frames:
+        every = pd.concat(frames)
+        lines.append(f"\n{len(runs)} runs, {len(every)} elites, "
+                     f"{int(every['distinct'].sum())} distinct styles, "
+                     f"{int(every['differs_from_control'].sum())} differ from the control, "
+                     f"{int(every['weaker_than_control'].sum())} weaker than it; held-out win "
+                     f"rates {100 * every['win_rate_validated'].min():.1f}-"
+                     f"{100 * every['win_rate_validated'].max():.1f}%.")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(rows: list[dict]) -> str:
     head = ["split", "method", "seed", "games", "genomes", "elites (games each, mean)",
             "QD score evolved / corrected", "cells corrected", "win rate evolved / held-out",
@@ -352,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.recompute:
         rows, problems = recompute(Path(args.recompute))
         print(split_table(rows), end="")
+        print("\n" + styles_table(Path(args.recompute)), end="")
         for d in problems:
             print(f"differs: {d}", file=sys.stderr)
         if not rows:

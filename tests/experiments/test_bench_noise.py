@@ -102,3 +102,19 @@ def test_write_results_keeps_other_runs_and_replaces_its_own(tmp_path):
                                                                 ("reestimate", 0.5)]
     md = (tmp_path / "split3" / "results.md").read_text()
     assert md.startswith("`first`\n\n`second`\n\n|") and md.count("| 3 | ") == 2
+
+
+def test_styles_table_counts_each_runs_styles_and_the_totals(tmp_path):
+    for split, run in ((0, "none-seed1"), (1, "reestimate-seed1")):
+        folder = tmp_path / f"split{split}" / run
+        write_run(folder, split=split)
+        v = pd.read_csv(folder / "validation.csv")
+        v["distinct"] = [True, False, split == 1]
+        v["differs_from_control"] = [False, False, split == 1]
+        v["weaker_than_control"] = [False] * 3
+        v.to_csv(folder / "validation.csv", index=False)
+    table = bench.styles_table(tmp_path)
+    assert "| 0 | none-seed1 | 3 | 1 | 0 | 0 | 40.0-55.0% |" in table
+    assert "| 1 | reestimate-seed1 | 3 | 2 | 1 | 0 | 40.0-55.0% |" in table
+    assert ("2 runs, 6 elites, 3 distinct styles, 1 differ from the control, 0 weaker than it"
+            in table)
