@@ -21,6 +21,10 @@ Runs and validations already in `--out` are reused (an interrupted run continues
 
     python experiments/usecases_reduced.py [--workers 2] [--out runs/usecases_reduced]
         [--results experiments/results/usecases_reduced]
+    python experiments/usecases_reduced.py --recompute experiments/results/usecases_reduced
+
+`--recompute` rebuilds summary.md's tables from the committed per-elite tables alone
+(validation.csv, validation_summary.json, config.yaml, and metrics.csv for the games played).
 """
 
 from __future__ import annotations
@@ -117,15 +121,20 @@ def pick_two(v: pd.DataFrame) -> pd.DataFrame:
     return v.loc[[best.name, other.name]]
 
 
-def summarise(key: str, run_dir: Path, results: Path) -> tuple[list[str], list[str], dict]:
+def summarise(key: str, run_dir: Path, results: Path | None) -> tuple[list[str], list[str],
+                                                                     dict]:
+    """One use case's Figure 1 row, Table II rows and summary data, from its run directory
+    (or from its committed copy: the evolution's games are then counted from metrics.csv);
+    with `results`, the run's tables and panels are copied there."""
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
     f1, f2 = (f["name"] for f in cfg["features"])
     v = pd.read_csv(run_dir / "validation.csv")
     s = json.loads((run_dir / "validation_summary.json").read_text())
     gap = (v["win_rate_evolved"] - v["win_rate_validated"]).abs()
-    games = pd.read_csv(run_dir / "games.csv")
+    games = len(pd.read_csv(run_dir / "games.csv")) if (run_dir / "games.csv").exists() else \
+        int(pd.read_csv(run_dir / "metrics.csv")["games"].iloc[-1])
     fig_row = [key, f"{f1} x {f2}", str(PAPER_ELITES[key]), str(len(v)),
-               str(len(games)), f"{100 * v['win_rate_evolved'].mean():.1f}%",
+               str(games), f"{100 * v['win_rate_evolved'].mean():.1f}%",
                f"{100 * v['win_rate_validated'].mean():.1f}%",
                f"{100 * gap.mean():.1f}", f"{100 * s['same_cell_share']:.0f}%",
                f"{s['corrected']['qd_score_evolved']:.2f} / {s['corrected']['qd_score']:.2f}"]
@@ -141,15 +150,42 @@ def summarise(key: str, run_dir: Path, results: Path) -> tuple[list[str], list[s
             f"{100 * r['win_rate_ci_high']:.1f}%) | "
             f"{r[f'{f1}_evolved']:.3g} / {r[f'{f1}_validated']:.3g} | "
             f"{r[f'{f2}_evolved']:.3g} / {r[f'{f2}_validated']:.3g} |")
-    dest = results / f"use_case_{key}"
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ("config.yaml", "elites.csv", "validation.csv", "validation.md",
-                 "validation_summary.json", "heatmap_win_rate.png",
-                 "heatmap_win_rate_validated.png", "validation.png", "metrics.csv"):
-        if (run_dir / name).exists():
-            shutil.copy(run_dir / name, dest / name)
-    return fig_row, rows, {"use_case": key, "elites": len(v), "games": len(games),
+    if results is not None:
+        dest = results / f"use_case_{key}"
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in ("config.yaml", "elites.csv", "validation.csv", "validation.md",
+                     "validation_summary.json", "heatmap_win_rate.png",
+                     "heatmap_win_rate_validated.png", "validation.png", "metrics.csv"):
+            if (run_dir / name).exists():
+                shutil.copy(run_dir / name, dest / name)
+    return fig_row, rows, {"use_case": key, "elites": len(v), "games": games,
                            "mean_abs_gap": float(gap.mean()), **s}
+
+
+def summary_text(parts: list[tuple[list[str], list[str], dict]]) -> str:
+    """summary.md's tables (Figure 1, Table II) from the use cases' `summarise` parts."""
+    fig = ["| " + " | ".join(a) + " |" for a, _, _ in parts]
+    table = [row for _, b, _ in parts for row in b]
+    head = ["use case", "features", "elites (paper)", "elites (here)", "games",
+            "win rate evolved (mean over elites)", "held-out", "mean abs gap (points)",
+            "same cell held-out", "QD score evolved / corrected"]
+    return ("## Figure 1: elites found\n\n| " + " | ".join(head) + " |\n|"
+            + "---|" * len(head) + "\n" + "\n".join(fig) + "\n\n"
+            "## Table II: two elites per use case, evolved / validated on held-out levels\n\n"
+            "Win rate: evolved (games) / validated (games; Wilson 95% interval). "
+            "Features: evolved / validated means.\n\n"
+            "| use case | cell | win rate | phi1 | phi2 |\n|---|---|---|---|---|\n"
+            + "\n".join(table) + "\n")
+
+
+def recompute(results: Path) -> tuple[str, list[str]]:
+    """summary.md's tables rebuilt from the committed use-case folders under `results`
+    alone: (the text, the lines of the committed summary.md that it does not reproduce)."""
+    parts = [summarise(k, results / f"use_case_{k}", None) for k in USE_CASES
+             if (results / f"use_case_{k}").is_dir()]
+    text = summary_text(parts)
+    committed = (results / "summary.md").read_text().split("\n", 2)[-1]
+    return text, [line for line in text.splitlines() if line not in committed.splitlines()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,26 +194,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--out", default="runs/usecases_reduced")
     p.add_argument("--results", default=None, help="write summary.md and the panels here")
+    p.add_argument("--recompute", metavar="DIR", default=None,
+                   help="rebuild DIR/summary.md's tables from the committed use-case folders "
+                        "alone and check them (exit 1 on a difference)")
     args = p.parse_args(argv)
+    if args.recompute:
+        text, missing = recompute(Path(args.recompute))
+        print(text, end="")
+        for line in missing:
+            print(f"not in the committed summary.md: {line}", file=sys.stderr)
+        return 1 if missing else 0
     out = Path(args.out)
     runs = {k: run_use_case(k, out, args.workers) for k in args.use_cases}
     results = Path(args.results) if args.results else out / "results"
-    fig, table, data = [], [], []
-    for k, d in runs.items():
-        a, b, c = summarise(k, d, results)
-        fig.append("| " + " | ".join(a) + " |")
-        table += b
-        data.append(c)
-    head = ["use case", "features", "elites (paper)", "elites (here)", "games",
-            "win rate evolved (mean over elites)", "held-out", "mean abs gap (points)",
-            "same cell held-out", "QD score evolved / corrected"]
-    text = ("## Figure 1: elites found\n\n| " + " | ".join(head) + " |\n|"
-            + "---|" * len(head) + "\n" + "\n".join(fig) + "\n\n"
-            "## Table II: two elites per use case, evolved / validated on held-out levels\n\n"
-            "Win rate: evolved (games) / validated (games; Wilson 95% interval). "
-            "Features: evolved / validated means.\n\n"
-            "| use case | cell | win rate | phi1 | phi2 |\n|---|---|---|---|---|\n"
-            + "\n".join(table) + "\n")
+    parts = [summarise(k, d, results) for k, d in runs.items()]
+    data = [c for _, _, c in parts]
+    text = summary_text(parts)
     print(text, end="")
     results.mkdir(parents=True, exist_ok=True)
     cmd = "python experiments/usecases_reduced.py " + " ".join(argv or sys.argv[1:])
