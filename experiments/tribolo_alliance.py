@@ -11,15 +11,22 @@ a first place shared by k players), and how often red and green chose each strat
 the paired difference of blue's cells (with the alliance minus without) over the set-ups.
 
     python experiments/tribolo_alliance.py [--levels 30] [--blue tribolo_ai:against=none]
+        [--games-out FILE.csv]
+
+`--games-out` writes one row per set-up and condition (blue's cells, red's and green's, blue's
+share of first place, red's and green's decisions under the allied strategy), the table the
+summary is computed from.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import statistics
 from collections import Counter
+from pathlib import Path
 
 from games.registry import get_game
 from play.runner import play_game
@@ -34,21 +41,30 @@ def interval(values: list[float]) -> dict:
 
 def run(levels: int, blue: str, against: str, seed: int) -> dict:
     game = get_game("tribolo")
-    blue_cells, ai_cells, blue_first = [], [], []
+    blue_cells, ai_cells, blue_first, rows = [], [], [], []
     strategies: Counter = Counter()
     for level in range(levels):
         s = game.new_state(level, seed)
         agents = [parse_agent_spec(blue, seed=seed + 3 * level, game="tribolo")]
         agents += [parse_agent_spec(f"tribolo_ai:against={against},search=paranoid",
                                     seed=seed + 3 * level + k, game="tribolo") for k in (1, 2)]
-        play_game(s, agents, on_action=lambda a, s=s: _count(s, agents, strategies))
+        mine: Counter = Counter()
+        play_game(s, agents, on_action=lambda a, s=s: _count(s, agents, mine))
+        strategies.update(mine)
         blue_cells.append(s.score[0])
         ai_cells.append(s.score[1] + s.score[2])
         blue_first.append(s.results()[0])
+        rows.append({"level": level, "red_green_against": against, "blue": blue,
+                     "blue_cells": s.score[0], "red_plus_green_cells": ai_cells[-1],
+                     "blue_first_place_share": blue_first[-1],
+                     "red_green_decisions": sum(mine.values()),
+                     "red_green_allied_decisions": sum(v for k, v in mine.items()
+                                                       if str(k).startswith("ally"))})
     return {"red_green_against": against, "games": levels, "blue_cells": interval(blue_cells),
             "red_plus_green_cells": interval(ai_cells),
             "blue_first_place_share": interval(blue_first),
-            "red_green_strategies": dict(strategies.most_common()), "_blue": blue_cells}
+            "red_green_strategies": dict(strategies.most_common()), "_blue": blue_cells,
+            "_rows": rows}
 
 
 def _count(state, agents, strategies: Counter) -> None:
@@ -63,8 +79,18 @@ def main() -> None:
     ap.add_argument("--levels", type=int, default=30, help="set-up seeds 0..N-1")
     ap.add_argument("--blue", default="tribolo_ai:against=none", help="blue's agent spec")
     ap.add_argument("--seed", type=int, default=11, help="seed of the agents")
+    ap.add_argument("--games-out", type=Path, default=None,
+                    help="write the per-set-up table here (CSV; a new file)")
     args = ap.parse_args()
+    if args.games_out is not None and args.games_out.exists():
+        ap.error(f"--games-out: {args.games_out} exists; give a new file")
     conditions = [run(args.levels, args.blue, a, args.seed) for a in ("blue", "none")]
+    rows = [r for c in conditions for r in c.pop("_rows")]
+    if args.games_out is not None:
+        with args.games_out.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
     diff = [x - y for x, y in zip(conditions[0].pop("_blue"), conditions[1].pop("_blue"))]
     out = {"blue": args.blue, "conditions": conditions,
            "blue_cells_with_minus_without_alliance": interval(diff)}

@@ -56,3 +56,34 @@ def test_navy_evolved_against_held_out_cost():
     text = page("navy.md")
     assert (f"the five cheapest gained {gained.min():.0f}-{gained.max():.0f} points), the "
             f"Spearman correlation of evolved and held-out cost is {rho:.2f}") in text
+
+
+def _script(name: str):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tribolo_alliance_figures_from_the_per_set_up_tables():
+    alliance = _script("tribolo_alliance")
+    text = re.sub(r"\s+", " ", (RESULTS / "tribolo" / "alliance.md").read_text())
+
+    def bracket(values) -> str:
+        i = alliance.interval([float(v) for v in values])
+        return f"{i['mean']:.2f} [{i['ci95'][0]:.2f}, {i['ci95'][1]:.2f}]"
+
+    for table, sets in (("alliance_blue_random.csv", 100), ("alliance_blue_ai.csv", 60)):
+        rows = pd.read_csv(RESULTS / "tribolo" / table)
+        with_, without = (rows[rows["red_green_against"] == c].sort_values("level")
+                          for c in ("blue", "none"))
+        assert len(with_) == len(without) == sets
+        assert f"| with the alliance | {bracket(with_['blue_cells'])} | " \
+               f"{bracket(with_['red_plus_green_cells'])} |" in text
+        assert f"| without | {bracket(without['blue_cells'])} |" in text
+        diff = with_["blue_cells"].to_numpy() - without["blue_cells"].to_numpy()
+        assert f"**{bracket(diff)}** over {sets} paired set-ups" in text
+        allied, decisions = (int(with_[c].sum()) for c in ("red_green_allied_decisions",
+                                                            "red_green_decisions"))
+        assert f"{allied:,} of {decisions:,} (" in text
