@@ -8,25 +8,34 @@ searches with `search=minimax` and `search=paranoid` at each depth. A disagreeme
 different best root value, or a paranoid choice whose plain-minimax value is not the best.
 
     python experiments/tribolo_alphabeta.py [--levels 10] [--every 6] [--depths 1 2] [--seed 7]
+        [--decisions-out FILE.csv]
+
+`--decisions-out` writes one row per decision state, depth and search (`minimax`, `paranoid`,
+`maxn_pruned`, `maxn_unpruned`): the calls it spent, the strategy selected and whether the
+pair disagreed; the totals, medians and counts printed are computed from these rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import statistics
 from collections import Counter
+from pathlib import Path
 
 from bench_tribolo import snapshots
 
 from games.tribolo.ai import TriboloAI
 from games.tribolo.maxn import MaxnAgent
+from playstyles.limits import MAX_BUDGET
 
 
 def compare(states, depth: int, seed: int) -> dict:
     calls = {"minimax": [], "paranoid": []}
     disagreements = 0
     strategies: Counter = Counter()
+    rows = []
     for k, s in enumerate(states):
         plain = TriboloAI(seed=seed + k, depth=depth)
         strategy, exact = plain.analyse(s)
@@ -37,8 +46,11 @@ def compare(states, depth: int, seed: int) -> dict:
         calls["paranoid"].append(ab.last_budget.used)
         best = max(exact.values()) if plain._maximizing else min(exact.values())
         found = max(ab.last_values.values()) if ab._maximizing else min(ab.last_values.values())
-        if found != best or exact[choice] != best:
-            disagreements += 1
+        disagree = found != best or exact[choice] != best
+        disagreements += disagree
+        rows += [{"decision": k, "depth": depth, "search": key, "calls": calls[key][-1],
+                  "strategy": strategy, "disagree": int(disagree)}
+                 for key in ("minimax", "paranoid")]
     ratio = [p / m for p, m in zip(calls["paranoid"], calls["minimax"])]
     return {
         "depth": depth,
@@ -50,22 +62,28 @@ def compare(states, depth: int, seed: int) -> dict:
         "calls_max": {k: max(v) for k, v in calls.items()},
         "paranoid_over_minimax_median": round(statistics.median(ratio), 3),
         "paranoid_over_minimax_total": round(sum(calls["paranoid"]) / sum(calls["minimax"]), 3),
+        "_rows": rows,
     }
 
 
 def compare_maxn(states, depth: int, seed: int) -> dict:
     calls = {"pruned": 0, "unpruned": 0}
     disagreements = 0
+    rows = []
     for k, s in enumerate(states):
-        out = {}
+        out, used = {}, {}
         for prune, key in ((True, "pruned"), (False, "unpruned")):
-            agent = MaxnAgent(seed=seed + k, budget=1 << 40, max_depth=depth, prune=prune)
+            agent = MaxnAgent(seed=seed + k, budget=MAX_BUDGET, max_depth=depth, prune=prune)
             move = agent.act(s)
             calls[key] += agent.last_budget.used
+            used[key] = agent.last_budget.used
             out[key] = (move, agent.last_values[move])
-        disagreements += out["pruned"] != out["unpruned"]
+        disagree = out["pruned"] != out["unpruned"]
+        disagreements += disagree
+        rows += [{"decision": k, "depth": depth, "search": f"maxn_{key}", "calls": used[key],
+                  "strategy": "", "disagree": int(disagree)} for key in ("pruned", "unpruned")]
     return {"maxn_depth": depth, "decisions": len(states), "disagreements": disagreements,
-            "calls_total": calls}
+            "calls_total": calls, "_rows": rows}
 
 
 def main() -> None:
@@ -74,10 +92,21 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=6, help="keep every N-th decision state")
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2], help="search depths")
     ap.add_argument("--seed", type=int, default=7, help="seed of the random games and the agents")
+    ap.add_argument("--decisions-out", type=Path, default=None,
+                    help="write the per-decision table here (CSV; a new file)")
     args = ap.parse_args()
+    if args.decisions_out is not None and args.decisions_out.exists():
+        ap.error(f"--decisions-out: {args.decisions_out} exists; give a new file")
     states = snapshots(args.levels, args.seed, every=args.every, decisions=True)
-    print(json.dumps([compare(states, d, args.seed) for d in args.depths]
-                     + [compare_maxn(states, d, args.seed) for d in args.depths], indent=2))
+    results = [compare(states, d, args.seed) for d in args.depths] \
+        + [compare_maxn(states, d, args.seed) for d in args.depths]
+    rows = [r for res in results for r in res.pop("_rows")]
+    if args.decisions_out is not None:
+        with args.decisions_out.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -87,3 +87,23 @@ def test_tribolo_alliance_figures_from_the_per_set_up_tables():
         allied, decisions = (int(with_[c].sum()) for c in ("red_green_allied_decisions",
                                                             "red_green_decisions"))
         assert f"{allied:,} of {decisions:,} (" in text
+
+
+def test_tribolo_alphabeta_tables_from_the_per_decision_table():
+    rows = pd.read_csv(RESULTS / "tribolo" / "alphabeta_decisions.csv")
+    text = (RESULTS / "tribolo" / "alphabeta.md").read_text()
+    for depth, label in ((1, "1 (the original)"), (2, "2")):
+        d = rows[rows["depth"] == depth]
+        calls = {k: d[d["search"] == k].sort_values("decision")["calls"]
+                 for k in ("minimax", "paranoid")}
+        n = len(calls["minimax"])
+        ratio = calls["paranoid"].to_numpy() / calls["minimax"].to_numpy()
+        cells = [f"{int(c.sum()):,} / {int(c.median()):,} / {int(c.max()):,}"
+                 for c in calls.values()]
+        disagree = int(d[d["search"] == "minimax"]["disagree"].sum())
+        assert (f"| {label} | {disagree} / {n} | {cells[0]} | {cells[1]} | "
+                f"{float(pd.Series(ratio).median()):.3f}; "
+                f"{calls['paranoid'].sum() / calls['minimax'].sum():.3f} |") in text
+        m = {k: int(d[d["search"] == f"maxn_{k}"]["calls"].sum()) for k in ("pruned", "unpruned")}
+        dis = int(d[d["search"] == "maxn_pruned"]["disagree"].sum())
+        assert f"| {depth} | {dis} / {n} | {m['pruned']:,} | {m['unpruned']:,} |" in text
