@@ -21,12 +21,13 @@ summary is computed from.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import statistics
 from collections import Counter
 from pathlib import Path
+
+import pandas as pd
 
 from games.registry import get_game
 from play.runner import play_game
@@ -87,10 +88,7 @@ def main() -> None:
     conditions = [run(args.levels, args.blue, a, args.seed) for a in ("blue", "none")]
     rows = [r for c in conditions for r in c.pop("_rows")]
     if args.games_out is not None:
-        with args.games_out.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        pd.DataFrame(rows).to_csv(args.games_out, index=False)
     diff = [x - y for x, y in zip(conditions[0].pop("_blue"), conditions[1].pop("_blue"))]
     out = {"blue": args.blue, "conditions": conditions,
            "blue_cells_with_minus_without_alliance": interval(diff)}

@@ -18,12 +18,12 @@ pair disagreed; the totals, medians and counts printed are computed from these r
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 from bench_tribolo import snapshots
 
 from games.tribolo.ai import TriboloAI
@@ -102,10 +102,7 @@ def main() -> None:
         + [compare_maxn(states, d, args.seed) for d in args.depths]
     rows = [r for res in results for r in res.pop("_rows")]
     if args.decisions_out is not None:
-        with args.decisions_out.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        pd.DataFrame(rows).to_csv(args.decisions_out, index=False)
     print(json.dumps(results, indent=2))
 
 

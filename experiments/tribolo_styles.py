@@ -21,6 +21,14 @@ Printed as JSON.
     PYTHONPATH=. python experiments/tribolo_styles.py [--part ranges|weights|speed|all]
         [--games 30] [--budget 60] [--horizon 6] [--positions 80]
         [--styles MostCells,EdgesCorners,...,default] [--seed 0] [--markdown]
+        [--rows-out PREFIX]
+
+Every figure is computed from per-game (or per-position) rows: `--rows-out PREFIX` writes them
+to `PREFIX_ranges.csv` (player, game, seat, every feature), `PREFIX_overlap.csv` (position,
+each script's proposed move, empty when none), `PREFIX_weights.csv` (style, game, seat, every
+feature, first-place share, CPU seconds) and `PREFIX_follow.csv` (style, position, for each
+script 1 when the decision played its move), for the parts run; `summaries(rows)` turns them
+back into the printed figures.
 
 The pmcts_pu player gets a horizon (default 6 moves, two rounds): Tribolo has no search
 horizon of its own, so rollouts would run to the end of the game and a budget of 60 calls
@@ -34,8 +42,10 @@ import json
 import math
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from agents.portfolio.script import make_context, scripts_of
 from agents.registry import make_agent
@@ -113,26 +123,42 @@ def interval(values: list[float]) -> dict:
     return {"mean": round(m, 3), "ci95": [round(m - half, 3), round(m + half, 3)]}
 
 
-def ranges(games: int, seed: int) -> dict:
-    """Per-game feature values of random, scripted and original-AI players."""
-    rows: dict[str, list[dict]] = {"random": [], "tribolo_ai": []}
+def ranges_rows(games: int, seed: int) -> list[dict]:
+    """Per-game feature values of random, scripted and original-AI players: one row per
+    player and game."""
+    rows = []
     for k in range(games):
         s = play(k, [RandomPlayer(seed + 3 * k + p) for p in range(3)])
-        rows["random"] += [feature_values(s, p) for p in range(3)]
+        rows += [{"player": "random", "game": k, "seat": p, **feature_values(s, p)}
+                 for p in range(3)]
     for name in scripts_of(GAME):
-        rows[name] = []
         for k in range(games):
             seat = k % 3
             agents = [RandomPlayer(seed + 3 * k + p) for p in range(3)]
             agents[seat] = ScriptPlayer(name, seed + 3 * k + seat)
-            rows[name].append(feature_values(play(k, agents), seat))
+            rows.append({"player": name, "game": k, "seat": seat,
+                         **feature_values(play(k, agents), seat)})
     for k in range(max(1, games // 3)):
         agents = [parse_agent_spec("tribolo_ai:search=paranoid", seed=seed + 3 * k + p, game=GAME)
                   for p in range(3)]
         s = play(k, agents)
-        rows["tribolo_ai"] += [feature_values(s, p) for p in range(3)]
-    names = list(features_of(GAME))
-    return {who: {f: spread([r[f] for r in rs]) for f in names} for who, rs in rows.items()}
+        rows += [{"player": "tribolo_ai", "game": k, "seat": p, **feature_values(s, p)}
+                 for p in range(3)]
+    return rows
+
+
+KEYS = ("player", "style", "game", "seat", "position", "first_place", "cpu_seconds")
+"""Row columns that are not features (or scripts)."""
+
+
+def ranges(rows: list[dict]) -> dict:
+    """Per player type and feature, the spread of the per-game values (random players and
+    the original AI first, then the scripts)."""
+    order = ["random", "tribolo_ai"] + list(dict.fromkeys(
+        r["player"] for r in rows if r["player"] not in ("random", "tribolo_ai")))
+    names = [c for c in rows[0] if c not in KEYS]
+    return {who: {f: spread([r[f] for r in rows if r["player"] == who]) for f in names}
+            for who in order if any(r["player"] == who for r in rows)}
 
 
 def decision_positions(games: int, seed: int, every: int = 4) -> list:
@@ -164,36 +190,52 @@ def proposals(state, seed: int) -> dict:
     return out
 
 
-def overlap(games: int, seed: int) -> dict:
+def overlap_rows(games: int, seed: int) -> list[dict]:
+    """Per position of random games: each script's proposed move (its repr; "" when it
+    proposes none)."""
+    return [{"position": i, **{n: "" if m is None else repr(m)
+                               for n, m in proposals(s, seed + i).items()}}
+            for i, s in enumerate(decision_positions(games, seed))]
+
+
+def overlap(rows: list[dict]) -> dict:
     """How often each script proposes a move, and how often two scripts propose the same
     one (a move proposed twice keeps the first script's weight)."""
-    props = [proposals(s, seed + i) for i, s in enumerate(decision_positions(games, seed))]
-    names = list(scripts_of(GAME))
-    n = len(props)
-    same = {f"{a}+{b}": round(sum(p[a] is not None and p[a] == p[b] for p in props) / n, 3)
+    names = [c for c in rows[0] if c not in KEYS]
+    n = len(rows)
+    same = {f"{a}+{b}": round(sum(p[a] != "" and p[a] == p[b] for p in rows) / n, 3)
             for i, a in enumerate(names) for b in names[i + 1:]}
     return {"positions": n,
-            "proposes": {a: round(sum(p[a] is not None for p in props) / n, 3) for a in names},
+            "proposes": {a: round(sum(p[a] != "" for p in rows) / n, 3) for a in names},
             "distinct_moves": round(statistics.mean(
-                len({m for m in p.values() if m is not None}) for p in props), 2),
+                len({p[a] for a in names if p[a] != ""}) for p in rows), 2),
             "same_move": dict(sorted(same.items(), key=lambda kv: -kv[1]))}
 
 
-def follow(positions: int, budget: int, horizon: int, styles: list[str], seed: int) -> dict:
-    """Share of pmcts_pu's decisions that play the move of each script, per weight vector
-    (one decision in each of `positions` positions of random games)."""
+def follow_rows(positions: int, budget: int, horizon: int, styles: list[str],
+                seed: int) -> list[dict]:
+    """Per weight vector and position of random games: for each script, 1 when pmcts_pu's
+    decision plays the script's move."""
     states = decision_positions(12, seed + 7, every=6)[:positions]
     props = [proposals(s, seed) for s in states]
     scripts = list(scripts_of(GAME))
-    out = {}
+    rows = []
     for style in styles:
         w = None if style == "default" else {n: float(n == style) for n in scripts}
         agent = make_agent("pmcts_pu", game=GAME, seed=seed, budget=budget, horizon=horizon,
                            weights=w)
-        moves = [agent.act(s.copy()) for s in states]
-        out[style] = {n: round(sum(m == p[n] for m, p in zip(moves, props)) / len(states), 3)
-                      for n in scripts}
-    return out
+        for i, (s, p) in enumerate(zip(states, props)):
+            m = agent.act(s.copy())
+            rows.append({"style": style, "position": i, **{n: int(m == p[n]) for n in scripts}})
+    return rows
+
+
+def follow(rows: list[dict]) -> dict:
+    """Share of pmcts_pu's decisions that play the move of each script, per weight vector."""
+    names = [c for c in rows[0] if c not in KEYS]
+    styles = list(dict.fromkeys(r["style"] for r in rows))
+    return {st: {n: round(statistics.mean(r[n] for r in rows if r["style"] == st), 3)
+                 for n in names} for st in styles}
 
 
 def speed(reps: int = 6) -> dict:
@@ -235,13 +277,14 @@ def speed(reps: int = 6) -> dict:
                 len(s.legal_actions()) for s in states), 1)}
 
 
-def weights(games: int, budget: int, horizon: int, styles: list[str], seed: int) -> dict:
-    """Feature means of pmcts_pu with all weight on one script, against two original AIs."""
+def weights_rows(games: int, budget: int, horizon: int, styles: list[str],
+                 seed: int) -> list[dict]:
+    """pmcts_pu with all weight on one script, against two original AIs: one row per style
+    and game (its features, share of first place and CPU seconds)."""
     scripts = list(scripts_of(GAME))
-    out = {}
+    out = []
     for style in styles:
         w = None if style == "default" else {n: float(n == style) for n in scripts}
-        rows, firsts, seconds = [], [], 0.0
         for k in range(games):
             seat = k % 3
             agents = [parse_agent_spec("tribolo_ai:search=paranoid", seed=seed + 3 * k + p,
@@ -250,14 +293,36 @@ def weights(games: int, budget: int, horizon: int, styles: list[str], seed: int)
                                       budget=budget, horizon=horizon, weights=w)
             t0 = time.process_time()
             s = play(k, agents)
-            seconds += time.process_time() - t0
-            rows.append(feature_values(s, seat))
-            firsts.append(s.results()[seat])
-        res = {f: interval([r[f] for r in rows]) for f in rows[0]}
-        res["first_place_share"] = interval(firsts)
-        res["cpu_seconds"] = round(seconds, 1)
+            seconds = time.process_time() - t0
+            out.append({"style": style, "game": k, "seat": seat, **feature_values(s, seat),
+                        "first_place": s.results()[seat], "cpu_seconds": seconds})
+    return out
+
+
+def weights(rows: list[dict]) -> dict:
+    """Per style, the mean of every feature over its games with a 95% interval, its share of
+    first place and its games' CPU seconds."""
+    names = [c for c in rows[0] if c not in KEYS]
+    out = {}
+    for style in dict.fromkeys(r["style"] for r in rows):
+        mine = [r for r in rows if r["style"] == style]
+        res = {f: interval([r[f] for r in mine]) for f in names}
+        res["first_place_share"] = interval([r["first_place"] for r in mine])
+        res["cpu_seconds"] = round(sum(r["cpu_seconds"] for r in mine), 1)
         out[style] = res
     return out
+
+
+PARTS = {"ranges": ranges, "overlap": overlap, "weights": weights, "follow": follow}
+"""Each part's summary of its rows."""
+
+
+def write_rows(prefix: str, part: str, rows: list[dict]) -> None:
+    """`PREFIX_part.csv`, a new file."""
+    path = Path(f"{prefix}_{part}.csv")
+    if path.exists():
+        raise SystemExit(f"--rows-out: {path} exists; give a new prefix")
+    pd.DataFrame(rows).to_csv(path, index=False)
 
 
 def main() -> None:
@@ -273,26 +338,40 @@ def main() -> None:
                     help="positions of the follow measurement")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--markdown", action="store_true", help="also print Markdown tables")
+    ap.add_argument("--rows-out", metavar="PREFIX", default=None,
+                    help="write each part's rows to PREFIX_<part>.csv (new files)")
     args = ap.parse_args()
     out: dict = {"games": args.games}
     styles = args.styles.split(",")
+    rows: dict[str, list[dict]] = {}
     if args.part in ("ranges", "all"):
-        out["ranges"] = ranges(args.games, args.seed)
-        out["overlap"] = overlap(args.games, args.seed)
+        rows["ranges"] = ranges_rows(args.games, args.seed)
+        rows["overlap"] = overlap_rows(args.games, args.seed)
     if args.part == "speed":
         out["speed"] = speed()
     if args.part in ("weights", "all"):
+        rows["weights"] = weights_rows(args.games, args.budget, args.horizon, styles, args.seed)
+        rows["follow"] = follow_rows(args.positions, args.budget, args.horizon, styles,
+                                     args.seed)
+    for part, summary in summaries(rows).items():
+        out[part] = summary
+    if "weights" in out:
         out["weights"] = {"budget": args.budget, "horizon": args.horizon,
-                          "opponents": "tribolo_ai:search=paranoid",
-                          "styles": weights(args.games, args.budget, args.horizon, styles,
-                                            args.seed)}
+                          "opponents": "tribolo_ai:search=paranoid", "styles": out["weights"]}
         out["follow"] = {"budget": args.budget, "horizon": args.horizon,
-                         "positions": args.positions,
-                         "styles": follow(args.positions, args.budget, args.horizon, styles,
-                                          args.seed)}
+                         "positions": args.positions, "styles": out["follow"]}
+    if args.rows_out:
+        for part, r in rows.items():
+            write_rows(args.rows_out, part, r)
     print(json.dumps(out, indent=2))
     if args.markdown:
         print(markdown(out))
+
+
+def summaries(rows: dict[str, list[dict]]) -> dict:
+    """Each part's printed figures from its rows (`ranges`, `overlap`, `weights`: per style,
+    `follow`: per style)."""
+    return {part: PARTS[part](r) for part, r in rows.items()}
 
 
 def markdown(out: dict) -> str:
