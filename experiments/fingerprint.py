@@ -191,13 +191,13 @@ def _starter_probe() -> None:
 
 
 def digest(key: str) -> str | None:
-    """The digest of one key (``GAME``, ``GAME/AGENT``, ``qd``, ``new_game:demo/AGENT``); None
-    where the code has no such game or agent."""
+    """The digest of one key (``GAME``, ``GAME/AGENT``, ``qd``, ``qd/reestimate``,
+    ``new_game:demo/AGENT``); None where the code has no such game or agent."""
     if key in QD_NOISE:
         try:
             h = hashlib.sha256(_qd_digest(QD_NOISE[key]).encode())
         except subprocess.CalledProcessError as e:  # a run config this code does not take
-            print(f"fingerprint: qd: {e.stderr.decode(errors='replace')[-300:]}",
+            print(f"fingerprint: {key}: {e.stderr.decode(errors='replace')[-300:]}",
                   file=sys.stderr)
             return None
         return h.hexdigest()[:DIGEST_CHARS]
