@@ -100,8 +100,9 @@ def end_markdown(table: pd.DataFrame) -> str:
              "| Agent | Opponent | Games | " + " | ".join(END_STATS.values()) +
              " | ended before the limit |", "|---|---|---|" + "---|" * (len(END_STATS) + 1)]
     for r in table.to_dict("records"):
-        cells = [f"{r[s]:.{0 if s == 'score' else 2}f} ({r[s + '_low']:.{0 if s == 'score' else 2}f}"
-                 f"-{r[s + '_high']:.{0 if s == 'score' else 2}f})" for s in END_STATS]
+        digits = {s: 0 if s == "score" else 2 for s in END_STATS}
+        cells = [f"{r[s]:.{d}f} ({r[s + '_low']:.{d}f}-{r[s + '_high']:.{d}f})"
+                 for s, d in digits.items()]
         lines.append(f"| {r['agent']} | {r['opponent']} | {r['games']} | " + " | ".join(cells)
                      + f" | {100 * r['ended_early']:.1f}% ({100 * r['ended_early_low']:.1f}"
                      f"-{100 * r['ended_early_high']:.1f}%) |")

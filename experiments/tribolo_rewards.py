@@ -23,28 +23,31 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # per_agent.py, beside this file
+
+from per_agent import per_agent  # noqa: E402
+
 from play.stats import mean_interval, wilson_interval  # noqa: E402
 
 PER_PLAYER, PARANOID = "MCTS per-player", "MCTS paranoid"
+KEYS = {PER_PLAYER: "per_player", PARANOID: "paranoid"}
+"""The two MCTS agents' labels and their column prefixes (the third agent is `other`)."""
 SEATS = 3
 
 
 def per_game(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per game: for each agent label, its cells, result and ms per decision."""
-    rows = []
-    for game, frame in games.groupby("game", sort=True):
-        row = frame.iloc[0]
-        out = {"game": int(game), "level": int(row["level"]), "rep": int(row["rep"])}
-        for p in range(SEATS):
-            label = row[f"p{p}_agent"]
-            key = {PER_PLAYER: "per_player", PARANOID: "paranoid"}.get(label, "other")
-            out[f"{key}_seat"] = p
-            out[f"{key}_cells"] = float(row[f"p{p}_score"])
-            out[f"{key}_result"] = float(row[f"p{p}_result"])
-            out[f"{key}_ms_per_decision"] = 1000 * float(row[f"p{p}_think_s"]) / max(
-                1, int(row[f"p{p}_decisions"]))
-        rows.append(out)
-    return pd.DataFrame(rows)
+    """One row per game: for each agent (per-player MCTS, paranoid MCTS, the other), its
+    seat, cells, result and ms per decision (read by `per_agent.per_agent`)."""
+    games = games.drop_duplicates("game").sort_values("game")
+    rows = per_agent(games, ["score", "result", "ms_per_decision"]).rename(
+        columns={"score": "cells"})
+    rows["key"] = rows["agent"].map(KEYS).fillna("other")
+    out = games[["game", "level", "rep"]].reset_index(drop=True)
+    for key in ("per_player", "paranoid", "other"):
+        part = rows[rows["key"] == key].set_index("game")
+        part = part[["seat", "cells", "result", "ms_per_decision"]].add_prefix(f"{key}_")
+        out = out.join(part, on="game")
+    return out
 
 
 def summary(paired: pd.DataFrame, labels: dict[str, str]) -> str:
