@@ -51,7 +51,7 @@ def replay_specs(run: RunFiles, games: int, seed: int, offset: int) -> list:
     elites = run.elites.copy()
     elites["index"] = elites["index"] + offset
     return plan_games(elites, weight_columns(config.genome_names), config.plan(),
-                      config.train_levels, games, seed)
+                      config.train_levels, games, seed, key=(offset,))
 
 
 def seeds_of(spec) -> tuple[int, int, int]:

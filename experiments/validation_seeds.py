@@ -1,5 +1,10 @@
 """How much does a training-level validation of one archive move with its seeds?
 
+The committed results (experiments/results/validation_seeds/) were played when validation
+keyed each elite's games by its cell index; validation now plays every elite on the same
+games (common random numbers, docs/styles.md), and an offset here is the replay's own spawn
+key: each replay is a fresh set of common games.
+
 `playstyles validate RUN --levels train` replays every elite on the run's training levels with
 seeds from (run seed, cell index, game). This script plays the same games (same elites, same
 level and seat schedule, same agents) under other spawn keys: the cell indices shifted by
@@ -49,7 +54,7 @@ def replay(run: RunFiles, games: int, seed: int, offset: int, workers: int,
     elites["index"] = elites["index"] + offset
     specs = plan_games(elites, weight_columns(config.genome_names), config.plan(),
                        config.train_levels if levels == "train" else config.held_out_levels,
-                       games, seed)
+                       games, seed, key=(offset,))
     with ray_session():
         records, _ = play(specs, workers=workers)
     sides = list(genome_side(records))

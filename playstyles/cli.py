@@ -62,6 +62,22 @@ def _seconds(text: str) -> float:
     return value
 
 
+def between(lo: float, hi: float, what: str):
+    """An argparse type: a number from lo to hi, named `what` in its error."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what}: a number expected, got {text[:40]!r}"
+                                             ) from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{what}: must be from {lo:g} to {hi:g}, got "
+                                             f"{text[:40]}")
+        return value
+    parse.__name__ = f"number from {lo:g} to {hi:g}"
+    return parse
+
+
 WORKERS = count(0, L.MAX_WORKERS, " (0 plays in this process)")
 SEED = count(0, L.MAX_SEED)
 LEVEL_SEED = count(-L.MAX_SEED, L.MAX_SEED)
@@ -279,7 +295,9 @@ def _validate(args: argparse.Namespace) -> int:
     from qd.validation import headline, validate
     result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
                       workers=args.workers, address=args.address, show_progress=not args.quiet,
-                      resume=args.resume, control=not args.no_control)
+                      resume=args.resume, control=not args.no_control, null=args.null,
+                      **{k: v for k, v in (("delta", args.delta), ("margin", args.margin))
+                         if v is not None})
     chart = _validation_chart(result.run_dir)
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
@@ -553,6 +571,17 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--no-control", action="store_true",
                      help="do not play the control genome (the default weights) beside the "
                           "elites; styles are then not compared with it")
+    val.add_argument("--null", action="store_true",
+                     help="also play the null baseline (the all-zero and every one-hot "
+                          "genome, no evolution) on the same games and count its styles")
+    val.add_argument("--delta", type=between(0, 10, "--delta"),
+                     help="the minimum effect two styles differ by, in per-game standard "
+                          "deviations (default 1, qd.styles.DELTA; counts at 0, 0.5 and 1 are "
+                          "always given)")
+    val.add_argument("--margin", type=between(0, 1, "--margin"),
+                     help="the non-inferiority margin against the control: win-rate points "
+                          "as a fraction (default 0.1, qd.styles.MARGIN: 10 points), or in a "
+                          "one-player game a fraction of the control's mean score")
     _playing_args(val, "validation")
     val.set_defaults(func=_validate)
 

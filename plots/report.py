@@ -484,8 +484,9 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
         elif r.get("differs_from_control") is not None and r.get("differs_from_control") == \
                 r.get("differs_from_control"):
             control.append("no feature differs")
-        if csv_true(r.get("weaker_than_control")):
-            control.append("weaker")
+        if r.get("non_inferior") is not None and r.get("non_inferior") == r.get("non_inferior"):
+            control.append("non-inferior" if csv_true(r.get("non_inferior"))
+                           else "not shown non-inferior")
         row.append(_esc(", ".join(control)) if control else "n/a")
         idx = int(r["index"])
         row.append(_esc(dominant_scripts({w: elites.loc[idx, w] for w in weights}))

@@ -44,6 +44,7 @@ from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, Plan
 from qd.genome_games import GENOME_MAPPINGS as maps
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
+from qd.styles import DELTA, MARGIN
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
@@ -56,7 +57,7 @@ AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
 FEATURE_KEYS = ("name", "range", "width", "bins")
 PIPELINE_KEYS = ("lag",)
-VALIDATE_KEYS = ("games", "levels", "control")
+VALIDATE_KEYS = ("games", "levels", "control", "delta", "margin", "null")
 
 
 class ConfigError(ValueError):
@@ -381,8 +382,10 @@ def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]
 
 def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     """`validate`: absent, null or false (the run ends with evolution), true (validate every
-    elite with the defaults) or {games, levels, control}: the final elites are replayed on
-    held-out levels, beside the control genome, and the distinct styles counted."""
+    elite with the defaults) or {games, levels, control, null, delta, margin}: the final
+    elites are replayed on held-out levels, beside the control genome (and with `null` the
+    fixed genomes of the null baseline), and the styles counted at the minimum effect `delta`
+    (per-game standard deviations) with the non-inferiority `margin` (docs/styles.md)."""
     if data is None or data is False:
         return None
     if data is True:
@@ -399,10 +402,19 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
         raise _err(source, "validate.levels", f"a level set name (held_out, train, all, or a set "
                                               f"of the game) or a list of seeds expected, got "
                                               f"{short(levels)}")
-    control = d.get("control", True)
-    if not isinstance(control, bool):
-        raise _err(source, "validate.control", f"true or false expected, got {short(control)}")
-    return {"games": games, "levels": levels, "control": control}
+    flags = {}
+    for key, default in (("control", True), ("null", False)):
+        flags[key] = d.get(key, default)
+        if not isinstance(flags[key], bool):
+            raise _err(source, f"validate.{key}", f"true or false expected, got "
+                                                  f"{short(flags[key])}")
+    bounds = {}
+    for key, default, hi in (("delta", DELTA, 10.0), ("margin", MARGIN, 1.0)):
+        bounds[key] = _number(d.get(key, default), source, f"validate.{key}")
+        if not 0 <= bounds[key] <= hi:
+            raise _err(source, f"validate.{key}", f"a number in [0, {hi:g}] expected, got "
+                                                  f"{short(d.get(key))}")
+    return {"games": games, "levels": levels, **flags, **bounds}
 
 
 # ------------------------------------------------------------------------------ entry points

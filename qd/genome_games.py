@@ -72,6 +72,25 @@ def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None) -> 
         MAPPING_CONTROLS.add(name, tuple(float(v) for v in values))
 
 
+ZERO = "zero"
+"""The all-zero genome's label among the fixed genomes."""
+
+
+def fixed_genomes(names: Sequence[str]) -> list[tuple[str, np.ndarray]]:
+    """The fixed genomes a probe plays and a null baseline counts (no evolution): the
+    all-zero genome (`zero`), then one one-hot genome per gene (`<gene>=1`).
+
+    Args:
+        names: the genome's names, in order.
+    """
+    out = [(ZERO, np.zeros(len(names)))]
+    for i, name in enumerate(names):
+        one = np.zeros(len(names))
+        one[i] = 1.0
+        out.append((f"{name}=1", one))
+    return out
+
+
 def control_genome(mapping: str, names: Sequence[str]) -> np.ndarray:
     """The control genome of a run: the genome whose agent plays with its default settings
     (the `weights` mapping: every evolved script at the default weight; a mapping with genes:

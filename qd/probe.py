@@ -61,7 +61,13 @@ from playstyles.files import atomic_write, check_folder, claim_folder, read_json
 from playstyles.limits import check_planned
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
-from qd.genome_games import GENOME_MAPPINGS, credit, game_seconds, genome_side
+from qd.genome_games import (
+    GENOME_MAPPINGS,
+    credit,
+    fixed_genomes,
+    game_seconds,
+    genome_side,
+)
 from qd.rundir import (
     PROBE_CHART,
     PROBE_CONTROL,
@@ -75,7 +81,7 @@ from qd.rundir import (
     csv_true,
     read_table,
 )
-from qd.styles import Sample, _pooled_sd
+from qd.styles import Sample, pooled_sd
 from qd.validation import play_journal
 
 PROBE_KEY = 0x50524F
@@ -92,7 +98,6 @@ TOP_FEATURES = 4
 """Features whose per-genome means probe.md shows."""
 
 CONTROL = PROBE_CONTROL
-ZERO = "zero"
 WIN_RATE = PROBE_WIN_RATE
 
 GAMES, GENOMES, TABLE = PROBE_GAMES, PROBE_GENOMES, PROBE_TABLE
@@ -136,13 +141,7 @@ def probe_genomes(config) -> list[tuple[str, np.ndarray]]:
     Args:
         config: the run config (`qd.config.RunConfig`).
     """
-    size = len(config.genome_names)
-    out = [(CONTROL, config.plan().control()), (ZERO, np.zeros(size))]
-    for i, name in enumerate(config.genome_names):
-        one = np.zeros(size)
-        one[i] = 1.0
-        out.append((f"{name}=1", one))
-    return out
+    return [(CONTROL, config.plan().control()), *fixed_genomes(config.genome_names)]
 
 
 def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Sequence[int],
@@ -245,7 +244,7 @@ def feature_row(samples: Sequence[Sample], feature, games_per_genome: int,
     """
     name = feature.name
     h, p, n = kruskal([np.asarray(s.features[name], dtype=float) for s in samples])
-    sd_w = _pooled_sd(samples, name)
+    sd_w = pooled_sd(samples, name)
     means = [mean_interval(s.features[name])[0] for s in samples]
     means = [m for m in means if math.isfinite(m)]
     spread = float(np.std(means, ddof=1)) if len(means) > 1 else math.nan

@@ -93,7 +93,7 @@ from qd.rundir import (
     event_count_prefixes,
     table_problem,
 )
-from qd.validation import validate
+from qd.validation import SUMMARY_VERSION, validate
 
 _after_game: Callable[[int, GameRecord], None] | None = None
 """Test hook: called after each new game of a batch is stored (e.g. to simulate a kill)."""
@@ -417,10 +417,12 @@ def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
     run = RunFiles(run_dir)
     old = run.validation_summary if run.has(VALIDATION_SUMMARY) else None
     if old and old.get("distinct_styles") is not None and \
-            ("settings" not in old or old["settings"] == v):
+            ("settings" not in old or (old["settings"] == v
+                                       and old.get("version") == SUMMARY_VERSION)):
         return old
     summary = validate(run_dir, levels=v["levels"], games=v["games"], workers=workers,
                        address=address, show_progress=show_progress, control=v["control"],
+                       null=v["null"], delta=v["delta"], margin=v["margin"],
                        resume=(run_dir / VALIDATION_JOURNAL).exists()).summary
     summary["settings"] = dict(v)
     atomic_write(run_dir / VALIDATION_SUMMARY, json.dumps(summary, indent=2) + "\n")

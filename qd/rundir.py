@@ -398,10 +398,11 @@ def validated_columns(columns: Iterable[str], measures: bool = True) -> list[str
             and (measures or not c.startswith(MEASURE_PREFIX))]
 
 
-STYLE_COLUMNS = ("style", "distinct", "differs_from_control", "weaker_than_control")
+STYLE_COLUMNS = ("style", "distinct", "differs_from_control", "non_inferior")
 """validation.csv, per elite: its rank among the distinct styles (1 the strongest, 0 if it is
 not one), whether it is one, and (for a style, with the control played) whether a feature
-differs from the control's and whether its win rate is below it. A validation written before
+differs from the control's by more than the minimum effect and whether it is shown
+non-inferior to the control at the margin (docs/styles.md). A validation written before
 styles were counted has none of them."""
 
 WIN_RATE_CI = ("win_rate_ci_low", "win_rate_ci_high")
@@ -783,8 +784,20 @@ def number_text(x: Any, pct: bool = False) -> str:
     return f"{100 * x:.1f}%" if pct else f"{x:.3g}"
 
 
+def _pct(x: Any) -> str:
+    return number_text(x, True)
+
+
+def current_styles(summary: Mapping[str, Any] | None) -> bool:
+    """Whether a validation counted its styles as docs/styles.md says (summary version 3: a
+    minimum effect on common games); earlier ones counted them otherwise."""
+    return styles_counted(summary) and (summary or {}).get("version", 0) >= 3
+
+
 def headline(summary: Mapping[str, Any]) -> str:
-    """The validation's one-line verdict: how many distinct styles held up."""
+    """The validation's one-line verdict: how many styles held up at which minimum effect,
+    how well one game names them, how many play within the margin of the control, and the
+    null baseline's count."""
     k = summary.get("distinct_styles")
     if k is None:  # a validation written before styles were counted
         return (f"{summary.get('elites', 0)} elites validated (distinct styles not counted: "
@@ -794,54 +807,91 @@ def headline(summary: Mapping[str, Any]) -> str:
     levels = ("held-out levels" if not train else
               "the run's training levels on fresh seeds" if played <= train else
               f"held-out and training levels ({len(train)} of {len(played)} training)")
-    text = (f"{k} distinct style{'s' if k != 1 else ''} held up on {levels} (of "
-            f"{summary['elites']} elite{'s' if summary['elites'] != 1 else ''}, "
-            f"{summary['games_per_elite']} games each)")
-    if summary.get("distinct_styles_not_weaker") is not None:
-        text += f"; {summary['distinct_styles_not_weaker']} not weaker than the control"
+    of = (f"of {summary['elites']} elite{'s' if summary['elites'] != 1 else ''}, "
+          f"{summary['games_per_elite']} games each")
+    if not current_styles(summary):
+        return (f"{k} distinct style{'s' if k != 1 else ''} on {levels} ({of}), counted by "
+                f"the earlier statistics (no minimum effect): validate again to count them "
+                f"as docs/styles.md says")
+    st = summary["styles"]
+    text = (f"{k} style{'s' if k != 1 else ''} at least {st['delta']:g} sd apart on {levels} "
+            f"({of}, the same games for all)")
+    ident = st.get("identification")
+    if ident:
+        text += f"; one game names the style {_pct(ident['accuracy'])} (chance {_pct(ident['chance'])})"
+    if summary.get("distinct_styles_non_inferior") is not None:
+        m = st["margin"]
+        text += (f"; {summary['distinct_styles_non_inferior']} of {k} within "
+                 + (f"{100 * m:g} points of the control's win rate" if st["quality"] != "score"
+                    else f"{100 * m:g}% of the control's mean score") + " (non-inferior)")
+    if summary.get("null_distinct_styles") is not None:
+        text += f"; null baseline {summary['null_distinct_styles']}"
     return text
 
 
 def styles_text(summary: Mapping[str, Any]) -> list[str]:
-    """What the distinct-styles count means, its test, its power and the control, in lines."""
+    """What the style count means, its tests, the counts at each minimum effect, ties,
+    duplicates, identification, the control and the null baseline, in lines."""
     st = summary.get("styles")
-    if not st:
+    if not st or not current_styles(summary):
         return []
     feats = summary.get("features") or []
-    power = st.get("power") or {}
-    lines = [f"A style counts when every pair of counted styles differs in at least one of "
-             f"{', '.join(feats)} on these games (Welch's t test, Holm's correction over the "
+    sd = st.get("sd") or {}
+    lines = [f"A style counts when every pair of counted styles differs by more than "
+             f"{st['delta']:g} per-game standard deviation{'s' if st['delta'] != 1 else ''} in at "
+             f"least one of " + ", ".join(f"{f} (sd {number_text(sd.get(f))})" for f in feats)
+             + f", on the same {st['games']} games (paired by game, blocked by level; Holm over the "
              f"{st['pairs_tested']} pair-and-feature tests, family-wise error "
-             f"{100 * st['alpha']:.0f}%; the largest such set of elites, the strongest "
-             f"of the largest). "
-             f"{st['pairs_differing']} of the {st['pairs_tested']} tests found a difference."]
-    det = [f"{f} {number_text(power[f]['detectable'])} (per-game sd {number_text(power[f]['sd'])})"
-           for f in feats if f in power]
-    if det:
-        lines.append("Power: with " + f"{st['games']} games per elite the pairwise test finds, "
-                     "80% of the time, a difference of at least " + "; ".join(det) + ".")
+             f"{100 * st['alpha']:.0f}%; docs/styles.md). {st['pairs_differing']} of the "
+             f"{st['pairs_tested']} tests found such a difference.",
+             "Styles by minimum effect: " + ", ".join(
+                 f"{n} at {d} sd" for d, n in st["counts"].items()) + "."]
+    ties = st.get("ties") or {}
+    if ties.get("count") is not None and ties["count"] > 1:
+        share = ", ".join(f"[{c}] {_pct(v)}" for c, v in sorted(
+            ties["share"].items(), key=lambda kv: -kv[1]))
+        lines.append(f"{ties['count']} sets of {summary['distinct_styles']} tie; the one of "
+                     f"highest summed win rate is counted. Share of the tied sets: {share}.")
+    for group in st.get("duplicates") or []:
+        lines.append(f"[{'], ['.join(group)}] played identical games: one style.")
+    ident = st.get("identification")
+    if ident:
+        per = ", ".join(f"[{c}] {_pct(v)}" for c, v in ident["per_style"].items())
+        lines.append(f"One game names the style {_pct(ident['accuracy'])} of the time (chance "
+                     f"{_pct(ident['chance'])}; {ident['games']} games, "
+                     f"{len(ident['features'])} features, leaving one level out): {per}.")
     c = summary.get("control")
     if c:
-        fe = ", ".join(f"{f} {number_text(v['mean'])} ({number_text(v['ci'][0])} to "
-                       f"{number_text(v['ci'][1])})" for f, v in c["features"].items())
-        score = st.get("quality") == "score"  # a one-player game: every game is won
+        score = st.get("quality") == "score"
         key, name, pct = ("mean_score", "mean score", False) if score else \
             ("win_rate", "win rate", True)
         lo, hi = c[f"{key}_ci"]
-        wr = power.get(f"{'score' if score else 'win_rate'}_vs_control", {})
-        strength = (f"{name} {number_text(c[key], pct)} ({number_text(lo, pct)}{'-' if pct else ' to '}"
-                    f"{number_text(hi, pct)}, {c['games']} games)")
-        rule = (f"its {name} is below the control's ({'a one-player game; ' if score else ''}"
-                f"one-sided Welch, 5%, uncorrected; it detects a gap of "
-                f"{number_text(wr.get('detectable'), pct)}")
-        lines.append(f"Control (default weights), on the same levels and seats: {strength}; "
-                     f"{fe}. A style is weaker when {rule} with 80% power).")
+        lines.append(f"Control (default weights), on the same games: {name} "
+                     f"{number_text(c[key], pct)} ({number_text(lo, pct)} to "
+                     f"{number_text(hi, pct)}, {c['games']} games).")
+        ni = st.get("non_inferiority") or {}
+        m = st["margin"]
+        rule = (f"{100 * m:g} points of win rate" if not score
+                else f"{100 * m:g}% of the control's mean score")
+        parts = []
+        for k, v in ni.items():
+            verdict = "non-inferior" if v["non_inferior"] else "not shown non-inferior"
+            need = (f", {v['games_needed']} games for 80% power"
+                    if v.get("power") is not None and v["power"] == v["power"]
+                    and v["power"] < 0.8 and v.get("games_needed") else "")
+            parts.append(f"[{k}] {number_text(v['difference'], pct)} (bound "
+                         f"{number_text(v['lower'], pct)}) {verdict}{need}")
+        lines.append(f"Against the control (paired, one-sided 95% bound, margin {rule}): "
+                     + "; ".join(parts) + ".")
         diff = [k for k, v in st["differs_from_control"].items() if v]
-        weak = [k for k, v in st["weaker_than_control"].items() if v]
-        lines.append(f"Styles that differ from the control in a feature: {len(diff)} of "
-                     f"{len(st['styles'])}" + (f" ([{'], ['.join(diff)}])" if diff else "")
-                     + f"; weaker than the control: {len(weak)}"
-                     + (f" ([{'], ['.join(weak)}])" if weak else "") + ".")
+        lines.append(f"Styles that differ from the control by more than {st['delta']:g} sd in "
+                     f"a feature: {len(diff)} of {len(st['styles'])}"
+                     + (f" ([{'], ['.join(diff)}])" if diff else "") + ".")
+    null = st.get("null")
+    if null:
+        lines.append(f"Null baseline ({len(null['genomes'])} fixed genomes, no evolution, the "
+                     f"same games): " + ", ".join(f"{n} at {d} sd"
+                                                  for d, n in null["counts"].items()) + ".")
     return lines
 
 
@@ -1375,11 +1425,14 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
             raise ValueError(f"{path}: {key}: {v!r} is not {want}")
 
     for key in ("elites", "games_per_elite", "distinct_styles", "distinct_styles_not_weaker",
+                "distinct_styles_non_inferior", "null_distinct_styles",
                 "styles.pairs_tested", "styles.pairs_differing", "styles.games",
-                "styles.tested", "control.games"):
+                "styles.tested", "control.games", "styles.identification.games"):
         number(key, whole=True)
     for key in ("same_cell_share", "neighbour_share", "mean_win_rate_evolved",
                 "mean_win_rate_validated", "mean_abs_gap.win_rate", "styles.alpha",
+                "styles.margin", "styles.identification.accuracy",
+                "styles.identification.chance",
                 "control.win_rate", "corrected.coverage", "corrected.coverage_evolved"):
         number(key, hi=1)
     for key in _keys(get("spearman")):
@@ -1389,7 +1442,8 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
         number(f"by_level_group.{g}.mean_win_rate", hi=1)
         number(f"by_level_group.{g}.mean_abs_gap_win_rate", hi=1)
     named = [*_keys(get("cells")), *_keys(get("styles.styles")),
-             *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control"))]
+             *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control")),
+             *_keys(get("styles.non_inferiority")), *_keys(get("styles.identification.per_style"))]
     if named:
         known = set(_cell_keys(run.elites["cell"])) if "cell" in run.elites else set()
         gone = [str(c) for c, key in zip(named, _cell_keys(pd.Series(named, dtype=object)))

@@ -11,8 +11,12 @@ fall in their own cell or a neighbouring one.
 Games: game g of an elite plays level g mod L; over successive passes through the levels the
 elite's seat moves on by one, and within a pass it moves on from level to level, so each level
 is played from every seat (both, in a two-player game) once it is played that many times; the
-run's opponent takes the other seats. Seeds come from the run seed, the elite's cell index and g (a spawn key
-that evolution never uses), so the result does not depend on the number of workers, on which
+run's opponent takes the other seats. Every genome (each elite, the control and, with `null`,
+the fixed genomes of the null baseline) plays the same games: game g has the same level, seat
+and seeds for all of them (common random numbers), so every comparison is paired by game. Seeds
+come from the run seed and a spawn key that evolution never uses: a digest of the run's name,
+its config and the validation's levels (`validation_key`: two runs, or two level sets of one
+run, never share a game), and g. The result does not depend on the number of workers, on which
 other cells are validated, or on the order games finish.
 
 Files written into the run directory (the last validation replaces the previous one; names
@@ -27,6 +31,7 @@ in `qd.rundir`):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -46,8 +51,8 @@ from playstyles.files import atomic_write
 from playstyles.limits import check_planned
 from qd.archive import EliteArchive, evaluate_games
 from qd.config import RunConfig, load_config
-from qd.features import PlayerGame, per_game
-from qd.genome_games import credit, genome_side, play
+from qd.features import PlayerGame, features_of, per_game
+from qd.genome_games import credit, fixed_genomes, genome_side, play
 from qd.rundir import (
     CONFIG,
     ELITES,
@@ -72,21 +77,25 @@ from qd.rundir import (
     validated_std_column,
     weight_columns,
 )
-from qd.styles import Sample, distinct_styles
+from qd.styles import DELTA, MARGIN, Sample, delta_key, distinct_styles, pooled_sd
 
 __all__ = ["ValidationResult", "validate", "headline", "styles_text", "spearman", "plan_games",
            "play_journal", "reestimated", "corrected_metrics", "table_two_markdown"]
 # `headline` and `styles_text` (validation_summary.json in words) live in `qd.rundir`, so
 # that the report says them without this module's agents and games
 
-SUMMARY_VERSION = 2  # 2: the control, distinct styles, per-game feature values
+SUMMARY_VERSION = 3  # 3: common games, a minimum effect, non-inferiority, identification
 STYLE = "style"
 """validation.csv: the elite's rank among the distinct styles (1 the strongest), 0 if none."""
 VALIDATION_KEY = 0x56414C  # first spawn-key entry of validation games ("VAL")
-CONTROL_KEY = (0x434F4E, 0)  # the control's spawn key after VALIDATION_KEY ("CON"; an elite's
-# is one number, its index, so the two never meet)
 CONTROL = "control"
 """The control genome's name in validation_games.csv's `cell` column."""
+NULL_PREFIX = "null:"
+"""The null baseline's genomes in validation_games.csv's `cell` column: `null:zero`,
+`null:<gene>=1`."""
+TRACE = "trace"
+"""validation_games.csv: a digest of the game as played (its events, rounds and results);
+genomes with equal traces in every game played identical games."""
 
 
 @dataclass
@@ -165,21 +174,52 @@ def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
     return out
 
 
-def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: Sequence[int],
-               games: int, seed: int, control: bool = False) -> list[GameSpec]:
-    """Every validation game, elite-major, each with seeds from (run seed, cell index, game);
-    with `control`, then the control genome's games on the same levels and seats (seeds from
-    a spawn key of their own, which no elite's can equal)."""
-    check_planned((len(elites) + control) * games, f"{len(elites) + control} genomes x "
-                                                   f"{games} games")
-    order = alternating_games(games, levels, plan.players)
-    players = [((int(row["index"]),), np.array([float(row[n]) for n in genome_names]))
-               for row in elites.to_dict("records")]
+def validation_key(config: RunConfig, levels: Sequence[Any]) -> tuple[int, int]:
+    """The spawn-key words that make a validation's games its own: a digest of the run's name,
+    its config as resolved (without its `validate` section, which plays no game) and the
+    validation's levels. Two runs, or two level sets of one run, never share a game."""
+    data = {**config.to_dict(), "validate": None, "validation_levels": [str(x) for x in levels]}
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).digest()
+    return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")
+
+
+def validation_genomes(elites: pd.DataFrame, genome_names: Sequence[str], plan,
+                       control: bool = False, null: bool = False) -> list[tuple[str, np.ndarray]]:
+    """(cell, genome) of every genome a validation plays, in plan order: the elites, the
+    control, then the null baseline's fixed genomes (`null:zero`, `null:<gene>=1`)."""
+    out = [(str(row["cell"]), np.array([float(row[n]) for n in genome_names]))
+           for row in elites.to_dict("records")]
     if control:
-        players.append((CONTROL_KEY, plan.control()))
+        out.append((CONTROL, plan.control()))
+    if null:
+        out += [(NULL_PREFIX + label, g) for label, g in fixed_genomes(plan.genome_names)]
+    return out
+
+
+def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: Sequence[int],
+               games: int, seed: int, control: bool = False, key: Sequence[int] = (),
+               null: bool = False) -> list[GameSpec]:
+    """Every validation game, genome-major (the elites, with `control` the control genome,
+    with `null` the null baseline's genomes): game g of every genome has the same level, seat
+    and seeds, from (run seed, `VALIDATION_KEY`, `key`, g).
+
+    Args:
+        elites: the elites to validate (rows of elites.csv).
+        genome_names: the weight columns, in genome order.
+        plan: the run's `qd.genome_games.Plan`.
+        levels: the validation levels.
+        games: games per genome.
+        seed: the run seed.
+        control: also the control genome.
+        key: the validation's own spawn-key words (`validation_key`).
+        null: also the null baseline's fixed genomes.
+    """
+    players = validation_genomes(elites, genome_names, plan, control, null)
+    check_planned(len(players) * games, f"{len(players)} genomes x {games} games")
+    order = alternating_games(games, levels, plan.players)
     plan = replace(plan, seed=seed)
     specs = []
-    for k, (key, genome) in enumerate(players):
+    for k, (_, genome) in enumerate(players):
         me = plan.agent_for(genome)
         specs += [plan.spec(me, (VALIDATION_KEY, *key, g), level, seat, (k, g, seat))
                   for g, (level, seat) in enumerate(order)]
@@ -219,9 +259,28 @@ def play_journal(journal, address: str | None, workers: int | None, show_progres
     return records
 
 
+def game_trace(rec: GameRecord) -> str:
+    """A digest of a game as played: its events, rounds, ranking and results (equal for two
+    genomes that played the same game move for move, as far as the game's events show)."""
+    data = [[list(e) for e in rec.events], rec.rounds, list(rec.ranking), list(rec.results),
+            rec.winner]
+    return hashlib.sha256(json.dumps(data, default=str).encode()).hexdigest()[:16]
+
+
+def _sample(key: str, games: Sequence[tuple[GameRecord, int]], pg: Sequence[PlayerGame],
+            mapped: Sequence[Any], described: Sequence[Any], solo: bool) -> Sample:
+    """One genome's per-game values, blocked by level, with each game's trace."""
+    every = per_game(pg, described)
+    return Sample(key, _quality(pg, solo), {f.name: every[f.name] for f in mapped},
+                  blocks=[rec.spec.level for rec, _ in games],
+                  traces=[game_trace(rec) for rec, _ in games], described=every)
+
+
 def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[str],
                       level_list: Sequence[int], n_games: int, records: Sequence[GameRecord],
-                      control: bool) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[str, Any]]:
+                      control: bool, null: bool = False, delta: float = DELTA,
+                      margin: float = MARGIN
+                      ) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[str, Any]]:
     """Table II, its games and its summary from the validation's games (no file, no game
     played): the replayed quality and features of every chosen elite, where they land on the
     grid, the distinct styles and, with `control`, the control's games and comparison.
@@ -232,8 +291,12 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
         names: the weight columns, in genome order.
         level_list: the validation levels.
         n_games: games per elite (and for the control).
-        records: the games as planned (`plan_games`): each elite's, then the control's.
+        records: the games as planned (`plan_games`): each elite's, then the control's,
+            then the null baseline's.
         control: whether the control played.
+        null: whether the null baseline's fixed genomes played.
+        delta: the minimum effect two styles differ by (per-game standard deviations).
+        margin: the non-inferiority margin (`qd.styles.distinct_styles`).
 
     Returns:
         (table, game_rows, summary): validation.csv, validation_games.csv's rows and
@@ -243,16 +306,18 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
     archive = EliteArchive(config.features, names)
     feats = config.features
     mapped = [f.name for f in feats]
+    described = [*feats, *(f for n, f in features_of(config.game).items() if n not in mapped)]
     rows, game_rows, samples = [], [], []
     solo = plan.players == 1
     control_games: list[PlayerGame] = []
     for k, row in enumerate(chosen.to_dict("records")):
         mine = records[k * n_games:(k + 1) * n_games]
-        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
+        sides = list(genome_side(mine))
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in sides]
         genome = np.array([float(row[n]) for n in names])
         ev = evaluate_games(genome, pg, feats)
         values = per_game(pg, feats)
-        samples.append(Sample(str(row["cell"]), _quality(pg, solo), values))
+        samples.append(_sample(str(row["cell"]), sides, pg, feats, described, solo))
         v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
         v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
         e_grid = parse_grid_index(row["grid_index"])
@@ -280,33 +345,51 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
                     "validated_grid_index": grid_index_text(v_grid),
                     "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
         rows.append(out)
-        for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
-            game_rows.append(_game_row(row, g, rec, seat, p, feats))
+        for (rec, seat), g, p in zip(sides, range(n_games), pg):
+            game_rows.append(_game_row(row, g, rec, seat, p, described))
     control_sample = None
-    if control:
-        mine = records[len(chosen) * n_games:]
-        pg = [PlayerGame.from_record(rec, seat) for rec, seat in genome_side(mine)]
-        control_sample = Sample(CONTROL, _quality(pg, solo), per_game(pg, feats))
-        control_games = pg
-        me = {"cell": CONTROL, "index": -1}
-        for (rec, seat), g, p in zip(genome_side(mine), range(n_games), pg):
-            game_rows.append(_game_row(me, g, rec, seat, p, feats))
-    found = distinct_styles(samples, mapped, control=control_sample,
-                            quality="score" if solo else "win_rate")
+    extra = validation_genomes(chosen.iloc[:0], names, plan, control, null)
+    null_samples = []
+    for k, (cell, _) in enumerate(extra):
+        start = (len(chosen) + k) * n_games
+        sides = list(genome_side(records[start:start + n_games]))
+        pg = [PlayerGame.from_record(rec, seat) for rec, seat in sides]
+        sample = _sample(cell, sides, pg, feats, described, solo)
+        if cell == CONTROL:
+            control_sample, control_games = sample, pg
+        else:
+            null_samples.append(sample)
+        me = {"cell": cell, "index": -1 - k}
+        for (rec, seat), g, p in zip(sides, range(n_games), pg):
+            game_rows.append(_game_row(me, g, rec, seat, p, described))
+    every = [*samples, *([control_sample] if control_sample else []), *null_samples]
+    sd = {f: pooled_sd(every, f) for f in mapped}
+    quality = "score" if solo else "win_rate"
+    found = distinct_styles(samples, mapped, control=control_sample, delta=delta,
+                            margin=margin, quality=quality, sd=sd)
     rank = {c: i + 1 for i, c in enumerate(found.styles)}
     for out in rows:
         c = str(out["cell"])
         out[STYLE] = rank.get(c, 0)
         out["distinct"] = c in rank
         out["differs_from_control"] = found.differs_from_control.get(c)
-        out["weaker_than_control"] = found.weaker_than_control.get(c)
+        out["non_inferior"] = (found.non_inferiority[c]["non_inferior"]
+                               if c in found.non_inferiority else None)
     table = pd.DataFrame(rows)
+    styles = found.summary()
+    styles["null"] = None
+    if null_samples:
+        base = distinct_styles(null_samples, mapped, delta=delta, margin=margin,
+                               quality=quality, sd=sd)
+        styles["null"] = {"counts": base.counts, "styles": base.styles,
+                          "genomes": [s.key for s in null_samples],
+                          "duplicates": base.duplicates}
 
     spear: dict[str, float | None] = {}
     for name in ("win_rate", *(f.name for f in feats)):
         spear[name] = spearman(table[evolved_column(name)], table[validated_column(name)])
     overlap = sorted(set(level_list[:n_games]) & set(config.train_levels))
-    elite_games = pd.DataFrame([r for r in game_rows if r["cell"] != CONTROL])
+    elite_games = pd.DataFrame([r for r in game_rows if r["index"] >= 0])
     corrected = corrected_metrics(table, archive.cells, mapped, elite_games,
                                   config.train_levels)
     summary = {
@@ -317,8 +400,10 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
         "opponent": plan.opponent.display() if plan.players > 1 else None,
         "features": mapped,
         "distinct_styles": found.count,
-        "distinct_styles_not_weaker": len(found.not_weaker) if control else None,
-        "styles": found.summary(),
+        "distinct_styles_non_inferior": len(found.non_inferior) if control else None,
+        "null_distinct_styles": styles["null"]["counts"][delta_key(delta)]
+        if styles["null"] else None,
+        "styles": styles,
         "control": _control_summary(control_sample, control_games, plan.control(), names,
                                     mapped),
         "spearman": spear,
@@ -335,7 +420,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
              show_progress: bool = True, resume: bool = False,
-             control: bool = True) -> ValidationResult:
+             control: bool = True, null: bool = False, delta: float = DELTA,
+             margin: float = MARGIN) -> ValidationResult:
     """Replay the run's elites on held-out levels and write Table II and its summary into the
     run directory (`plots.validation` draws its chart).
 
@@ -350,8 +436,13 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         show_progress: a progress bar on the terminal.
         resume: continue an interrupted validation (the games finished before Ctrl-C are
             kept in validation.journal and only the missing ones are played).
-        control: also play the control genome (the default weights) on the same levels and
-            seats, and compare every distinct style with it.
+        control: also play the control genome (the default weights) on the same games, and
+            compare every style with it (non-inferiority at `margin`).
+        null: also play the null baseline (the all-zero and every one-hot genome) on the
+            same games and count its styles the same way.
+        delta: the minimum effect two styles differ by, in per-game standard deviations.
+        margin: the non-inferiority margin: points of win rate, or in a one-player game a
+            fraction of the control's mean score.
 
     Raises:
         play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
@@ -375,7 +466,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     n_games = plan.players * len(level_list) if games is None else int(games)
     if n_games < 1:
         raise ValueError(f"games: at least one game per elite, got {n_games}")
-    specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control)
+    specs = plan_games(chosen, names, plan, level_list, n_games, config.seed, control=control,
+                       key=validation_key(config, level_list), null=null)
     check_playable([config.game], address, workers)
 
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
@@ -384,7 +476,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
             records = play_journal(journal, address, workers, show_progress, "validate")
 
         table, game_rows, summary = validation_tables(config, chosen, names, level_list,
-                                                      n_games, records, control)
+                                                      n_games, records, control, null, delta,
+                                                      margin)
         files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
                  run.path(VALIDATION_TABLE)]
         atomic_write(files[0], table.to_csv(index=False))
@@ -465,8 +558,9 @@ def corrected_metrics(table: pd.DataFrame, grid_cells: int, features: Sequence[s
 def _game_row(elite: dict, g: int, rec: GameRecord, seat: int, pg: PlayerGame | None = None,
               features: Sequence[Any] = ()) -> dict[str, Any]:
     """One validation game; the opponent is the seat after the elite's (in a game of more
-    players, `elite_won` is the elite's share of first place); then the value of each mapped
-    feature in this game (NaN where undefined)."""
+    players, `elite_won` is the elite's share of first place), its trace (`game_trace`); then
+    the value of each feature given (every feature the game registers) in this game (NaN where
+    undefined)."""
     s = rec.spec
     nxt = (seat + 1) % len(s.agents)
     me, opp = rec.summaries[seat], rec.summaries[nxt]
@@ -475,14 +569,14 @@ def _game_row(elite: dict, g: int, rec: GameRecord, seat: int, pg: PlayerGame | 
            "opponent_seed": s.agent_seeds[nxt], "rounds": rec.rounds,
            "winner": rec.winner, "elite_won": credit(rec, seat),
            "elite_score": me.get("score"), "opponent_score": opp.get("score"),
-           "seconds": round(rec.seconds, 4)}
+           "seconds": round(rec.seconds, 4), TRACE: game_trace(rec)}
     for f in features:
         row[f.name] = float(f.fn(pg))
     return row
 
 
 def _quality(games: Sequence[PlayerGame], solo: bool) -> list[float]:
-    """Per game, what 'weaker' compares: the share of first place, or in a one-player game
+    """Per game, what non-inferiority compares: the share of first place, or in a one-player game
     (where it is always 1) the score."""
     return [g.final("score") for g in games] if solo else [g.credit for g in games]
 
@@ -511,8 +605,8 @@ def _style_text(r: dict[str, Any]) -> str:
     if not k or k != k:
         return "-"
     text = f"#{int(k)}"
-    if r.get("weaker_than_control") is True:
-        text += " (weaker)"
+    if r.get("non_inferior") is False:
+        text += " (not shown non-inferior)"
     return text
 
 

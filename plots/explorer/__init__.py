@@ -221,7 +221,7 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         cols["v:cell"] = [str(c) if isinstance(c, str) else None
                           for c in joined.get("validated_cell", pd.Series([None] * n))]
         cols["style"] = _column(joined, STYLE_COLUMNS[0])
-        for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "weaker")):
+        for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "noninferior")):
             cols[key] = _flags(joined, c)
     names = []
     for k in range(n):

@@ -452,11 +452,11 @@
       '<table class="quality"><tr><th class="l">games from</th><th>value</th><th>95% interval</th><th>games</th></tr>' +
       qualityRows(i, QUALITY) + '</table>';
     if (D.validated && D.counted && ok(col("v:win_rate", i))) {
-      var w = col("weaker", i), df = col("differs", i);
+      var w = col("noninferior", i), df = col("differs", i);
       h += '<p class="small" data-k="vs-control">' + (!col("distinct", i) ? "Only the distinct styles are tested against the control." :
         w === null && df === null ? "Against the control: not tested (this validation played no control)." :
-        "Against the control: " + (w === null ? MISSING : w ? "weaker" : "not weaker") + "; " +
-        (df === null ? MISSING : df ? "a feature differs" : "no feature differs") + ".") + '</p>';
+        "Against the control: " + (w === null ? MISSING : w ? "non-inferior" : "not shown non-inferior") + "; " +
+        (df === null ? MISSING : df ? "a feature differs by more than the minimum effect" : "no feature differs by more than the minimum effect") + ".") + '</p>';
     }
     h += '<h3>Features <span class="small">(mean over the games, its 95% interval)</span></h3><table class="features">' +
       featureHead(i) + featureRows(i) + '</table>';

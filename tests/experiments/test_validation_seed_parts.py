@@ -27,7 +27,7 @@ ELITES = pd.DataFrame({"cell": ["0:0", "1:1"], "index": [4, 9]})
 def _replay(offset: int, seed: int = 1) -> list:
     e = ELITES.copy()
     e["index"] += offset
-    return plan_games(e, [], PLAN, [1, 2], 4, seed)
+    return plan_games(e, [], PLAN, [1, 2], 4, seed, key=(offset,))
 
 
 def test_a_mix_takes_each_seed_from_the_replay_it_names():

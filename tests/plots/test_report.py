@@ -6,6 +6,7 @@ that did not hold up, and names the games behind every number."""
 from __future__ import annotations
 
 import base64
+import html
 import re
 import subprocess
 import sys
@@ -394,8 +395,8 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     page = (d / "report.html").read_text()
     assert rep.headline == headline(summary)
     first = page.index("<h2>")
-    assert f"<b>{rep.headline}</b>" in page[:first]  # the verdict before any section
-    assert styles_text(summary)[0].split(" (")[0] in page[:first]
+    assert f"<b>{html.escape(rep.headline)}</b>" in page[:first]  # the verdict first
+    assert html.escape(styles_text(summary)[0].split(" (")[0]) in page[:first]
     assert "held out (4 games on 3 held-out levels)" in page[:first]
     # the held-out heatmap beside the evolved one, before the run's summary
     names = [p.name for p in rep.files]

@@ -275,10 +275,10 @@ def test_style_export_from_an_old_validation_warns(tmp_path_factory, tmp_path):
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
     validate(d, games=2, workers=0, show_progress=False)
     v = pd.read_csv(d / "validation.csv")
-    v.drop(columns=["style", "distinct", "differs_from_control", "weaker_than_control"]) \
+    v.drop(columns=["style", "distinct", "differs_from_control", "non_inferior"]) \
         .to_csv(d / "validation.csv", index=False)
     s = _json.loads((d / "validation_summary.json").read_text())
-    for k in ("distinct_styles", "distinct_styles_not_weaker", "styles", "control"):
+    for k in ("distinct_styles", "distinct_styles_non_inferior", "styles", "control"):
         s.pop(k)
     (d / "validation_summary.json").write_text(_json.dumps(s))
     pf, _ = export_presets(d, "style", 2, out=tmp_path / "s.json", min_games=1)

@@ -1,5 +1,6 @@
-"""Validation on held-out levels: Table II for a tiny run, its summary statistics, seeds that
-do not depend on which cells are validated, errors, and one Ray run equal to in-process."""
+"""Validation on held-out levels: Table II for a tiny run, its summary statistics, common
+games for every genome, seeds that do not depend on which cells are validated, errors, and
+one Ray run equal to in-process."""
 
 from __future__ import annotations
 
@@ -60,7 +61,13 @@ def test_validation_writes_table_two(validated):
     assert (control["index"] == -1).all() and len(control) == 4
     assert control[["level", "elite_seat"]].values.tolist() == \
         games[games["cell"] == v["cell"].iloc[0]][["level", "elite_seat"]].values.tolist()
-    assert not set(control["game_seed"]) & set(games["game_seed"])
+    # common random numbers: game g of every genome has the same level, seat and seeds
+    first = games[games["cell"] == v["cell"].iloc[0]]
+    for col in ("level", "elite_seat", "game_seed", "elite_seed", "opponent_seed"):
+        assert control[col].tolist() == first[col].tolist(), col
+        assert (games.groupby("game")[col].nunique() == 1).all(), col
+    # every feature the game registers is kept per game, mapped or not, and a trace per game
+    assert {"attacks", "buildings", "score", "research_slope", "trace"} <= set(every.columns)
     assert games.groupby("cell", sort=False)["elite_won"].sum().tolist() == \
         v["wins_validated"].tolist()
     assert set(every["level"]) == {13, 14, 15}  # the held-out levels, never a training one
@@ -102,19 +109,23 @@ def test_validation_summary(validated):
 
     def sample(cell):
         g = games[games["cell"] == cell]
-        return Sample(cell, g["elite_won"].tolist(), {f: g[f].tolist() for f in feats})
+        return Sample(cell, g["elite_won"].tolist(), {f: g[f].tolist() for f in feats},
+                      blocks=g["level"].tolist(), traces=g["trace"].tolist())
 
     found = distinct_styles([sample(c) for c in v["cell"].astype(str)], feats,
                             control=sample("control"))
+    assert s["version"] == 3
     assert s["distinct_styles"] == found.count >= 1
-    assert s["distinct_styles_not_weaker"] == len(found.not_weaker)
+    assert s["distinct_styles_non_inferior"] == len(found.non_inferior)
+    assert s["styles"]["counts"] == found.counts and set(found.counts) == {"0", "0.5", "1"}
+    assert s["styles"]["delta"] == 1.0 and s["styles"]["margin"] == 0.1
     assert s["styles"]["styles"] == found.styles
     assert sorted(v.loc[v["distinct"], "cell"].astype(str)) == sorted(found.styles)
     assert (v.loc[~v["distinct"], "style"] == 0).all()
     assert s["control"]["games"] == 4
     assert s["control"]["genome"] == {n: 0.5 for n in s["control"]["genome"]}
-    assert md.startswith(f"**{s['distinct_styles']} distinct style")
-    assert "Control (default weights)" in md and "Power:" in md
+    assert md.startswith(f"**{s['distinct_styles']} style")
+    assert "Control (default weights)" in md and "Styles by minimum effect" in md
 
 
 def test_chosen_cells_play_the_same_games(validated, tmp_path):
@@ -126,7 +137,7 @@ def test_chosen_cells_play_the_same_games(validated, tmp_path):
     full = result.table.set_index("cell").loc[cells].reset_index()
     # what an elite's own games give is the same; styles depend on which elites are compared
     own = [c for c in full.columns
-           if c not in ("style", "distinct", "differs_from_control", "weaker_than_control")]
+           if c not in ("style", "distinct", "differs_from_control", "non_inferior")]
     pd.testing.assert_frame_equal(part.table[own], full[own])
 
 
@@ -147,7 +158,8 @@ def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
                  cell, "--workers", "0", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert f"| [{cell}] |" in out and "validation.csv" in out
-    assert out.strip().splitlines()[-1].startswith("1 distinct style held up on held-out levels")
+    assert out.strip().splitlines()[-1].startswith("1 style at least 1 sd apart on held-out "
+                                                    "levels")
     v = pd.read_csv(d / "validation.csv")
     assert v["cell"].tolist() == [cell]
     assert set(pd.read_csv(d / "validation_games.csv")["level"]) == {21, 22}
@@ -222,9 +234,10 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
     last = capsys.readouterr().out.strip().splitlines()[-1]
     s = json.loads((run / "validation_summary.json").read_text())
     assert s["games_per_elite"] == 8 and len(s["levels"]) == 4  # the 4 held-out levels
-    assert s["settings"] == {"games": 8, "levels": "held_out", "control": True}
-    assert last.startswith(f"{s['distinct_styles']} distinct style")
-    assert f"(of {s['elites']} elite" in last and "8 games each)" in last
+    assert s["settings"] == {"games": 8, "levels": "held_out", "control": True, "null": False,
+                             "delta": 1.0, "margin": 0.1}
+    assert last.startswith(f"{s['distinct_styles']} style")
+    assert f"(of {s['elites']} elite" in last and "8 games each," in last
     games = pd.read_csv(run / "validation_games.csv")
     assert (games["cell"] == "control").sum() == 8
     assert not set(games["level"]) & set(yaml.safe_load((run / "config.yaml").read_text())
@@ -256,8 +269,8 @@ def test_validation_without_the_control(tmp_path_factory, tmp_path):
     r = validate(d, games=2, workers=0, show_progress=False, control=False)
     games = pd.read_csv(d / "validation_games.csv")
     assert "control" not in set(games["cell"])
-    assert r.summary["control"] is None and r.summary["distinct_styles_not_weaker"] is None
+    assert r.summary["control"] is None and r.summary["distinct_styles_non_inferior"] is None
     assert r.summary["distinct_styles"] >= 1
     from qd.validation import headline
-    assert "not weaker" not in headline(r.summary)
-    assert r.table["weaker_than_control"].isna().all()
+    assert "non-inferior" not in headline(r.summary)
+    assert r.table["non_inferior"].isna().all()

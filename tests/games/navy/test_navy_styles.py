@@ -226,11 +226,13 @@ def test_a_tiny_navy_evolution_runs_end_to_end(tmp_path):
     assert "genome plays alone" in table and "against" not in table
     header = next(line for line in table.splitlines() if line.startswith("| Cell"))
     assert "Mean score evolved / validated" in header
-    assert table.startswith("**1 distinct style held up on held-out levels")
-    # every one-player game is won: 'weaker' compares the mean score with the control's
+    assert table.startswith("**1 style at least 1 sd apart on held-out levels")
+    # every one-player game is won: non-inferiority compares the mean score with the
+    # control's, the margin a share of it
     assert summary["styles"]["quality"] == "score"
-    assert "score_vs_control" in summary["styles"]["power"]
-    assert "A style is weaker when its mean score is below the control's" in table
+    ni = summary["styles"]["non_inferiority"][first]
+    assert ni["margin"] == pytest.approx(0.1 * abs(summary["control"]["mean_score"]))
+    assert "margin 10% of the control's mean score" in table
     games = pd.read_csv(out / "validation_games.csv")
     control = games[games["cell"] == "control"]
     assert summary["control"]["mean_score"] == pytest.approx(control["elite_score"].mean())
