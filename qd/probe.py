@@ -81,7 +81,7 @@ from qd.rundir import (
     csv_true,
     read_table,
 )
-from qd.styles import Sample, pooled_sd
+from qd.styles import Sample, distinct_styles, pooled_sd
 from qd.validation import play_journal
 
 PROBE_KEY = 0x50524F
@@ -106,8 +106,8 @@ PROBE = "probe"
 """The command, as its output folder's marker names it (`playstyles.files`)."""
 
 TABLE_COLUMNS = ("feature", "doc", "mapped", "kruskal_p", "holm_reject", "epsilon2",
-                 "sd_within", "spread", "games_per_genome_config", "ratio", "min_width",
-                 "width", "too_narrow", "moves", "rank")
+                 "sd_within", "spread", "range_sd", "games_per_genome_config", "ratio",
+                 "min_width", "width", "too_narrow", "moves", "rank")
 GENOME_COLUMNS = ("genome", "feature", "mean", "ci_low", "ci_high", "n")
 
 
@@ -147,8 +147,9 @@ def probe_genomes(config) -> list[tuple[str, np.ndarray]]:
 def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Sequence[int],
                      games: int, seed: int) -> list[GameSpec]:
     """Every probe game, game-major (game 0 of every genome, then game 1, ...), so the games
-    of N per genome are the first of any larger N; seeds from (seed, PROBE_KEY, genome
-    number, game), tags (genome number, game, seat).
+    of N per genome are the first of any larger N; every genome plays the same games (game g
+    has the same level, seat and seeds from (seed, PROBE_KEY, g) for all of them: common
+    random numbers, so genomes compare paired by game); tags (genome number, game, seat).
 
     Args:
         genomes: (label, genome) in genome-number order.
@@ -161,7 +162,7 @@ def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Se
     plan = replace(plan, seed=seed)
     order = alternating_games(games, levels, plan.players)
     mes = [plan.agent_for(genome) for _, genome in genomes]
-    return [plan.spec(me, (PROBE_KEY, k, g), level, seat, (k, g, seat))
+    return [plan.spec(me, (PROBE_KEY, g), level, seat, (k, g, seat))
             for g, (level, seat) in enumerate(order) for k, me in enumerate(mes)]
 
 
@@ -251,9 +252,31 @@ def feature_row(samples: Sequence[Sample], feature, games_per_genome: int,
     ratio, min_width = noise_at(sd_w, spread, games_per_genome)
     return {"feature": name, "doc": feature.doc, "mapped": mapped, "kruskal_p": p,
             "epsilon2": h / (n - 1) if n > 1 and math.isfinite(h) else math.nan,
-            "sd_within": sd_w, "spread": spread, "games_per_genome_config": games_per_genome,
+            "sd_within": sd_w, "spread": spread,
+            "range_sd": (max(means) - min(means)) / sd_w if len(means) > 1 and sd_w > 0
+            else math.nan,
+            "games_per_genome_config": games_per_genome,
             "ratio": ratio, "min_width": min_width, "width": float(width),
             "too_narrow": bool(mapped and width < min_width)}
+
+
+def fixed_styles(samples: Sequence[Sample], mapped: Sequence[str],
+                 every: Sequence[str]) -> dict[str, Any]:
+    """How many fixed genomes (the control left out) are pairwise at least delta per-game
+    standard deviations apart in some feature (`qd.styles.distinct_styles`: paired by game,
+    blocked by level, Holm), at each delta of `qd.styles.DELTAS`, on the config's mapped
+    features and on every feature the game registers: a bound on the styles evolution can
+    find at these settings."""
+    fixed = [s for s in samples if s.key != CONTROL]
+    out: dict[str, Any] = {}
+    for name, feats in (("mapped", mapped), ("every", every)):
+        if not feats or len(fixed) < 2:
+            out[name] = None
+            continue
+        found = distinct_styles(fixed, feats)
+        out[name] = {"features": list(feats), "counts": found.counts,
+                     "styles": found.by_delta}
+    return out
 
 
 def rank_features(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -451,7 +474,7 @@ def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
         pg = [PlayerGame.from_record(rec, seat) for rec, seat in mine]
         values = per_game(pg, feats.values())
         wins = [credit(rec, seat) for rec, seat in mine]
-        samples.append(Sample(label, wins, values))
+        samples.append(Sample(label, wins, values, blocks=[rec.spec.level for rec, _ in mine]))
         for g, (rec, seat) in enumerate(mine):
             s = rec.spec
             row = {"genome": label, "genome_number": k, "game": g, "level": s.level,
@@ -476,7 +499,8 @@ def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
                "does_not_move": [f for f, m in moves.items() if not m],
                "too_narrow": table.loc[table["too_narrow"], "feature"].tolist(),
                "ranking": table["feature"].tolist(),
-               "games": len(records), "games_per_genome": n}
+               "games": len(records), "games_per_genome": n,
+               "fixed_styles": fixed_styles(samples, list(mapped), list(feats))}
     files = [out / GAMES, out / GENOMES, out / TABLE, out / SETTINGS, out / REPORT]
     atomic_write(files[0], pd.DataFrame(game_rows).to_csv(index=False))
     atomic_write(files[1], genome_table.to_csv(index=False))
@@ -533,21 +557,31 @@ def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[st
              f"is the config's games per genome.", "",
              "## Features, ranked by ratio", "",
              "| rank | feature | mapped | moves | Kruskal-Wallis p | Holm 5% | ε² | sd within "
-             "| spread of means | ratio | min width | width |",
-             "|" + "---|" * 12]
+             "| spread of means | max - min / sd | ratio | min width | width |",
+             "|" + "---|" * 13]
     for r in table.to_dict("records"):
         lines.append("| " + " | ".join([
             str(r["rank"]), f"`{r['feature']}`", "yes" if r["mapped"] else "no",
             "**yes**" if r["moves"] else "no", _fmt(r["kruskal_p"]),
             "reject" if r["holm_reject"] else "-", _fmt(r["epsilon2"]), _fmt(r["sd_within"]),
-            _fmt(r["spread"]), _fmt(r["ratio"]), _fmt(r["min_width"]),
+            _fmt(r["spread"]), _fmt(r.get("range_sd")), _fmt(r["ratio"]), _fmt(r["min_width"]),
             _fmt(r["width"]) + (" (too narrow)" if r["too_narrow"] else "")]) + " |")
-    lines += ["", f"ratio = standard deviation of the genome means / (sd within / √{g}); "
+    lines += ["", f"max - min / sd: the range of the genome means in per-game standard "
+                  f"deviations (sd within); ratio = standard deviation of the genome means / "
+                  f"(sd within / √{g}); "
                   f"min width = 2 × 1.96 × sd within / √{g}, the width of one genome's 95% "
                   f"interval at the config's {g} games per genome; a feature moves when "
                   f"Holm's correction over the features rejects equal distributions at 5% "
                   f"(Kruskal-Wallis) and ratio ≥ 1. Width: the config's for a mapped feature, "
                   f"else the registered default.", ""]
+    for name, what in (("mapped", "the mapped features"), ("every", "every feature")):
+        st = (results.get("fixed_styles") or {}).get(name)
+        if st:
+            lines.append(f"Fixed genomes pairwise at least delta per-game sd apart in one of "
+                         f"{what} (paired by game, blocked by level, Holm; docs/styles.md): "
+                         + ", ".join(f"{k} at {d} sd" for d, k in st["counts"].items())
+                         + f"; at 1 sd: {', '.join(st['styles'].get('1', [])) or 'none'}.")
+    lines.append("")
     moves, still = results["moves"], results["does_not_move"]
     lines.append("The genome moves: " + (", ".join(moves) if moves else "no feature") + ".")
     lines.append("The genome does not move: " + ", ".join(still) + "." if still

@@ -876,9 +876,9 @@ def styles_text(summary: Mapping[str, Any]) -> list[str]:
         parts = []
         for k, v in ni.items():
             verdict = "non-inferior" if v["non_inferior"] else "not shown non-inferior"
-            need = (f", {v['games_needed']} games for 80% power"
-                    if v.get("power") is not None and v["power"] == v["power"]
-                    and v["power"] < 0.8 and v.get("games_needed") else "")
+            need = (f" ({v['games_needed']} games per genome give 80% power if it plays as "
+                    f"well as the control)" if not v["non_inferior"] and v.get("games_needed")
+                    else "")
             parts.append(f"[{k}] {number_text(v['difference'], pct)} (bound "
                          f"{number_text(v['lower'], pct)}) {verdict}{need}")
         lines.append(f"Against the control (paired, one-sided 95% bound, margin {rule}): "

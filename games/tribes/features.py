@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 
+from games.tribes import constants as K
 from qd.features import FeatureTable, PlayerGame, slope
 
 GAME = "tribes"
 FEATURES = FeatureTable()
 """The game's behaviour features (registered by its plug-in)."""
+MONUMENT_NAMES = tuple(K.BUILDING_NAMES[b] for b in K.MONUMENTS)
 
 
 @FEATURES.feature("attacks", 0, 20, 2, "attack actions per game",
@@ -94,3 +96,44 @@ def _buildings(g: PlayerGame) -> float:
           game=GAME, words=('low score', 'medium score', 'high score'))
 def _score(g: PlayerGame) -> float:
     return g.final("score")
+
+
+# What a person watching the board sees a research branch lead to (measured: one-hot research
+# genomes move these more than any count above; docs/qd.md, "Styles you can see").
+@FEATURES.feature("forestry", 0, 10, 1,
+          "forest work per game: forests cleared, burnt or grown, lumber huts and sawmills built",
+          game=GAME, words=('leaves the forests', 'some forest work', 'works the forests'))
+def _forestry(g: PlayerGame) -> float:
+    return g.count("forest_actions", "build_lumber_hut", "build_sawmill")
+
+
+@FEATURES.feature("mining", 0, 6, 1, "mines and forges built per game",
+          game=GAME, words=('no mining', 'some mining', 'mines and forges'))
+def _mining(g: PlayerGame) -> float:
+    return g.count("build_mine", "build_forge")
+
+
+@FEATURES.feature("ports", 0, 5, 1, "ports built per game",
+          game=GAME, words=('stays ashore', 'a port', 'builds ports'))
+def _ports(g: PlayerGame) -> float:
+    return g.count("build_port")
+
+
+@FEATURES.feature("farming", 0, 6, 1, "farms and windmills built per game",
+          game=GAME, words=('no farms', 'some farms', 'farms and windmills'))
+def _farming(g: PlayerGame) -> float:
+    return g.count("build_farm", "build_windmill")
+
+
+@FEATURES.feature("monuments", 0, 4, 1, "monuments built per game",
+          game=GAME, words=('no monuments', 'a monument', 'monuments'))
+def _monuments(g: PlayerGame) -> float:
+    return g.count(*(f"build_{n.lower()}" for n in MONUMENT_NAMES))
+
+
+@FEATURES.feature("defender_share", 0, 1, 0.25,
+          "share of defenders among the units spawned; undefined when none was spawned",
+          game=GAME, words=('few defenders', 'some defenders', 'a defensive army'))
+def _defender_share(g: PlayerGame) -> float:
+    spawned = g.count(*(f"spawn_{n.lower()}" for n in K.UNIT_NAMES))
+    return g.count("spawn_defender") / spawned if spawned else math.nan

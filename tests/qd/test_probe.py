@@ -61,7 +61,13 @@ def test_probe_writes_every_file_and_plays_every_game(probed):
         # every training level in every seat equally often
         assert (part.groupby(["level", "seat"]).size() == GAMES // 4).all()
     assert set(games["level"]) == set(config.train_levels)
-    assert games["game_seed"].nunique() == len(games)
+    # common games: game g has one seed for every genome, and the games differ
+    assert (games.groupby("game")["game_seed"].nunique() == 1).all()
+    assert games["game_seed"].nunique() == GAMES
+    fixed = json.loads((r.out / "probe.json").read_text())["results"]["fixed_styles"]
+    assert set(fixed) == {"mapped", "every"} and set(fixed["mapped"]["counts"]) == {"0", "0.5", "1"}
+    assert fixed["mapped"]["features"] == [f.name for f in config.features]
+    assert 1 <= fixed["every"]["counts"]["0"] <= len(labels) - 1  # the control left out
     s = json.loads((r.out / "probe.json").read_text())
     assert s["complete"] and s["settings"]["games_per_genome"] == GAMES
     assert s["settings"]["settings_key"] == settings_key(config)
