@@ -46,6 +46,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 COMMITTED_RUNS = {"experiments/results/quickstart": "tribes",
+                  "experiments/results/quickstart_counts": "tribes",
                   "experiments/results/tribolo/quickstart": "tribolo",
                   "experiments/results/navy/quickstart": "navy"}
 """The committed run directories whose explorer.html is committed too (relative to the

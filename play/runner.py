@@ -133,8 +133,14 @@ def new_state(spec: GameSpec) -> GameState:
     return get_game(spec.game).new_state(spec.level, spec.seed, **dict(spec.options))
 
 
-def run_game(spec: GameSpec) -> GameRecord:
-    """Play one game from its spec (deterministic: same spec, same record)."""
+def run_game(spec: GameSpec, on_action: Callable[[object], None] | None = None) -> GameRecord:
+    """Play one game from its spec (deterministic: same spec, same record).
+
+    Args:
+        spec: the game.
+        on_action: sees every action before it is applied (e.g. to keep them, so that the
+            game can be replayed position by position: `qd.versus`); it changes nothing.
+    """
     t0 = time.perf_counter()
     c0 = time.process_time()
     state = new_state(spec)
@@ -142,7 +148,7 @@ def run_game(spec: GameSpec) -> GameRecord:
         raise ValueError(f"agents: {len(spec.agents)} given for a {state.num_players}-player game")
     agents = [a.build(seed, spec.game) for a, seed in zip(spec.agents, spec.agent_seeds)]
     timing = [[0, 0.0] for _ in agents]
-    play_game(state, agents, budget=spec.budget, timing=timing)
+    play_game(state, agents, budget=spec.budget, timing=timing, on_action=on_action)
     players = range(state.num_players)
     return GameRecord(
         spec=spec, winner=state.winner(), ranking=state.ranking(), results=results(state),

@@ -85,6 +85,22 @@ ROUNDS = count(1, L.MAX_ROUNDS)
 GAMES = count(1, L.MAX_GAMES)
 
 
+def _board_round(text: str) -> int | str:
+    """An argparse type: a round whose board `versus` draws, a number from 0 to
+    `MAX_ROUNDS` or `end` (each game's final board; `last` says the same)."""
+    if text.strip().lower() in ("end", "last"):
+        return "end"
+    try:
+        int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a round number or end expected, got {text[:40]!r}"
+                                         ) from None
+    return BOARD_ROUND(text)
+
+
+BOARD_ROUND = count(0, L.MAX_ROUNDS)
+
+
 def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     """Game options from the command line: the Tribes-flavoured flags (when given), the
     round limit of `--rounds N` in the game's own options (`round_limit_options`: Tribes
@@ -323,6 +339,18 @@ def _new_game(args: argparse.Namespace) -> int:
           f"  playstyles check --game {starter.game}\n"
           f"  cd {starter.folder} && playstyles evolve tiny.yaml --out runs/tiny\n"
           f"then replace the starter game with yours ({starter.folder}/README.md says how)")
+    return 0
+
+
+def _versus(args: argparse.Namespace) -> int:
+    from qd.versus import DEFAULT_ROUNDS, REPORT, TABLE, versus
+    result = versus(args.run, [args.cell_a, args.cell_b], levels=args.levels, games=args.games,
+                    rounds=args.rounds or DEFAULT_ROUNDS, out=args.out, workers=args.workers,
+                    address=args.address, force=args.force, show_progress=not args.quiet)
+    print((result.out / REPORT).read_text(), end="")
+    drawn = f"{len(result.images)} board images" if result.note is None else "no board images"
+    print(f"results in {result.out}/ ({TABLE}, {REPORT}, {drawn}, "
+          f"{len(result.records)} game records in records/)")
     return 0
 
 
@@ -584,6 +612,32 @@ def build_parser() -> argparse.ArgumentParser:
                           "one-player game a fraction of the control's mean score")
     _playing_args(val, "validation")
     val.set_defaults(func=_validate)
+
+    vs = sub.add_parser("versus", help="see two styles: the elites of two cells and the control "
+                                       "play the same games; their boards side by side at a "
+                                       "few rounds, and their feature tallies")
+    vs.add_argument("run", help="run directory")
+    vs.add_argument("cell_a", metavar="CELL_A",
+                    help="a cell, named as in elites.csv (e.g. 0.25:0; put -- before a cell "
+                         "that begins with -)")
+    vs.add_argument("cell_b", metavar="CELL_B", help="another cell")
+    vs.add_argument("--levels", help="level set: held_out (default: the run's held-out levels), "
+                                     "train, all, or a set of the game (NAME, seeds:1,2,3, "
+                                     "range:a-b)")
+    vs.add_argument("--games", type=GAMES, default=1,
+                    help="games per genome (default 1); game g is the same level, seat and "
+                         "seeds for all three")
+    vs.add_argument("--rounds", nargs="+", type=_board_round, metavar="R",
+                    help="the rounds whose boards are drawn: round numbers (0: the start) "
+                         "and/or end (default: 5 10 end)")
+    vs.add_argument("--out", help="output directory (default RUN/versus/<A>_vs_<B>): new or "
+                                  "empty, or an earlier versus's (--force)")
+    _force_arg(vs, "the results of an earlier versus")
+    vs.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    vs.add_argument("--workers", type=WORKERS, help="local worker processes (default: all "
+                                                    "cores; 0: no Ray)")
+    vs.add_argument("--quiet", action="store_true", help="no progress bar")
+    vs.set_defaults(func=_versus)
 
     prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
                                        "games' noise (before a run)")

@@ -154,8 +154,10 @@ RUN_LEVEL_SETS = ("held_out", "train", "all")
 default), its training levels, or both (training first)."""
 
 
-def _levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
-            train: Sequence[int] = ()) -> list[int]:
+def validation_levels(game: str, levels: str | Sequence[int] | None, held_out: list[int],
+                      train: Sequence[int] = ()) -> list[int]:
+    """The levels a validation plays: a run level set (`RUN_LEVEL_SETS`; default held_out),
+    a level set of the game, or explicit seeds."""
     if levels is None:
         levels = "held_out"
     if levels in RUN_LEVEL_SETS:
@@ -461,7 +463,8 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     if absent:
         raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
     chosen = _chosen(elites, cells)
-    level_list = _levels(config.game, levels, config.held_out_levels, config.train_levels)
+    level_list = validation_levels(config.game, levels, config.held_out_levels,
+                                   config.train_levels)
     plan = config.plan()
     n_games = plan.players * len(level_list) if games is None else int(games)
     if n_games < 1:

@@ -36,7 +36,7 @@ from tests.plots.test_report import fake_run
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "experiments" / "results"
-QUICKSTART = RESULTS / "quickstart"
+QUICKSTART = RESULTS / "quickstart_counts"  # a run with many elites, validated earlier
 TRIBOLO = RESULTS / "tribolo" / "quickstart"
 NAVY = RESULTS / "navy" / "quickstart"
 

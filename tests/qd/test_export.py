@@ -412,7 +412,7 @@ def test_export_of_named_cells_gives_each_elite_as_a_preset(tmp_path, capsys):
     from pathlib import Path
 
     from play.specs import split_spec
-    src = Path(__file__).resolve().parents[2] / "experiments" / "results" / "quickstart"
+    src = Path(__file__).resolve().parents[2] / "experiments" / "results" / "quickstart_counts"
     d = copy_run(src, tmp_path / "quickstart")
     elites = pd.read_csv(d / "elites.csv").set_index("cell")
     cfg = load_config(d / "config.yaml")
