@@ -287,6 +287,7 @@ def _evolve(args: argparse.Namespace) -> int:
     if result.validation is not None:
         from qd.validation import headline
         _validation_chart(result.run_dir)
+        _see_styles(result.run_dir, result.validation)
         print(headline(result.validation))
     elif result.complete:
         print(f"the elites have not been checked on held-out levels: playstyles validate "
@@ -318,8 +319,19 @@ def _validate(args: argparse.Namespace) -> int:
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
           f"{chart.name})")
+    _see_styles(result.run_dir, result.summary)
     print(headline(result.summary))
     return 0
+
+
+def _see_styles(run_dir: Path, summary: dict[str, Any]) -> None:
+    """The command that shows the two strongest styles side by side (`playstyles versus`)."""
+    styles = (summary.get("styles") or {}).get("styles") or []
+    if len(styles) >= 2:
+        import shlex
+        print(f"see the two strongest styles play: playstyles versus "
+              f"{shlex.quote(str(run_dir))} -- {shlex.quote(styles[0])} "
+              f"{shlex.quote(styles[1])}")
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -244,6 +244,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         images.append(("Progress", path, "Per batch, against genomes evaluated (evolution)."
                        + (" The last step is the closing batch, where every elite was "
                           "re-estimated on fresh games." if run.reestimated else "")))
+    images += versus_images(run)
     if has_validation:
         path = draw_validation(run, run.path(VALIDATION_CHART))
         report.files.append(path)
@@ -307,6 +308,31 @@ def _pct(x: Any) -> str:
     except (TypeError, ValueError):
         return "n/a"
     return f"{100 * v:.1f}%" if math.isfinite(v) else "n/a"
+
+
+VERSUS_FOLDERS = 2
+"""At most this many `playstyles versus` comparisons are shown in the report ..."""
+VERSUS_IMAGES = 3
+"""... each with at most this many of its boards (the first game's, in round order)."""
+VERSUS_BYTES = 5 * 1024 ** 2
+"""A board image larger than this is not embedded (versus draws well under 1 MB)."""
+
+
+def versus_images(run: RunFiles) -> list[tuple[str, Path, str]]:
+    """The boards `playstyles versus` drew into the run directory (RUN/versus/A_vs_B/):
+    two styles and the control side by side on the same level, seat and seeds."""
+    out = []
+    folders = sorted(p for p in (run.dir / "versus").glob("*") if p.is_dir()
+                     and not p.is_symlink())
+    for folder in folders[:VERSUS_FOLDERS]:
+        boards = sorted((p for p in folder.glob("game0_*.png") if not p.is_symlink()
+                         and p.stat().st_size <= VERSUS_BYTES),
+                        key=lambda p: (p.stem.endswith("end"), p.name))
+        for path in boards[:VERSUS_IMAGES]:
+            out.append((f"Two styles and the control, side by side: {folder.name}", path,
+                        "The same level, seat and seeds for each (playstyles versus; "
+                        f"{folder.name}/versus.md gives their features over its games)."))
+    return out
 
 
 def _img(path: Path) -> str:

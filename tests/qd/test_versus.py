@@ -192,3 +192,20 @@ def test_the_command(played, capsys):
         err = capsys.readouterr().err
         assert code == 2 and field in err, (argv, err)
     assert default_out(run, ["1.5:-0.5", "a b"]) == run / "versus" / "1.5_-0.5_vs_a_b"
+
+
+def test_the_report_shows_the_boards_versus_drew(played):
+    """`playstyles report` embeds the first game's boards of each comparison in the run
+    directory, in round order (the last board last), and nothing when there is none."""
+    from plots.report import VERSUS_IMAGES, versus_images
+    from qd.rundir import RunFiles
+    run, _, result = played
+    shown = versus_images(RunFiles(run))
+    assert [p for _, p, _ in shown] == [result.out / n for n in
+                                        ("game0_round01.png", "game0_round02.png",
+                                         "game0_end.png")][:VERSUS_IMAGES]
+    assert all(result.out.name in heading for heading, _, _ in shown)
+    import shutil
+    bare = copy_run(run, run.parent / "bare")
+    shutil.rmtree(bare / "versus")
+    assert versus_images(RunFiles(bare)) == []
