@@ -274,3 +274,26 @@ def test_validation_without_the_control(tmp_path_factory, tmp_path):
     from qd.validation import headline
     assert "non-inferior" not in headline(r.summary)
     assert r.table["non_inferior"].isna().all()
+
+
+def test_the_null_baseline_plays_the_same_games_and_is_counted(tmp_path_factory, tmp_path):
+    """`null`: the all-zero and every one-hot genome play the same games as the elites and
+    the control, and are counted among themselves on the same yardstick."""
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    r = validate(d, games=2, workers=0, show_progress=False, null=True)
+    games = pd.read_csv(d / "validation_games.csv", dtype={"cell": str})
+    names = list(r.summary["control"]["genome"])
+    null = games[games["cell"].str.startswith("null:")]
+    assert sorted(null["cell"].unique()) == sorted(
+        ["null:zero", *(f"null:{n}=1" for n in names)])
+    assert (null["index"] < -1).all()
+    for col in ("level", "elite_seat", "game_seed", "elite_seed", "opponent_seed"):
+        assert (games.groupby("game")[col].nunique() == 1).all(), col
+    n = r.summary["styles"]["null"]
+    assert n["genomes"] == ["null:zero", *(f"null:{k}=1" for k in names)]
+    assert set(n["counts"]) == {"0", "0.5", "1"}
+    assert r.summary["null_distinct_styles"] == n["counts"]["1"] >= 1
+    from qd.validation import headline
+    assert f"null baseline {n['counts']['1']}" in headline(r.summary)
+    # the elites' count does not depend on the null genomes beyond the shared yardstick
+    assert r.table["cell"].tolist() == pd.read_csv(d / "elites.csv")["cell"].tolist()
