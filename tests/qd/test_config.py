@@ -100,6 +100,10 @@ def test_unknown_keys_are_named(patch, key):
     ({"validate": {"games": 0}}, "validate.games"),
     ({"validate": {"levels": 3}}, "validate.levels"),
     ({"validate": {"control": "yes"}}, "validate.control"),
+    ({"validate": {"null": 1}}, "validate.null"),
+    ({"validate": {"delta": -0.5}}, "validate.delta"),
+    ({"validate": {"delta": "big"}}, "validate.delta"),
+    ({"validate": {"margin": 2}}, "validate.margin"),
     ({"validate": "yes"}, "validate"),
     ({"validate": True, "levels": {"set": "paper", "train": 25}}, "validate.levels"),
 ])
