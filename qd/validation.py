@@ -176,6 +176,28 @@ def validation_levels(game: str, levels: str | Sequence[int] | None, held_out: l
     return out
 
 
+def run_elites(run: RunFiles, doing: str) -> tuple[RunConfig, pd.DataFrame, list[str]]:
+    """A run directory's config, its elites and their weight columns (in genome order), each
+    checked: an absent or empty archive, or a weight column missing, is one error naming the
+    file.
+
+    Args:
+        run: the run directory's files.
+        doing: what the caller does with the elites, for the error ("validate", ...).
+    """
+    config = load_config(run.path(CONFIG))
+    if not run.has(ELITES):
+        raise ValueError(f"{run.dir}: no {ELITES} yet (no batch finished)")
+    elites = run.elites
+    if elites.empty:
+        raise ValueError(f"{run.dir}: the archive has no elite to {doing}")
+    names = weight_columns(config.genome_names)
+    absent = [n for n in names if n not in elites.columns]
+    if absent:
+        raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
+    return config, elites, names
+
+
 def validation_key(config: RunConfig, levels: Sequence[Any]) -> tuple[int, int]:
     """The spawn-key words that make a validation's games its own: a digest of the run's name,
     its config as resolved (without its `validate` section, which plays no game) and the
@@ -452,16 +474,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
 
     run = RunFiles(run_dir).check(ELITES, METRICS)  # what it reads, before it writes
     run_dir = run.dir
-    config = load_config(run.path(CONFIG))
-    if not run.has(ELITES):
-        raise ValueError(f"{run_dir}: no {ELITES} yet (no batch finished)")
-    elites = run.elites
-    if elites.empty:
-        raise ValueError(f"{run_dir}: the archive has no elite to validate")
-    names = weight_columns(config.genome_names)
-    absent = [n for n in names if n not in elites.columns]
-    if absent:
-        raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
+    config, elites, names = run_elites(run, "validate")
     chosen = _chosen(elites, cells)
     level_list = validation_levels(config.game, levels, config.held_out_levels,
                                    config.train_levels)

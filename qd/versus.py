@@ -44,12 +44,11 @@ from play.parallel import check_playable, progress, ray_session, run_games
 from play.runner import GameRecord, GameSpec, new_state, run_game
 from playstyles.files import atomic_write, check_folder, claim_folder, save_figure
 from playstyles.limits import MAX_ROUNDS
-from qd.config import load_config
 from qd.export import style_name
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import credit
-from qd.rundir import CONFIG, ELITES, RunFiles, mean_column, number_text, weight_columns
-from qd.validation import CONTROL, plan_games, validation_key, validation_levels
+from qd.rundir import ELITES, RunFiles, mean_column, number_text
+from qd.validation import CONTROL, plan_games, run_elites, validation_key, validation_levels
 
 VERSUS = "versus"
 """The command, as its output folder's marker names it."""
@@ -440,14 +439,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
     """
     run = RunFiles(run_dir).check(ELITES)
     run_dir = run.dir
-    config = load_config(run.path(CONFIG))
-    elites = run.elites
-    if elites.empty:
-        raise ValueError(f"{run_dir}: no elite yet ({ELITES} is empty or absent)")
-    names = weight_columns(config.genome_names)
-    absent = [n for n in names if n not in elites.columns]
-    if absent:
-        raise ValueError(f"{run.path(ELITES)}: no weight column for {', '.join(absent)}")
+    config, elites, names = run_elites(run, "compare")
     chosen = _chosen(elites, cells, run_dir)
     keys = [str(c) for c in chosen["cell"]]
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:

@@ -80,6 +80,6 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
                  "--workers", "2", "--quiet")
     assert evolve.returncode == 0, evolve.stdout + evolve.stderr
     assert "finished: 8 evaluations" in evolve.stdout
-    assert "held up on held-out levels" in evolve.stdout
+    assert "apart on held-out levels" in evolve.stdout
     elites = (pkg / "runs" / "tiny" / "elites.csv").read_text().splitlines()
     assert len(elites) >= 2 and "raids" in elites[0] and "centre" in elites[0]
