@@ -333,16 +333,28 @@ def test_probe_on_an_openspiel_game(tmp_path):
 
 
 def test_the_quickstart_maps_what_its_committed_probe_found_moving():
-    """experiments/quickstart.yaml shares its probe's settings, maps only features the probe
-    found moving, and no cell is narrower than the probe's noise allows."""
+    """experiments/quickstart.yaml shares its probe's settings but for the levels (the probe
+    plays 84 generated levels once each), maps only features the probe found moving, and no
+    cell is narrower than the probe's noise allows at the quickstart's games per genome."""
     from pathlib import Path
 
-    from qd.config import load_config
+    import pandas as pd
+    import yaml
+
+    from qd.config import config_from_dict, load_config
+    from qd.probe import noise_at
     root = Path(__file__).resolve().parents[2]
     config = load_config(root / "experiments" / "quickstart.yaml")
-    probe_dir = root / "experiments" / "results" / "probe" / "usecase_styles"
+    probe_dir = root / "experiments" / "results" / "probe" / "visible_r15"
     recorded = json.loads((probe_dir / "probe.json").read_text())
-    assert recorded["settings"]["settings_key"] == settings_key(config)
-    assert probe_warnings(config, probe_dir) == []
+    data = yaml.safe_load((root / "experiments" / "quickstart.yaml").read_text())
+    data["levels"] = yaml.safe_load((root / "experiments" / "probe_visible_r15.yaml")
+                                    .read_text())["levels"]
+    assert recorded["settings"]["settings_key"] == settings_key(config_from_dict(data))
     moving = set(recorded["results"]["moves"])
     assert {f.name for f in config.features} <= moving
+    table = pd.read_csv(probe_dir / "probe.csv").set_index("feature")
+    g = config.plan().games_per_individual
+    for f in config.features:
+        _, min_width = noise_at(table.loc[f.name, "sd_within"], table.loc[f.name, "spread"], g)
+        assert f.width >= min_width, f.name
