@@ -448,7 +448,7 @@ def check(folder: Path) -> dict[str, Any]:
             out["differs_from_control"][s] |= r
         absolute = margin
         if quality == "score":
-            absolute = margin * games.mean_quality(CONTROL)
+            absolute = margin * abs(games.mean_quality(CONTROL))
         out["non_inferiority"] = {s: non_inferiority(games, s, absolute, alpha) for s in styles}
         out["non_inferior"] = sum(r["non_inferior"] for r in out["non_inferiority"].values())
     else:

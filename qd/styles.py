@@ -19,6 +19,7 @@ Samples are per-game values; NaN (a feature undefined in a game) is dropped pair
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -262,10 +263,11 @@ def identification(samples: Sequence[Sample]) -> dict[str, Any] | None:
     for level in levels:
         test = g == level
         train = ~test
-        xt = x[train]
-        mean = np.nanmean(np.where(np.isfinite(xt), xt, np.nan), axis=0) if len(xt) else None
-        keep = [j for j in range(x.shape[1])
-                if np.isfinite(mean[j]) and np.nanstd(xt[:, j]) > 0]
+        xt = np.where(np.isfinite(x[train]), x[train], np.nan)
+        with warnings.catch_warnings():  # a feature undefined in every training game
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean, spread = np.nanmean(xt, axis=0), np.nanstd(xt, axis=0)
+        keep = [j for j in range(x.shape[1]) if np.isfinite(mean[j]) and spread[j] > 0]
         if not keep or len(set(y[train].tolist())) < 2:
             continue
         fill = mean[keep]

@@ -204,7 +204,7 @@ def test_a_one_player_game_takes_its_margin_from_the_control_score(tmp_path):
     table = pd.read_csv(folder / "validation_games.csv", dtype={"cell": str})
     control_mean = table.loc[table["cell"] == CONTROL, "elite_score"].mean()
     for s in r["styles"]:
-        assert r["non_inferiority"][s]["margin"] == pytest.approx(0.1 * control_mean, rel=1e-12)
+        assert r["non_inferiority"][s]["margin"] == pytest.approx(0.1 * abs(control_mean), rel=1e-12)
     # B scores 100 less in 5 games of 24 than the control: far beyond 10% of ~60 points
     assert not r["non_inferiority"][B]["non_inferior"]
     assert r["non_inferiority"][A]["non_inferior"] and r["null"] is None
