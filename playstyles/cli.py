@@ -329,9 +329,11 @@ def _see_styles(run_dir: Path, summary: dict[str, Any]) -> None:
     styles = (summary.get("styles") or {}).get("styles") or []
     if len(styles) >= 2:
         import shlex
+        cells = styles[:2]
+        dashes = "-- " if any(c.startswith("-") for c in cells) else ""  # not an option
         print(f"see the two strongest styles play: playstyles versus "
-              f"{shlex.quote(str(run_dir))} -- {shlex.quote(styles[0])} "
-              f"{shlex.quote(styles[1])}")
+              f"{shlex.quote(str(run_dir))} {dashes}"
+              + " ".join(shlex.quote(c) for c in cells))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -633,7 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a cell, named as in elites.csv (e.g. 0.25:0; put -- before a cell "
                          "that begins with -)")
     vs.add_argument("cell_b", metavar="CELL_B", help="another cell")
-    vs.add_argument("--levels", help="level set: held_out (default: the run's held-out levels), "
+    vs.add_argument("--levels", help="level set (default: the levels the run's config "
+                                     "validates on, else its held-out levels): held_out, "
                                      "train, all, or a set of the game (NAME, seeds:1,2,3, "
                                      "range:a-b)")
     vs.add_argument("--games", type=GAMES, default=1,

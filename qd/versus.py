@@ -419,8 +419,10 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
         run_dir: the run directory.
         cells: the cells compared (one to `MAX_CELLS`; two for `playstyles versus`), named as
             in elites.csv (e.g. `0.25:0`); the control plays beside them.
-        levels: a level set: `held_out` (the default: the run's held-out levels), `train`,
-            `all`, a level set name of the game (`seeds:1,2,3`, `range:a-b`), or level seeds.
+        levels: a level set: `held_out` (the run's held-out levels), `train`, `all`, a
+            level set name of the game (`seeds:1,2,3`, `range:a-b`), or level seeds; default:
+            the levels the run's config validates on (`validate: {levels: ...}`), else its
+            held-out levels, so that game g is game g of that validation.
         games: games per genome; game g plays level g mod L, the genome's seat moving on as
             in validation.
         rounds: the rounds whose boards are drawn: round numbers (0: the starting board)
@@ -446,6 +448,8 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
         raise ValueError(f"games: at least one game per genome, got {games!r}")
     games = int(games)
     board_rounds = check_rounds(rounds)
+    if levels is None:
+        levels = (config.validation or {}).get("levels")
     try:
         level_list = validation_levels(config.game, levels, config.held_out_levels,
                                        config.train_levels)
