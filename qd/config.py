@@ -57,7 +57,7 @@ AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
 OPPONENT_KEYS = ("name", "label", "budget", "params")
 FEATURE_KEYS = ("name", "range", "width", "bins")
 PIPELINE_KEYS = ("lag",)
-VALIDATE_KEYS = ("games", "levels", "control", "delta", "margin", "null")
+VALIDATE_KEYS = ("games", "levels", "control", "delta", "margin", "null_baseline")
 
 
 class ConfigError(ValueError):
@@ -382,15 +382,19 @@ def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]
 
 def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     """`validate`: absent, null or false (the run ends with evolution), true (validate every
-    elite with the defaults) or {games, levels, control, null, delta, margin}: the final
-    elites are replayed on held-out levels, beside the control genome (and with `null` the
-    fixed genomes of the null baseline), and the styles counted at the minimum effect `delta`
-    (per-game standard deviations) with the non-inferiority `margin` (docs/styles.md)."""
+    elite with the defaults) or {games, levels, control, null_baseline, delta, margin}: the
+    final elites are replayed on held-out levels, beside the control genome (and with
+    `null_baseline` the fixed genomes of the null baseline), and the styles counted at the
+    minimum effect `delta` (per-game standard deviations) with the non-inferiority `margin`
+    (docs/styles.md)."""
     if data is None or data is False:
         return None
     if data is True:
         data = {}
     d = _mapping(data, source, "validate")
+    if None in d:
+        raise _err(source, "validate.null", "YAML reads the key `null` as no key at all: "
+                                            "write null_baseline: true")
     _check_keys(d, VALIDATE_KEYS, source, "validate")
     games = d.get("games")
     if games is not None:
@@ -403,7 +407,7 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
                                               f"of the game) or a list of seeds expected, got "
                                               f"{short(levels)}")
     flags = {}
-    for key, default in (("control", True), ("null", False)):
+    for key, default in (("control", True), ("null_baseline", False)):
         flags[key] = d.get(key, default)
         if not isinstance(flags[key], bool):
             raise _err(source, f"validate.{key}", f"true or false expected, got "

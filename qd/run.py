@@ -422,7 +422,7 @@ def _validate_elites(config: RunConfig, run_dir: Path, address, workers,
         return old
     summary = validate(run_dir, levels=v["levels"], games=v["games"], workers=workers,
                        address=address, show_progress=show_progress, control=v["control"],
-                       null=v["null"], delta=v["delta"], margin=v["margin"],
+                       null=v["null_baseline"], delta=v["delta"], margin=v["margin"],
                        resume=(run_dir / VALIDATION_JOURNAL).exists()).summary
     summary["settings"] = dict(v)
     atomic_write(run_dir / VALIDATION_SUMMARY, json.dumps(summary, indent=2) + "\n")

@@ -100,7 +100,8 @@ def test_unknown_keys_are_named(patch, key):
     ({"validate": {"games": 0}}, "validate.games"),
     ({"validate": {"levels": 3}}, "validate.levels"),
     ({"validate": {"control": "yes"}}, "validate.control"),
-    ({"validate": {"null": 1}}, "validate.null"),
+    ({"validate": {"null_baseline": 1}}, "validate.null_baseline"),
+    ({"validate": {None: True}}, "validate.null"),  # YAML reads `null: true` so
     ({"validate": {"delta": -0.5}}, "validate.delta"),
     ({"validate": {"delta": "big"}}, "validate.delta"),
     ({"validate": {"margin": 2}}, "validate.margin"),

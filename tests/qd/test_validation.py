@@ -234,7 +234,8 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
     last = capsys.readouterr().out.strip().splitlines()[-1]
     s = json.loads((run / "validation_summary.json").read_text())
     assert s["games_per_elite"] == 8 and len(s["levels"]) == 4  # the 4 held-out levels
-    assert s["settings"] == {"games": 8, "levels": "held_out", "control": True, "null": False,
+    assert s["settings"] == {"games": 8, "levels": "held_out", "control": True,
+                             "null_baseline": False,
                              "delta": 1.0, "margin": 0.1}
     assert last.startswith(f"{s['distinct_styles']} style")
     assert f"(of {s['elites']} elite" in last and "8 games each," in last

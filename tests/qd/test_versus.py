@@ -219,7 +219,7 @@ def test_by_default_it_plays_the_levels_the_config_validates_on(played, tmp_path
     other = copy_run(run, tmp_path / "run")
     config = yaml.safe_load((other / "config.yaml").read_text())
     config["validate"] = {"games": None, "levels": "seeds:21,22", "control": True,
-                          "null": False, "delta": 1.0, "margin": 0.1}
+                          "null_baseline": False, "delta": 1.0, "margin": 0.1}
     (other / "config.yaml").write_text(yaml.safe_dump(config))
     result = versus(other, cells, games=2, rounds=(END,), workers=0,
                     out=tmp_path / "v")
