@@ -340,8 +340,8 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
         pg = [PlayerGame.from_record(rec, seat) for rec, seat in sides]
         genome = np.array([float(row[n]) for n in names])
         ev = evaluate_games(genome, pg, feats)
-        values = per_game(pg, feats)
         samples.append(_sample(str(row["cell"]), sides, pg, feats, described, solo))
+        values = samples[-1].features
         v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
         v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
         e_grid = parse_grid_index(row["grid_index"])
