@@ -14,16 +14,25 @@ when a game brings no heuristic, so that leaves carry a result.
 Every game also has `learned`: ``learned:PATH`` is a network trained on self-play
 (`agents.learned`; ``learned`` alone, or ``learned:NAME``, a model the game's plug-in ships).
 An evaluator registered with `argument=True` receives the text after ``name:`` in a spec.
+
+An evaluator that weighs named quantities declares them as its *evaluation terms*
+(`register_evaluator(..., terms={name: weight})`, e.g. Tribes' production, techs, score,
+...). A spec may then reweight them: ``{"name": "diff", "terms": {"kills": 5}}`` (the name may
+be left out: the game's default) multiplies each named term's weight by the number given, and
+the factory is called with every term's weight (`factory(weights={...})`). The ``persona``
+genome mapping (`qd.genome_games`) evolves these multipliers.
 """
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
-from typing import Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Mapping, Protocol, runtime_checkable
 
 from agents.learned import learned_evaluator
 from games.api import GameState
 from games.registry import Registry
+from playstyles.limits import short
 
 
 @runtime_checkable
@@ -107,12 +116,16 @@ class Outcome:
 
 
 EVALUATORS = Registry("evaluator")
-"""Evaluators, per game: (factory, whether specs give it an argument), and each game's
-default."""
+"""Evaluators, per game: (factory, whether specs give it an argument, its evaluation terms),
+and each game's default."""
+
+MAX_MULTIPLIER = 1e6
+"""The largest multiplier a spec may give a term."""
 
 
 def register_evaluator(game: str, name: str, factory: Callable[..., Evaluator],
-                       default: bool = False, argument: bool = False) -> None:
+                       default: bool = False, argument: bool = False,
+                       terms: Mapping[str, float] | None = None) -> None:
     """Register an evaluator `name` for `game`.
 
     Args:
@@ -120,13 +133,31 @@ def register_evaluator(game: str, name: str, factory: Callable[..., Evaluator],
         name: the name specs use (no ':').
         factory: `factory()` builds the evaluator; with `argument`, `factory(game, text)`,
             where `text` is what follows ``name:`` in a spec (None for the bare name), e.g.
-            the model file of ``learned:PATH``.
+            the model file of ``learned:PATH``; with `terms`, `factory(weights={term:
+            weight})` builds it with other weights (`factory()` with its own).
         default: make it the game's evaluator when an agent names none.
         argument: whether specs may give the evaluator an argument after ``name:``.
+        terms: the quantities the evaluator weighs, in order, with the weights it gives them
+            (term names are identifiers; weights finite); specs and the ``persona`` genome
+            mapping may then reweight them.
     """
     if ":" in name:
         raise ValueError(f"name: an evaluator name has no ':' ({name!r})")
-    EVALUATORS.add(name, (factory, argument), game=game, default=default)
+    declared = None
+    if terms is not None:
+        if argument:
+            raise ValueError(f"evaluator {name}: an evaluator with an argument declares no terms")
+        declared = {}
+        for term, w in dict(terms).items():
+            if not (isinstance(term, str) and term.isidentifier()):
+                raise ValueError(f"evaluator {name}: term {short(term)} is not an identifier")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
+                raise ValueError(f"evaluator {name}: term {term}: a finite weight expected, "
+                                 f"got {short(w)}")
+            declared[term] = float(w)
+        if not declared:
+            raise ValueError(f"evaluator {name}: terms: at least one term, or None")
+    EVALUATORS.add(name, (factory, argument, declared), game=game, default=default)
 
 
 def evaluator_names(game: str) -> list[str]:
@@ -139,17 +170,89 @@ def default_evaluator(game: str) -> str:
     return EVALUATORS.default(game) or "outcome"
 
 
-def make_evaluator(game: str, spec: str | Evaluator | None = None,
+def _entry(game: str, name: str, spec: Any) -> tuple[Callable[..., Evaluator], bool,
+                                                     dict[str, float] | None]:
+    entry = EVALUATORS.find(name, game)
+    if entry is None:
+        raise ValueError("evaluator: " + EVALUATORS.unknown(
+            spec[:200] if isinstance(spec, str) else name, f" for game {game!r}",
+            evaluator_names(game)))
+    return entry
+
+
+def evaluation_terms(game: str, evaluator: str | Mapping[str, Any] | None = None
+                     ) -> dict[str, float]:
+    """The evaluation terms of an evaluator of `game` with their weights, in order (empty
+    when it declares none).
+
+    Args:
+        game: the game name.
+        evaluator: a registered name, a spec mapping (its ``name``), or None: the game's
+            default evaluator.
+    """
+    if isinstance(evaluator, Mapping):
+        evaluator = evaluator.get("name")
+    if evaluator is None:
+        evaluator = default_evaluator(game)
+    if not isinstance(evaluator, str):
+        return {}
+    name = evaluator.partition(":")[0].strip()
+    return dict(_entry(game, name, evaluator)[2] or {})
+
+
+def term_weights(game: str, name: str, declared: Mapping[str, float],
+                 multipliers: Any) -> dict[str, float]:
+    """Every term's weight: its declared weight times the spec's multiplier (1 where the
+    spec names none).
+
+    Args:
+        game: the game name (for errors).
+        name: the evaluator's name (for errors).
+        declared: the evaluator's terms and weights.
+        multipliers: the spec's ``terms``: term -> a number in [0, MAX_MULTIPLIER].
+    """
+    if not isinstance(multipliers, Mapping):
+        raise ValueError(f"evaluator.terms: a mapping of term to multiplier expected, got "
+                         f"{short(multipliers)}")
+    out = dict(declared)
+    for term, m in multipliers.items():
+        if term not in declared:
+            raise ValueError(f"evaluator.terms.{short(term)}: evaluator {name} of {game} has no "
+                             f"such term (its terms: {', '.join(declared)})")
+        if isinstance(m, bool) or not isinstance(m, (int, float)) \
+                or not 0 <= m <= MAX_MULTIPLIER:
+            raise ValueError(f"evaluator.terms.{term}: a multiplier in [0, {MAX_MULTIPLIER:g}] "
+                             f"expected, got {short(m)}")
+        out[term] = declared[term] * float(m)
+    return out
+
+
+SPEC_KEYS = ("name", "terms")
+"""The keys of an evaluator spec given as a mapping."""
+
+
+def make_evaluator(game: str, spec: str | Mapping[str, Any] | Evaluator | None = None,
                    terminal: bool = True) -> Evaluator:
     """An evaluator for `game`.
 
     Args:
         game: the game name.
         spec: a registered name, ``name:ARGUMENT`` for an evaluator that takes one (e.g.
-            ``learned:PATH``), None for the game's default, or an evaluator object (used
-            exactly as given).
+            ``learned:PATH``), a mapping ``{"name": NAME, "terms": {term: multiplier}}``
+            (name optional: the game's default) for an evaluator with evaluation terms,
+            None for the game's default, or an evaluator object (used exactly as given).
         terminal: wrap a named evaluator in `TerminalAware`.
     """
+    multipliers = None
+    if isinstance(spec, Mapping):
+        unknown = [k for k in spec if k not in SPEC_KEYS]
+        if unknown:
+            raise ValueError(f"evaluator.{short(unknown[0])}: unknown key (known: "
+                             f"{', '.join(SPEC_KEYS)})")
+        multipliers = spec.get("terms")
+        spec = spec.get("name")
+        if spec is not None and not isinstance(spec, str):
+            raise ValueError(f"evaluator.name: an evaluator name expected, got {short(spec)}")
     if spec is None:
         spec = default_evaluator(game)
     if not isinstance(spec, str):
@@ -158,12 +261,15 @@ def make_evaluator(game: str, spec: str | Evaluator | None = None,
         return spec
     name, sep, arg = spec.partition(":")
     name = name.strip()
-    entry = EVALUATORS.find(name, game)
-    if entry is None:
-        raise ValueError("evaluator: " + EVALUATORS.unknown(
-            spec, f" for game {game!r}", evaluator_names(game)))
-    factory, takes_argument = entry
-    if takes_argument:
+    factory, takes_argument, terms = _entry(game, name, spec)
+    if multipliers is not None:
+        if not terms:
+            raise ValueError(f"evaluator.terms: evaluator {name} of {game} declares no "
+                             f"evaluation terms to reweight")
+        if sep:
+            raise ValueError(f"evaluator: {name!r} takes no argument, got {spec!r}")
+        inner = factory(weights=term_weights(game, name, terms, multipliers))
+    elif takes_argument:
         inner = factory(game, arg.strip() if sep else None)
     elif sep:
         raise ValueError(f"evaluator: {name!r} takes no argument, got {spec!r}")
@@ -172,9 +278,10 @@ def make_evaluator(game: str, spec: str | Evaluator | None = None,
     return TerminalAware(inner) if terminal else inner
 
 
-def check_evaluator(game: str, spec: str | Evaluator | None) -> None:
+def check_evaluator(game: str, spec: str | Mapping[str, Any] | Evaluator | None) -> None:
     """Raise the ValueError `make_evaluator` would raise for `spec` (an unknown name, a model
-    file that is missing or made for another game), without keeping what it built.
+    file that is missing or made for another game, an unknown term), without keeping what it
+    built.
 
     Args:
         game: the game name.

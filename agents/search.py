@@ -21,7 +21,7 @@ import gc
 import math
 import numbers
 from contextlib import contextmanager
-from typing import Any, Callable, Hashable, Iterator
+from typing import Any, Callable, Hashable, Iterator, Mapping
 
 import numpy as np
 
@@ -279,7 +279,7 @@ class SearchAgent:
         check_budget(p["budget"])
         ev = p.get("evaluator")
         g = p.get("game") or game
-        if isinstance(ev, str) and g is not None:
+        if isinstance(ev, (str, Mapping)) and g is not None:
             check_evaluator(g, ev)
 
     def __init__(self, seed: int, budget: int, game: str | None, evaluator: Any) -> None:

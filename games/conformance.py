@@ -95,6 +95,15 @@ def _snapshot(x: Any, seen: dict[int, int], count: list[int]) -> Any:
     if id(x) in seen:  # a value met before: the same object again, not its content
         return ("ref", seen[id(x)])
     seen[id(x)] = len(seen)
+    if isinstance(x, tuple) and len(x) > 1 and isinstance(x[0], tuple) and len(x[0]) == len(x):
+        # a linked list of cells (previous, ...) such as an event log: walked, not recursed
+        # into, so that its length is not the recursion's depth
+        cells, node = [], x
+        while isinstance(node, tuple) and len(node) == len(x):
+            count[0] += 1
+            cells.append(tuple(_snapshot(v, seen, count) for v in node[1:]))
+            node = node[0]
+        return ("chain", _snapshot(node, seen, count), tuple(reversed(cells)))
     if isinstance(x, (list, tuple)):
         return (type(x).__name__, tuple(_snapshot(v, seen, count) for v in x))
     if isinstance(x, dict):

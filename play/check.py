@@ -10,7 +10,10 @@ Three checks, each run to its end so that one report lists every problem:
   position and the actor;
 * its agents (`agents.conformance.check_agents`): every agent that can play the game decides
   in random positions, within its budget, with a legal action. An agent may refuse a game
-  with a reason; an agent whose portfolio script fails (`ScriptError`) fails the check.
+  with a reason; an agent whose portfolio script fails (`ScriptError`) fails the check;
+* its evaluation terms (`check_terms`): every evaluator that declares terms gives the same
+  values rebuilt with its declared weights, finite values with each term reweighted, and
+  each term is read (a term that never changes a value in the positions is a note).
 
 An error raised by the plug-in's own code is reported with its own traceback, as a failure of
 the check it happened in, never as a crash of the command.
@@ -25,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from agents.conformance import check_agents, positions_of
+from agents.evaluators import EVALUATORS, evaluation_terms, evaluator_names
 from agents.portfolio.script import answer_problem, game_info, make_context, scripts_of
 from games.conformance import check_game
 from games.registry import get_game
@@ -97,6 +101,78 @@ def check_scripts(game: str, positions: int = 20, seed: int = 0,
     return out
 
 
+LEAF_ACTIONS = 8
+"""`check_terms`: random actions from a position to the leaf it is compared with."""
+
+
+def check_terms(game: str, positions: int = 20, seed: int = 0,
+                options: dict[str, Any] | None = None) -> Check:
+    """The evaluation terms of every evaluator of `game` that declares some
+    (`agents.evaluators.register_evaluator`), checked in (root, leaf) pairs: a random
+    position and the position a few random actions later.
+
+    Fails when the evaluator rebuilt with its declared weights gives another value than the
+    evaluator as registered, or a value is not finite with one term's weight at 0 or x5; a
+    term whose weight never changes a value is a note (the evaluator may not read it).
+
+    Args:
+        game: the registered game.
+        positions: root positions of random games.
+        seed: seed of the positions and of the random actions.
+        options: game options.
+    """
+    out = Check("terms")
+    weighed = [n for n in evaluator_names(game) if evaluation_terms(game, n)]
+    if not weighed:
+        out.done = "no evaluator declares evaluation terms (the persona genome mapping has none)"
+        return out
+    g = get_game(game)
+    level = g.level_set(g.default_levels)[0]
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for root in positions_of(game, level, dict(options or {}), positions, seed):
+        leaf = root.copy()
+        for _ in range(LEAF_ACTIONS):
+            if leaf.is_terminal():
+                break
+            acts = leaf.legal_actions()
+            leaf.apply(acts[int(rng.integers(len(acts)))])
+        pairs.append((root, leaf))
+    done = []
+    for name in weighed:
+        factory = EVALUATORS.find(name, game)[0]
+        terms = evaluation_terms(game, name)
+        plain = factory()
+        same = factory(weights=dict(terms))
+        moved = dict.fromkeys(terms, False)
+        for k, (root, leaf) in enumerate(pairs):
+            for p in range(root.num_players):
+                a, b = plain.evaluate(root, leaf, p), same.evaluate(root, leaf, p)
+                if not (np.isfinite(a) and a == b):
+                    out.failures.append(
+                        f"evaluator {name}: position {k}, player {p}: {a!r} as registered, "
+                        f"{b!r} rebuilt with its declared weights {terms} (weights=... must "
+                        f"give the same evaluator)")
+                    break
+                for t, w in terms.items():
+                    for m in (0.0, 5.0):
+                        v = factory(weights={**terms, t: w * m}).evaluate(root, leaf, p)
+                        if not np.isfinite(v):
+                            out.failures.append(f"evaluator {name}: term {t} x{m:g}: value "
+                                                f"{v!r} at position {k}, player {p}")
+                        elif v != a:
+                            moved[t] = True
+        still = [t for t, m in moved.items() if not m]
+        if still:
+            out.notes.append(f"evaluator {name}: the weight of {', '.join(still)} changed no "
+                             f"value in {len(pairs)} (position, {LEAF_ACTIONS} random actions "
+                             f"later) pairs: random play seldom moves it, or the evaluator "
+                             f"does not read it")
+        done.append(f"{name} ({len(terms)} terms)")
+    out.done = f"{', '.join(done)} in {len(pairs)} positions"
+    return out
+
+
 def run_checks(game: str, games: int = 10, positions: int = 20, budget: int = 30,
                options: dict[str, Any] | None = None) -> list[Check]:
     """The game, its scripts and its agents, each checked to its end.
@@ -137,7 +213,14 @@ def run_checks(game: str, games: int = 10, positions: int = 20, budget: int = 30
             c.notes.append(f"agent {name} refused the game: {why}")
 
     guarded(Check("agents"), agents_check)
+    terms = Check("terms")
+    guarded(terms, lambda c: _merge(c, check_terms(game, positions=positions,
+                                                   options=options)))
     return results
+
+
+def _merge(into: Check, found: Check) -> None:
+    into.done, into.failures, into.notes = found.done, found.failures, found.notes
 
 
 def report(game: str, checks: list[Check]) -> str:

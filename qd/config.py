@@ -40,7 +40,7 @@ from playstyles.limits import (
 from playstyles.schema import check_count, check_keys, check_mapping, check_number
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
-from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, Plan
+from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, MAPPING_TERMS, Plan, term_genes
 from qd.genome_games import GENOME_MAPPINGS as maps
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
@@ -466,13 +466,36 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
             raise _err(source, "layout", f"genome mapping {agent['genome_mapping']} fixes the "
                                          f"genome ({', '.join(genes)}); leave layout out")
         genome_names: tuple[str, ...] | list[str] = genes
-    elif layout is None:
+    elif layout is None and not (agent["genome_mapping"] in MAPPING_TERMS
+                                 and not accepts(agent["name"], "weights", game)):
         try:
             layout = default_layout(game) or "all"
         except ValueError as e:
             raise _err(source, "layout", str(e)) from None
-    if genes is None:
+    persona = agent["genome_mapping"] in MAPPING_TERMS
+    if persona and not accepts(agent["name"], "weights", game):
+        if data.get("layout") is not None:
+            raise _err(source, "layout", f"agent {agent['name']} takes no script weights; "
+                                         f"genome mapping {agent['genome_mapping']} evolves "
+                                         f"its evaluation terms only: leave layout out")
+        genome_names = ()
+    elif genes is None:
         genome_names = _layout_names(game, layout, source)
+    if persona:
+        evaluator = agent["params"].get("evaluator")
+        named = evaluator.get("name") if isinstance(evaluator, dict) else evaluator
+        if isinstance(evaluator, str):  # the mapping adds the terms to the name
+            agent["params"]["evaluator"] = evaluator = {"name": evaluator}
+        try:
+            terms = term_genes(game, evaluator)
+        except ValueError as e:
+            raise _err(source, "agent.params.evaluator", str(e)) from None
+        if not terms:
+            raise _err(source, "agent.genome_mapping",
+                       f"{agent['genome_mapping']} evolves the evaluation terms of the agent's "
+                       f"evaluator, and {short(named) if named else 'the default evaluator'} of "
+                       f"{game} declares none")
+        genome_names = (*genome_names, *terms)
     if not genome_names:
         raise _err(source, "layout", "names no script to evolve")
     recorded = data.get(GENOME_SCRIPTS)

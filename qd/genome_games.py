@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from agents.evaluators import evaluation_terms
 from agents.portfolio.portfolio import DEFAULT_WEIGHT
 from games.registry import Registry
 from play.parallel import GamePool, ensure_ray
@@ -41,13 +42,22 @@ MAPPING_GENES = Registry("genome mapping with genes")
 """Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
 MAPPING_CONTROLS = Registry("genome mapping with genes")
 """Mappings with genes: name -> the control genome (the agent's default settings)."""
+MAPPING_TERMS = Registry("genome mapping with evaluation terms")
+"""Mappings whose genome ends with one gene per evaluation term of the agent's evaluator."""
+
+TERM = "term:"
+"""The genome name of an evaluation term's gene: ``term:<term>``."""
+PERSONA_RANGE = 5.0
+"""``persona``: a term's gene g in [0, 1] multiplies its weight by PERSONA_RANGE ** (2g - 1)
+(1/5 at 0, 1 at the control's 0.5, 5 at 1)."""
 
 CONTROL_WEIGHT = DEFAULT_WEIGHT
 """The control genome of the `weights` mapping: every evolved script at the portfolio's
 default weight, as an agent given no weights."""
 
 
-def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None) -> None:
+def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None,
+                     terms: bool = False) -> None:
     """Register a genome mapping.
 
     Args:
@@ -58,8 +68,18 @@ def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None) -> 
             (e.g. the cost weights of a planner); the config then takes no `layout`.
         control: with `genes`, the control genome: the values that give the agent's default
             behaviour (the baseline every style is compared with); default all 0.5.
+        terms: the genome is the weights of the layout's scripts (when the agent takes
+            `weights`; none otherwise) followed by one gene per evaluation term of the agent's
+            evaluator (`agents.evaluators.evaluation_terms`), named ``term:<term>``
+            (`genome_names`); the control is all 0.5.
     """
+    if terms and genes is not None:
+        raise ValueError(f"mapping {name}: genes or terms, not both")
     GENOME_MAPPINGS.add(name, fn)
+    if terms:
+        MAPPING_TERMS.add(name, True)
+    else:
+        MAPPING_TERMS.pop(name)
     if genes is None:
         MAPPING_GENES.pop(name)
         MAPPING_CONTROLS.pop(name)
@@ -105,6 +125,37 @@ def control_genome(mapping: str, names: Sequence[str]) -> np.ndarray:
     return np.full(len(names), CONTROL_WEIGHT, dtype=float)
 
 
+def term_genes(game: str, evaluator: Any) -> tuple[str, ...]:
+    """The genome names of the evaluation terms of an agent's evaluator (``term:<term>``, in
+    the evaluator's order; none when it declares none).
+
+    Args:
+        game: the game.
+        evaluator: the agent's `evaluator` parameter (None: the game's default).
+    """
+    return tuple(TERM + t for t in evaluation_terms(game, evaluator))
+
+
+def persona_multiplier(gene: float) -> float:
+    """The multiplier of a term's weight for its gene (`PERSONA_RANGE`)."""
+    return float(PERSONA_RANGE ** (2.0 * float(gene) - 1.0))
+
+
+def _persona(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
+    """Portfolio agents with a reweighted evaluator: the scripts' weights by name (`weights`,
+    when the genome holds scripts) and each evaluation term's multiplier (`evaluator:
+    {terms: ...}`, `persona_multiplier`)."""
+    out: dict[str, Any] = {}
+    weights = {n: float(v) for n, v in zip(names, genome) if not n.startswith(TERM)}
+    terms = {n[len(TERM):]: persona_multiplier(v) for n, v in zip(names, genome)
+             if n.startswith(TERM)}
+    if weights:
+        out["weights"] = weights
+    if terms:
+        out["evaluator"] = {"terms": terms}
+    return out
+
+
 def _weights(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
     """Portfolio agents (pmcts_pu): the evolved scripts' weights by name."""
     return {"weights": {n: float(v) for n, v in zip(names, genome)}}
@@ -124,6 +175,7 @@ def _exploration(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
 register_mapping("weights", _weights)
 register_mapping("none", _ignore)
 register_mapping("exploration", _exploration, genes=("exploration",), control=[0.5])
+register_mapping("persona", _persona, terms=True)
 
 
 # ------------------------------------------------------------------ the games of an individual
@@ -152,8 +204,13 @@ class Plan:
         return control_genome(self.mapping, self.genome_names)
 
     def agent_for(self, genome: np.ndarray) -> AgentSpec:
+        """The agent that plays `genome`: the evolved agent's parameters with the mapping's
+        (a mapping's value merged key by key into the agent's own mapping of that name, e.g.
+        an evaluator's terms into ``{"name": ...}``)."""
         params = dict(self.agent.params)
-        params.update(GENOME_MAPPINGS[self.mapping](self.genome_names, genome))
+        for k, v in GENOME_MAPPINGS[self.mapping](self.genome_names, genome).items():
+            old = params.get(k)
+            params[k] = {**old, **v} if isinstance(v, dict) and isinstance(old, dict) else v
         return AgentSpec(self.agent.name, tuple(sorted(params.items())), self.agent.label)
 
     def games(self, genome: np.ndarray, individual: int, replay: int = 0) -> list[GameSpec]:

@@ -94,3 +94,16 @@ class StyleEvaluator:
 
     def __repr__(self) -> str:
         return "StyleEvaluator(" + ", ".join(f"{t}={w:g}" for t, w in self.weights.items()) + ")"
+
+
+COST_TERMS = {"move": 1.0, "navy": 1.0, "cargo": 1.0}
+"""The evaluation terms of ``cost`` (`agents.evaluators.register_evaluator`): the costs the
+game charges, each at its weight in the game's cost."""
+
+
+def cost_evaluator(weights=None):
+    """The ``cost`` evaluator: `CostEvaluator`, or with other `weights` of `COST_TERMS` (every
+    term given) the `StyleEvaluator` that weighs them so."""
+    if weights is None:
+        return CostEvaluator()
+    return StyleEvaluator(**{t: weights[t] for t in COST_TERMS})

@@ -13,7 +13,7 @@ from agents.evaluators import register_evaluator
 from agents.registry import register as register_agent
 from games.navy import features
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
-from games.navy.evaluators import TERMS, TRUE_WEIGHTS, CostEvaluator
+from games.navy.evaluators import COST_TERMS, TERMS, TRUE_WEIGHTS, cost_evaluator
 from games.navy.game import NavyGame
 from games.navy.hindsight import NavyHOP, genome_costs
 from games.registry import register_game
@@ -25,7 +25,7 @@ def register() -> None:
     """Everything Navy Defense brings, registered in one place (`games.registry.load_plugin`
     calls it once, on the first request for the game)."""
     register_game("navy", NavyGame)
-    register_evaluator("navy", "cost", CostEvaluator, default=True)
+    register_evaluator("navy", "cost", cost_evaluator, default=True, terms=COST_TERMS)
     register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
     register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
     register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),

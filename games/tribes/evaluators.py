@@ -11,6 +11,8 @@ from __future__ import annotations
 
 WEIGHTS = (5.0, 4.0, 0.1, 4.0, 2.0, 3.0, 2.0)
 """production, techs, score, cities, units, kills, sum of city levels."""
+TERMS = ("production", "techs", "score", "cities", "units", "kills", "city_levels")
+"""The evaluation terms (`agents.evaluators.register_evaluator`), in the order of WEIGHTS."""
 
 
 def tribe_features(state, tid: int) -> tuple[float, ...]:
@@ -30,11 +32,16 @@ def tribe_features(state, tid: int) -> tuple[float, ...]:
 
 class TribesDiffHeuristic:
     """evaluate(root, leaf, p) = s_p - mean_{i != p} s_i + delta(connected cities of p),
-    with s_i = sum_k WEIGHTS[k] * (feature_k(leaf, i) - feature_k(root, i))."""
+    with s_i = sum_k WEIGHTS[k] * (feature_k(leaf, i) - feature_k(root, i)).
+
+    Args:
+        weights: term (`TERMS`) -> weight, every term given; None: `WEIGHTS`.
+    """
 
     name = "diff"
 
-    def __init__(self) -> None:
+    def __init__(self, weights=None) -> None:
+        self.weights = WEIGHTS if weights is None else tuple(float(weights[t]) for t in TERMS)
         self._deciding = False
         self._root = None
         self._root_features: list[tuple[float, ...]] = []
@@ -63,11 +70,12 @@ class TribesDiffHeuristic:
         own = 0.0
         others = 0.0
         root_features = self._features_of_root(root)
+        weights = self.weights
         for tid in range(n):
             a = root_features[tid]
             b = tribe_features(leaf, tid)
             s = 0.0
-            for w, x, y in zip(WEIGHTS, a, b):
+            for w, x, y in zip(weights, a, b):
                 s += w * (y - x)
             if tid == player:
                 own = s
@@ -78,4 +86,6 @@ class TribesDiffHeuristic:
         return value
 
     def __repr__(self) -> str:
-        return "TribesDiffHeuristic()"
+        if self.weights == WEIGHTS:
+            return "TribesDiffHeuristic()"
+        return f"TribesDiffHeuristic(weights={dict(zip(TERMS, self.weights))})"

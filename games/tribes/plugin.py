@@ -18,7 +18,7 @@ from agents.registry import register as register_agent
 from agents.search import register_hooks
 from games.registry import register_game
 from games.tribes import actions, encoding, features, phases, scripts
-from games.tribes.evaluators import TribesDiffHeuristic
+from games.tribes.evaluators import TERMS, WEIGHTS, TribesDiffHeuristic
 from games.tribes.game import TribesGame
 from games.tribes.hooks import TribesHooks
 from games.tribes.rule_based import RuleBasedAgent
@@ -29,7 +29,8 @@ def register() -> None:
     """Everything Tribes brings, registered in one place (`games.registry.load_plugin`
     calls it once, on the first request for the game)."""
     register_game("tribes", TribesGame)
-    register_evaluator("tribes", "diff", TribesDiffHeuristic, default=True)
+    register_evaluator("tribes", "diff", TribesDiffHeuristic, default=True,
+                       terms=dict(zip(TERMS, WEIGHTS)))
     register_hooks("tribes", TribesHooks)
     register_agent("rule_based", RuleBasedAgent, game="tribes")
     register_encoding("tribes", encoding.NAME, encoding.active, encoding.LENGTH,

@@ -11,7 +11,7 @@ from agents.registry import register as register_agent
 from games.registry import register_game
 from games.tribolo import features, scripts
 from games.tribolo.ai import TriboloAI
-from games.tribolo.evaluators import CellsHeuristic
+from games.tribolo.evaluators import TERMS, CellsHeuristic
 from games.tribolo.game import TriboloGame
 from games.tribolo.maxn import MaxnAgent
 from qd.features import register_features
@@ -21,7 +21,7 @@ def register() -> None:
     """Everything Tribolo brings, registered in one place (`games.registry.load_plugin`
     calls it once, on the first request for the game)."""
     register_game("tribolo", TriboloGame)
-    register_evaluator("tribolo", "cells", CellsHeuristic, default=True)
+    register_evaluator("tribolo", "cells", CellsHeuristic, default=True, terms=TERMS)
     register_agent("tribolo_ai", TriboloAI, game="tribolo")
     register_agent("tribolo_maxn", MaxnAgent, game="tribolo")
     register_portfolio("tribolo", scripts.TriboloContext, (scripts.JUMP,))

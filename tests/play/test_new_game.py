@@ -74,6 +74,7 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.rstrip().endswith("demo: every check passed")
     assert "scripts: ok (3 scripts" in check.stdout
+    assert "terms: ok (cells_ahead (2 terms)" in check.stdout
     tests = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
     evolve = run(python, "-m", "playstyles", "evolve", "tiny.yaml", "--out", "runs/tiny",
@@ -83,3 +84,13 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
     assert "apart on held-out levels" in evolve.stdout
     elites = (pkg / "runs" / "tiny" / "elites.csv").read_text().splitlines()
     assert len(elites) >= 2 and "raids" in elites[0] and "centre" in elites[0]
+    # the persona genome mapping: the scripts' weights and the evaluator's two terms
+    tiny = (pkg / "tiny.yaml").read_text()
+    persona = tiny.replace("  budget: 40 ", "  genome_mapping: persona\n  budget: 40 ")
+    persona = persona[:persona.index("validate:")] + "seed: 0\n"
+    (pkg / "persona.yaml").write_text(persona)
+    evolve = run(python, "-m", "playstyles", "evolve", "persona.yaml", "--out",
+                 "runs/persona", "--workers", "2", "--quiet")
+    assert evolve.returncode == 0, evolve.stdout + evolve.stderr
+    header = (pkg / "runs" / "persona" / "elites.csv").read_text().splitlines()[0]
+    assert "term:mine" in header and "term:theirs" in header
