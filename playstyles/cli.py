@@ -379,6 +379,16 @@ def _validation_chart(run_dir) -> Path:
 def _probe(args: argparse.Namespace) -> int:
     from plots.probe import draw_probe
     from qd.probe import run_probe
+    if args.vary:
+        from qd.probe_compare import REPORT, compare_probes
+        found = compare_probes(args.config, args.vary, games=args.games, out=args.out,
+                               workers=args.workers, address=args.address,
+                               resume=args.resume, show_progress=not args.quiet,
+                               force=args.force)
+        for folder in found.folders:
+            draw_probe(folder)
+        print((found.out / REPORT).read_text(), end="")
+        return 0
     result = run_probe(args.config, games=args.games, out=args.out, workers=args.workers,
                    address=args.address, resume=args.resume, show_progress=not args.quiet,
                    force=args.force)
@@ -662,6 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "on 2 cores, at most 200)")
     prb.add_argument("--out", help="output directory (default runs/<name>-probe): new or "
                                    "empty, or an earlier probe's (--force, --resume)")
+    prb.add_argument("--vary", nargs="+", action="append", metavar="KEY=V1,V2",
+                     help="compare settings: one probe per setting, side by side (keys: "
+                          "genome_mapping, budget, options.NAME); the keys of one --vary "
+                          "change in step, separate --vary flags cross (default output "
+                          "runs/<name>-probes)")
     _force_arg(prb, "the results of a probe")
     _playing_args(prb, "probe")
     prb.set_defaults(func=_probe)

@@ -478,7 +478,8 @@ def _write_results(config, out: Path, genomes: Sequence[tuple[str, np.ndarray]],
         for g, (rec, seat) in enumerate(mine):
             s = rec.spec
             row = {"genome": label, "genome_number": k, "game": g, "level": s.level,
-                   "seat": seat, "game_seed": s.seed, "won": wins[g]}
+                   "seat": seat, "game_seed": s.seed, "won": wins[g],
+                   "seconds": game_seconds(rec)}
             row.update({f: float(values[f][g]) for f in feats})
             game_rows.append(row)
         for f in feats:
