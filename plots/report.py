@@ -52,6 +52,7 @@ from qd.rundir import (
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
+    command_path,
     csv_true,
     dominant_scripts,
     evolved_column,
@@ -256,7 +257,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         report.files.append(p)
     report.headline = (headline(summary) if has_validation else
                        "No style has been checked on held-out levels: validate the run "
-                       f"(playstyles validate {run.dir.name}).")
+                       f"(playstyles validate {command_path(run.dir)}).")
     page = _html(run, pair, images, table, has_validation, title, report.headline)
     atomic_write(report.html, page)
     report.files.append(report.html)
@@ -405,7 +406,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
     t = trust(run.elites)
     if not t["elites"]:
         return ""
-    where = _esc(run.dir.name)
+    where = _esc(command_path(run.dir, page=True))
     games = f"{t['games_min']}" + ("" if t["games_min"] == t["games_max"] else f"-{t['games_max']}")
     text = f"<p>Each elite's win rate comes from {games} games"
     if t["robust"] is not None:
@@ -431,7 +432,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
 
 def _verdict_html(run: RunFiles, has_validation: bool, line: str) -> str:
     """The top of the page: what held up on held-out levels, or that nothing was checked."""
-    where = _esc(run.dir.name)
+    where = _esc(command_path(run.dir, page=True))
     source = _esc(run.elites_source)
     if not has_validation:
         return (f'<p class="verdict"><b>No style in this report has been checked on held-out '

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -139,6 +140,19 @@ def run_files(folder: str | Path) -> tuple[str, ...]:
         folder: the folder of an output file.
     """
     return OWN_FILES if is_run_dir(folder) else ()
+
+
+def command_path(run_dir: str | Path, *, page: bool = False) -> str:
+    """A run directory as a command to type names it, quoted for a shell where it needs to
+    be (`shlex.quote`: a space, a quote): the path as given. On a page (`page`) an absolute
+    path is named by its last part only, as the page may be read on another machine.
+
+    Args:
+        run_dir: the run directory.
+        page: for report.html and explorer.html rather than the terminal.
+    """
+    path = Path(run_dir)
+    return shlex.quote(path.name if page and path.is_absolute() else str(path))
 
 
 def heatmap_file(field: str) -> str:

@@ -169,12 +169,19 @@ def test_report_writes_every_file_with_the_archive_numbers(tmp_path):
     assert np.allclose(arrows.end - arrows.start, 1.0)
 
 
-def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys):
-    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    assert main(["report", str(d), "--field", "score_mean"]) == 0
+def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys, monkeypatch):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "runs" / "my run")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "runs/my run", "--field", "score_mean"]) == 0
     out = capsys.readouterr().out
+    # the command names the run directory as given, quoted for a shell (not its last part)
     assert out.startswith("No style has been checked on held-out levels: validate the run "
-                          "(playstyles validate run).")
+                          "(playstyles validate 'runs/my run').")
+    assert html.escape("playstyles validate 'runs/my run'") in (d / "report.html").read_text()
+    assert "playstyles validate 'runs/my run'" in (d / "explorer.html").read_text()  # its data
+    assert main(["report", str(d)]) == 0  # an absolute path: the whole of it on the terminal
+    assert f"(playstyles validate '{d}')." in capsys.readouterr().out
+    assert html.escape("playstyles validate 'my run'") in (d / "report.html").read_text()
     for name in ("heatmap_win_rate.png", "heatmap_score_mean.png", "progress.png",
                  "elites_table.csv", "report.html"):
         assert (d / name).stat().st_size > 0, name
