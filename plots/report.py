@@ -531,8 +531,8 @@ def _validation_html(run: RunFiles) -> str:
     held = _short(validation_source(s)) if s else "validated"
     parts = ["<h2>Validation: the elites replayed on fresh seeds</h2>"]
     if s:
-        parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
-                     f'{s.get("games_per_elite", "?")} games each on '
+        parts.append(f'<p class="small">{_num(s.get("elites", len(v)))} elites, '
+                     f'{_num(s.get("games_per_elite"))} games each on '
                      f'{len(s.get("levels") or [])} levels '
                      + (f'against {_esc(s.get("opponent", "?"))}'
                         if s.get("opponent", "?") else "(the genome plays alone)") +
@@ -547,23 +547,25 @@ def _validation_html(run: RunFiles) -> str:
         c = s.get("corrected")
         if c:  # the archive rebuilt from the replayed estimates
             share += [[f"QD score, {mine} / corrected ({held})",
-                       f"{_num(c['qd_score_evolved'], 4)} / {_num(c['qd_score'], 4)}"],
+                       f"{_num(c.get('qd_score_evolved'), 4)} / {_num(c.get('qd_score'), 4)}"],
                       [f"cells, {mine} / corrected ({held})",
-                       f"{c['cells_evolved']} / {c['cells']}"]]
+                       f"{_num(c.get('cells_evolved'))} / {_num(c.get('cells'))}"]]
             share += [[f"mean absolute gap {mine} vs {held}, {name}",
                        _pct(g) if name == "win_rate" else _num(g)]
                       for name, g in (s.get("mean_abs_gap") or {}).items()]
             share += [[f"on {group.replace('_', '-')} levels: mean win rate (gap), games",
-                       f"{_pct(g['mean_win_rate'])} ({_pct(g['mean_abs_gap_win_rate'])}), "
-                       f"{g['games']}"] for group, g in (s.get("by_level_group") or {}).items()]
-        parts.append(f"<p>Rank correlation (Spearman) between the {mine} values and the "
-                     f"{held} values over all validated elites:</p>")
+                       f"{_pct(g.get('mean_win_rate'))} ({_pct(g.get('mean_abs_gap_win_rate'))}), "
+                       f"{_num(g.get('games'))}"]
+                      for group, g in (s.get("by_level_group") or {}).items()]
+        parts.append(f"<p>Rank correlation (Spearman) between the {_esc(mine)} values and "
+                     f"the {_esc(held)} values over all validated elites:</p>")
         parts.append(_table(["value", "Spearman rho"], rows))
         parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
     path = run.path(VALIDATION_CHART)
     if path.exists():
         parts.append(_img(path))
-    parts.append(f"<p>Table II of the paper for these elites ({mine} / {held}):</p>")
+    parts.append(f"<p>Table II of the paper for these elites ({_esc(mine)} / "
+                 f"{_esc(held)}):</p>")
     parts.append(table_two_html(run))
     return "\n".join(parts)
 
@@ -579,9 +581,9 @@ def table_two_html(run: RunFiles) -> str:
     mine = _short(run.elites_source)
     s = run.validation_summary or {}
     held = _short(validation_source(s)) if s else "validated"
-    headers = ["cell", f"win rate<br><span class=small>{mine} / {held}</span>",
-               *[_esc(a.name) for a in axes], "validated cell",
-               f"games<br><span class=small>{mine} / {held}</span>"]
+    both = f"<span class=small>{_esc(mine)} / {_esc(held)}</span>"
+    headers = ["cell", f"win rate<br>{both}", *[_esc(a.name) for a in axes], "validated cell",
+               f"games<br>{both}"]
     rows = []
     ci_low, ci_high = WIN_RATE_CI
     for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
@@ -607,9 +609,9 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     validated = WIN_RATE_VALIDATED in table
     styled = "style" in table
     mine = _short(run.elites_source)
-    headers = ["cell", f"win rate, {mine}<br><span class=small>(95% interval)</span>",
+    headers = ["cell", f"win rate, {_esc(mine)}<br><span class=small>(95% interval)</span>",
                "wins / games", "mean score"]
-    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd, {mine}</span>"
+    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd, {_esc(mine)}</span>"
                 for a in axes]
     if validated:
         headers.append("held-out<br>win rate")

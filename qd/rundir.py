@@ -55,6 +55,7 @@ import pandas as pd
 
 from playstyles.datalog import last_entry
 from playstyles.files import decoding_problem, read_json, read_yaml
+from playstyles.limits import short
 
 # ------------------------------------------------------------------------------ files
 
@@ -1400,9 +1401,72 @@ def _keys(node: Any) -> list[Any]:
     return list(node) if isinstance(node, (dict, list)) else []
 
 
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words (for an error that says what was found instead)."""
+    return ("null" if value is None else "an object" if isinstance(value, dict) else
+            "an array" if isinstance(value, list) else "a string" if isinstance(value, str)
+            else "a number or true/false")
+
+
+_SUMMARY_OBJECTS = (
+    "styles", "styles.sd", "styles.counts", "styles.styles_by_delta", "styles.ties",
+    "styles.ties.share", "styles.differs_from_control", "styles.weaker_than_control",
+    "styles.non_inferiority", "styles.non_inferiority.*", "styles.identification",
+    "styles.identification.per_style", "styles.null", "styles.null.counts", "control",
+    "control.genome", "control.features", "control.features.*", "spearman", "corrected",
+    "mean_abs_gap", "by_level_group", "by_level_group.*", "settings")
+"""validation_summary.json: the keys that hold an object (or null), `*` any key there."""
+_SUMMARY_LISTS = (
+    "levels", "levels_overlap_training", "cells", "features", "styles.styles",
+    "styles.styles_by_delta.*", "styles.duplicates", "styles.duplicates.*",
+    "styles.identification.features", "styles.null.genomes", "styles.null.styles")
+"""... an array (or null)."""
+_SUMMARY_PAIRS = ("control.win_rate_ci", "control.mean_score_ci", "control.features.*.ci")
+"""... an array of two numbers, a 95% interval (or null)."""
+_SUMMARY_NAMES = ("cells.*", "features.*", "styles.styles.*", "styles.styles_by_delta.*.*",
+                  "styles.duplicates.*.*", "styles.null.styles.*")
+"""... a name: a cell or a feature."""
+_SUMMARY_LEVELS = ("levels.*", "levels_overlap_training.*")
+"""... a level: its seed or its name."""
+_SUMMARY_WHOLE = (
+    "version", "elites", "games_per_elite", "distinct_styles", "distinct_styles_not_weaker",
+    "distinct_styles_non_inferior", "null_distinct_styles", "styles.pairs_tested",
+    "styles.pairs_differing", "styles.games", "styles.tested", "styles.counts.*",
+    "styles.ties.count", "styles.non_inferiority.*.games_needed", "styles.identification.games",
+    "styles.null.counts.*", "control.games", "control.features.*.games", "corrected.cells",
+    "corrected.cells_evolved", "by_level_group.*.games", "by_level_group.*.elites")
+"""... a whole number >= 0."""
+_SUMMARY_SHARES = (
+    "same_cell_share", "neighbour_share", "mean_win_rate_evolved", "mean_win_rate_validated",
+    "mean_abs_gap.win_rate", "styles.alpha", "styles.margin", "styles.ties.share.*",
+    "styles.non_inferiority.*.margin", "styles.non_inferiority.*.power",
+    "styles.identification.accuracy", "styles.identification.chance",
+    "styles.identification.per_style.*", "control.win_rate", "control.win_rate_ci.*",
+    "corrected.coverage", "corrected.coverage_evolved", "by_level_group.*.mean_win_rate",
+    "by_level_group.*.mean_abs_gap_win_rate")
+"""... a number in [0, 1]."""
+_SUMMARY_POSITIVE = ("styles.delta", "styles.sd.*", "mean_abs_gap.*")
+"""... a number >= 0."""
+_SUMMARY_SIGNED = (
+    "styles.non_inferiority.*.difference", "styles.non_inferiority.*.lower",
+    "control.mean_score", "control.mean_score_ci.*", "control.features.*.mean",
+    "control.features.*.ci.*", "control.genome.*", "corrected.qd_score",
+    "corrected.qd_score_evolved")
+"""... a number."""
+_SUMMARY_CORRELATIONS = ("spearman.*",)
+"""... a number in [-1, 1]."""
+_SUMMARY_NOT_FINITE = (
+    "styles.sd.*", "styles.non_inferiority.*.difference", "styles.non_inferiority.*.lower",
+    "styles.non_inferiority.*.power", "styles.identification.per_style.*",
+    "control.win_rate_ci.*", "control.mean_score", "control.mean_score_ci.*",
+    "control.features.*.mean", "control.features.*.ci.*", "mean_abs_gap.*")
+"""... of the numbers above, those that may also be NaN (a feature no game defined)."""
+
+
 def check_summary(run: "RunFiles", summary: Any) -> None:
-    """Check validation_summary.json: a mapping; its shares in [0, 1], its counts whole and
-    not negative, and the cells it names elites of elites.csv.
+    """Check validation_summary.json: a mapping; every key the readers use of the type they
+    use it as (an object, an array, a name, a number), its shares in [0, 1], its counts whole
+    and not negative, and the cells it names elites of elites.csv.
 
     Args:
         run: the run directory.
@@ -1413,48 +1477,85 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
     """
     path = run.path(VALIDATION_SUMMARY)
     if not isinstance(summary, dict):
-        got = "null" if summary is None else "an array" if isinstance(summary, list) else \
-            "a string" if isinstance(summary, str) else "a number or true/false"
-        raise ValueError(f"{path}: a JSON object expected, got {got}")
+        raise ValueError(f"{path}: a JSON object expected, got {_json_kind(summary)}")
+
+    def at(keys: tuple[Any, ...]) -> Any:
+        node: Any = summary
+        for part in keys:
+            if isinstance(node, dict):
+                node = node.get(part)
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                node = node[part]
+            else:
+                return None
+        return node
+
+    def find(pattern: str) -> list[tuple[Any, ...]]:
+        """The keys a dotted pattern names (`*`: every key of an object or item of an
+        array there)."""
+        found: list[tuple[Any, ...]] = [()]
+        for part in pattern.split("."):
+            deeper: list[tuple[Any, ...]] = []
+            for keys in found:
+                node = at(keys)
+                if part != "*":
+                    deeper.append((*keys, part))
+                elif isinstance(node, dict):
+                    deeper += [(*keys, k) for k in node]
+                elif isinstance(node, list):
+                    deeper += [(*keys, i) for i in range(len(node))]
+            found = deeper
+        return found
 
     def get(key: str) -> Any:
-        node: Any = summary
-        for part in key.split("."):
-            if not isinstance(node, dict):
-                return None
-            node = node.get(part)
-        return node
+        return at(tuple(key.split(".")))
+
+    def fail(keys: tuple[Any, ...], value: Any, want: str) -> None:
+        shown = _json_kind(value) if value is None or isinstance(value, (dict, list)) \
+            else short(value)
+        raise ValueError(f"{path}: {'.'.join(map(str, keys))}: {shown} is not {want}")
+
+    def each(patterns: Sequence[str], ok: Any, want: str) -> None:
+        for pattern in patterns:
+            for keys in find(pattern):
+                v = at(keys)
+                if v is not None and not ok(v):
+                    fail(keys, v, want)
 
     def number(key: str, lo: float | None = 0, hi: float | None = None,
                whole: bool = False) -> None:
-        v = get(key)
-        if v is None:
-            return
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
-            and (lo is None or v >= lo) and (hi is None or v <= hi) \
-            and (not whole or float(v).is_integer())
-        if not ok:
-            want = "a whole number >= 0" if whole else \
-                f"a number in [{_num(lo)}, {_num(hi)}]" if hi is not None else "a number >= 0"
-            raise ValueError(f"{path}: {key}: {v!r} is not {want}")
+        for keys in find(key):
+            v = at(keys)
+            if v is None:
+                continue
+            finite = not isinstance(v, float) or math.isfinite(v)
+            if not finite and key in _SUMMARY_NOT_FINITE:
+                continue  # NaN: a value the games left undefined
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and finite \
+                and (lo is None or v >= lo) and (hi is None or v <= hi) \
+                and (not whole or isinstance(v, int) or v.is_integer())
+            if not ok:
+                want = "a whole number >= 0" if whole else \
+                    f"a number in [{_num(lo)}, {_num(hi)}]" if hi is not None else \
+                    "a number >= 0" if lo is not None else "a finite number"
+                fail(keys, v, want)
 
-    for key in ("elites", "games_per_elite", "distinct_styles", "distinct_styles_not_weaker",
-                "distinct_styles_non_inferior", "null_distinct_styles",
-                "styles.pairs_tested", "styles.pairs_differing", "styles.games",
-                "styles.tested", "control.games", "styles.identification.games"):
+    each(_SUMMARY_OBJECTS, lambda v: isinstance(v, dict), "an object")
+    each(_SUMMARY_LISTS, lambda v: isinstance(v, list), "an array")
+    each(_SUMMARY_PAIRS, lambda v: isinstance(v, list) and len(v) == 2,
+         "an array of two numbers (a 95% interval)")
+    each(_SUMMARY_NAMES, lambda v: isinstance(v, str), "a name (a string)")
+    each(_SUMMARY_LEVELS, lambda v: isinstance(v, (str, int, float)), "a level (its seed or name)")
+    for key in _SUMMARY_WHOLE:
         number(key, whole=True)
-    for key in ("same_cell_share", "neighbour_share", "mean_win_rate_evolved",
-                "mean_win_rate_validated", "mean_abs_gap.win_rate", "styles.alpha",
-                "styles.margin", "styles.identification.accuracy",
-                "styles.identification.chance",
-                "control.win_rate", "corrected.coverage", "corrected.coverage_evolved"):
+    for key in _SUMMARY_SHARES:
         number(key, hi=1)
-    for key in _keys(get("spearman")):
-        number(f"spearman.{key}", lo=-1, hi=1)
-    for g in _keys(get("by_level_group")):
-        number(f"by_level_group.{g}.games", whole=True)
-        number(f"by_level_group.{g}.mean_win_rate", hi=1)
-        number(f"by_level_group.{g}.mean_abs_gap_win_rate", hi=1)
+    for key in _SUMMARY_POSITIVE:
+        number(key)
+    for key in _SUMMARY_SIGNED:
+        number(key, lo=None)
+    for key in _SUMMARY_CORRELATIONS:
+        number(key, lo=-1, hi=1)
     named = [*_keys(get("cells")), *_keys(get("styles.styles")),
              *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control")),
              *_keys(get("styles.non_inferiority")), *_keys(get("styles.identification.per_style"))]

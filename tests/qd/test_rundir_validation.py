@@ -130,6 +130,12 @@ VALIDATION_DAMAGE = {
                               ["validation_summary.json: a JSON object expected, got null"]),
     "summary syntax": (lambda d: (d / rundir.VALIDATION_SUMMARY).write_text('{"elites": 4,\n}'),
                        ["validation_summary.json: not valid JSON: line 2, column 1"]),
+    "summary corrected cells": (lambda d: _summary(d, corrected={"cells": "<b>4</b>"}),
+                                ["validation_summary.json: corrected.cells: '<b>4</b>' is not "
+                                 "a whole number >= 0"]),
+    "summary corrected not an object": (lambda d: _summary(d, corrected=[1]),
+                                        ["validation_summary.json: corrected: an array is not "
+                                         "an object"]),
 }
 
 
