@@ -1325,11 +1325,15 @@ def _check_games(run: "RunFiles", rows: _Rows) -> None:
 
 
 def _check_validation(run: "RunFiles", rows: _Rows) -> None:
-    """validation.csv: win rates, games, wins, cells on the grid, and each elite validated an
-    elite of elites.csv, once."""
+    """validation.csv: rows (a header alone is a damaged file), win rates, games, wins, cells
+    on the grid, and each elite validated an elite of elites.csv, once."""
     axes = run.axes
     wr, games, wins = (validated_column(c) for c in ("win_rate", "games", "wins"))
     rows.require([*CELL_COLUMNS, wr, games, *WIN_RATE_CI])
+    if rows.frame.empty:  # a validation writes a row for each elite it played
+        raise ValueError(f"{rows.path}: holds a header but no rows (a validation writes one "
+                         f"for each elite it played): validate again (playstyles validate "
+                         f"{command_path(run.dir)})")
     rows.numbers(wr, lo=0, hi=1)
     n = rows.numbers(games, lo=0, whole=True)
     rows.numbers(wins, lo=0, missing_ok=True)
@@ -1466,7 +1470,8 @@ _SUMMARY_NOT_FINITE = (
 def check_summary(run: "RunFiles", summary: Any) -> None:
     """Check validation_summary.json: a mapping; every key the readers use of the type they
     use it as (an object, an array, a name, a number), its shares in [0, 1], its counts whole
-    and not negative, and the cells it names elites of elites.csv.
+    and not negative, the cells it names elites of elites.csv, and validation.csv holding the
+    elites it counts (`_check_validated`).
 
     Args:
         run: the run directory.
@@ -1567,3 +1572,34 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
             raise ValueError(f"{path}: cell {gone[0]} is not an elite's cell in {ELITES}"
                              + (f" (nor {len(gone) - 1} more)" if len(gone) > 1 else "")
                              + ": validate again")
+    _check_validated(run, summary)
+
+
+def _check_validated(run: "RunFiles", summary: Mapping[str, Any]) -> None:
+    """validation.csv against validation_summary.json (checked): one row for each elite the
+    summary counts (`elites`), and the cells it names (`cells`). A validation writes both
+    files together, so a validation.csv that is missing, has no rows or other elites is
+    damaged, not a run that was never validated.
+
+    Raises:
+        ValueError: naming validation.csv and how to write it again.
+    """
+    count, cells = summary.get("elites"), summary.get("cells")
+    if count is None and cells is None:  # an early summary: nothing to compare
+        return
+    count = len(cells) if count is None else count
+    table = run.path(VALIDATION)
+    rows = run.validation
+    n = 0 if rows is None else len(rows)
+    again = f"validate again (playstyles validate {command_path(run.dir)})"
+    if n != count:
+        got = "is missing" if not table.exists() else "is empty" if n == 0 else \
+            f"holds {n} row{'s' if n != 1 else ''}"
+        raise ValueError(f"{table}: {got}, while {VALIDATION_SUMMARY} counts {count} validated "
+                         f"elite{'s' if count != 1 else ''}: {again}")
+    if cells is not None:
+        mine = set(_cell_keys(rows["cell"])) if n else set()
+        other = [str(c) for c, key in zip(cells, cell_keys(cells)) if key not in mine]
+        if other:
+            raise ValueError(f"{table}: no row for cell {other[0]}, which {VALIDATION_SUMMARY} "
+                             f"counts as validated: {again}")
