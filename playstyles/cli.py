@@ -278,7 +278,7 @@ def _evolve(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"playstyles: {note}", file=sys.stderr)
     s = result.stats
-    from qd.rundir import RunFiles
+    from qd.rundir import RunFiles, command_path
     fresh = " (re-estimated on fresh games)" if RunFiles(result.run_dir).reestimated else ""
     print(f"{'finished' if result.complete else 'paused'}: {result.evaluations} evaluations, "
           f"{result.games} games, {s.get('cells', 0)} elites{fresh}, QD score "
@@ -291,7 +291,7 @@ def _evolve(args: argparse.Namespace) -> int:
         print(headline(result.validation))
     elif result.complete:
         print(f"the elites have not been checked on held-out levels: playstyles validate "
-              f"{result.run_dir}")
+              f"{command_path(result.run_dir)}")
     return 0
 
 

@@ -52,6 +52,7 @@ from qd.rundir import (
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
+    command_path,
     csv_true,
     dominant_scripts,
     evolved_column,
@@ -256,7 +257,7 @@ def write_report(run_dir: str | Path, fields: Sequence[str] = (),
         report.files.append(p)
     report.headline = (headline(summary) if has_validation else
                        "No style has been checked on held-out levels: validate the run "
-                       f"(playstyles validate {run.dir.name}).")
+                       f"(playstyles validate {command_path(run.dir)}).")
     page = _html(run, pair, images, table, has_validation, title, report.headline)
     atomic_write(report.html, page)
     report.files.append(report.html)
@@ -405,7 +406,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
     t = trust(run.elites)
     if not t["elites"]:
         return ""
-    where = _esc(run.dir.name)
+    where = _esc(command_path(run.dir, page=True))
     games = f"{t['games_min']}" + ("" if t["games_min"] == t["games_max"] else f"-{t['games_max']}")
     text = f"<p>Each elite's win rate comes from {games} games"
     if t["robust"] is not None:
@@ -431,7 +432,7 @@ def _trust_html(run: RunFiles, has_validation: bool) -> str:
 
 def _verdict_html(run: RunFiles, has_validation: bool, line: str) -> str:
     """The top of the page: what held up on held-out levels, or that nothing was checked."""
-    where = _esc(run.dir.name)
+    where = _esc(command_path(run.dir, page=True))
     source = _esc(run.elites_source)
     if not has_validation:
         return (f'<p class="verdict"><b>No style in this report has been checked on held-out '
@@ -530,8 +531,8 @@ def _validation_html(run: RunFiles) -> str:
     held = _short(validation_source(s)) if s else "validated"
     parts = ["<h2>Validation: the elites replayed on fresh seeds</h2>"]
     if s:
-        parts.append(f'<p class="small">{s.get("elites", len(v))} elites, '
-                     f'{s.get("games_per_elite", "?")} games each on '
+        parts.append(f'<p class="small">{_num(s.get("elites", len(v)))} elites, '
+                     f'{_num(s.get("games_per_elite"))} games each on '
                      f'{len(s.get("levels") or [])} levels '
                      + (f'against {_esc(s.get("opponent", "?"))}'
                         if s.get("opponent", "?") else "(the genome plays alone)") +
@@ -546,23 +547,25 @@ def _validation_html(run: RunFiles) -> str:
         c = s.get("corrected")
         if c:  # the archive rebuilt from the replayed estimates
             share += [[f"QD score, {mine} / corrected ({held})",
-                       f"{_num(c['qd_score_evolved'], 4)} / {_num(c['qd_score'], 4)}"],
+                       f"{_num(c.get('qd_score_evolved'), 4)} / {_num(c.get('qd_score'), 4)}"],
                       [f"cells, {mine} / corrected ({held})",
-                       f"{c['cells_evolved']} / {c['cells']}"]]
+                       f"{_num(c.get('cells_evolved'))} / {_num(c.get('cells'))}"]]
             share += [[f"mean absolute gap {mine} vs {held}, {name}",
                        _pct(g) if name == "win_rate" else _num(g)]
                       for name, g in (s.get("mean_abs_gap") or {}).items()]
             share += [[f"on {group.replace('_', '-')} levels: mean win rate (gap), games",
-                       f"{_pct(g['mean_win_rate'])} ({_pct(g['mean_abs_gap_win_rate'])}), "
-                       f"{g['games']}"] for group, g in (s.get("by_level_group") or {}).items()]
-        parts.append(f"<p>Rank correlation (Spearman) between the {mine} values and the "
-                     f"{held} values over all validated elites:</p>")
+                       f"{_pct(g.get('mean_win_rate'))} ({_pct(g.get('mean_abs_gap_win_rate'))}), "
+                       f"{_num(g.get('games'))}"]
+                      for group, g in (s.get("by_level_group") or {}).items()]
+        parts.append(f"<p>Rank correlation (Spearman) between the {_esc(mine)} values and "
+                     f"the {_esc(held)} values over all validated elites:</p>")
         parts.append(_table(["value", "Spearman rho"], rows))
         parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
     path = run.path(VALIDATION_CHART)
     if path.exists():
         parts.append(_img(path))
-    parts.append(f"<p>Table II of the paper for these elites ({mine} / {held}):</p>")
+    parts.append(f"<p>Table II of the paper for these elites ({_esc(mine)} / "
+                 f"{_esc(held)}):</p>")
     parts.append(table_two_html(run))
     return "\n".join(parts)
 
@@ -578,9 +581,9 @@ def table_two_html(run: RunFiles) -> str:
     mine = _short(run.elites_source)
     s = run.validation_summary or {}
     held = _short(validation_source(s)) if s else "validated"
-    headers = ["cell", f"win rate<br><span class=small>{mine} / {held}</span>",
-               *[_esc(a.name) for a in axes], "validated cell",
-               f"games<br><span class=small>{mine} / {held}</span>"]
+    both = f"<span class=small>{_esc(mine)} / {_esc(held)}</span>"
+    headers = ["cell", f"win rate<br>{both}", *[_esc(a.name) for a in axes], "validated cell",
+               f"games<br>{both}"]
     rows = []
     ci_low, ci_high = WIN_RATE_CI
     for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
@@ -606,9 +609,9 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     validated = WIN_RATE_VALIDATED in table
     styled = "style" in table
     mine = _short(run.elites_source)
-    headers = ["cell", f"win rate, {mine}<br><span class=small>(95% interval)</span>",
+    headers = ["cell", f"win rate, {_esc(mine)}<br><span class=small>(95% interval)</span>",
                "wins / games", "mean score"]
-    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd, {mine}</span>"
+    headers += [f"{_esc(a.name)}<br><span class=small>mean &plusmn; sd, {_esc(mine)}</span>"
                 for a in axes]
     if validated:
         headers.append("held-out<br>win rate")

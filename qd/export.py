@@ -57,6 +57,7 @@ from qd.rundir import (
     WIN_RATE_CI,
     RunFiles,
     cell_keys,
+    command_path,
     csv_true,
     mean_column,
     measure_column,
@@ -250,10 +251,10 @@ def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
         tried = int(elites[WIN_RATE_VALIDATED].notna().sum()) if validation is not None else 0
         if validation is None:
             warnings.append(f"the styles have not been validated on held-out levels: "
-                            f"playstyles validate {run_dir} keeps only those that hold up")
+                            f"playstyles validate {command_path(run_dir)} keeps only those that hold up")
         elif not counted and not all_elites:
             warnings.append(f"the run's validation did not count distinct styles (it predates "
-                            f"them): validate again (playstyles validate {run_dir}) to export "
+                            f"them): validate again (playstyles validate {command_path(run_dir)}) to export "
                             f"only the styles that hold up")
         if counted and not all_elites:
             distinct = validated = True
@@ -488,7 +489,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             raise ValueError(
                 f"{run_dir}: {len(few)} presets rest on fewer than {min_games} games, and the "
                 f"run's validation would be replaced by playing them: validate with more games "
-                f"first (playstyles validate {run_dir} --games {min_games})")
+                f"first (playstyles validate {command_path(run_dir)} --games {min_games})")
         validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
                  workers=workers, address=address, show_progress=False)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,

@@ -42,6 +42,7 @@ from qd.rundir import (
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
+    command_path,
     csv_true,
     dominant_scripts,
     headline,
@@ -253,7 +254,7 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         "score_quality": bool(scored),
         "headline": headline(summary) if validated else
         f"No style has been checked on held-out levels: validate the run "
-        f"(playstyles validate {run.dir.name}).",
+        f"(playstyles validate {command_path(run.dir, page=True)}).",
         "control": _control(summary) if validated else None,
         "wide": WIDE_INTERVAL,
         "mark": MARK_MEANING,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -19,6 +20,7 @@ spec.loader.exec_module(fp)
 
 
 def test_a_digest_is_deterministic_and_moves_with_the_behaviour():
+    pytest.importorskip("pyspiel")  # the openspiel extra
     first = fp.digest("openspiel:tic_tac_toe/mcts")
     assert first == fp.digest("openspiel:tic_tac_toe/mcts") and len(first) == fp.DIGEST_CHARS
     assert fp.digest("openspiel:tic_tac_toe/rhea") != first
@@ -30,6 +32,12 @@ def test_a_digest_is_deterministic_and_moves_with_the_behaviour():
     finally:
         AGENTS.pop("mcts", "openspiel:tic_tac_toe")
     assert fp.digest("openspiel:tic_tac_toe/mcts") == first
+
+
+def test_without_the_openspiel_extra_the_digest_test_skips(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` fails
+    with pytest.raises(pytest.skip.Exception):
+        test_a_digest_is_deterministic_and_moves_with_the_behaviour()
 
 
 def test_an_agent_that_cannot_play_the_game_has_no_digest():

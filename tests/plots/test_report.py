@@ -6,7 +6,9 @@ that did not hold up, and names the games behind every number."""
 from __future__ import annotations
 
 import base64
+import copy
 import html
+import json
 import re
 import subprocess
 import sys
@@ -169,12 +171,19 @@ def test_report_writes_every_file_with_the_archive_numbers(tmp_path):
     assert np.allclose(arrows.end - arrows.start, 1.0)
 
 
-def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys):
-    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    assert main(["report", str(d), "--field", "score_mean"]) == 0
+def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys, monkeypatch):
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "runs" / "my run")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "runs/my run", "--field", "score_mean"]) == 0
     out = capsys.readouterr().out
+    # the command names the run directory as given, quoted for a shell (not its last part)
     assert out.startswith("No style has been checked on held-out levels: validate the run "
-                          "(playstyles validate run).")
+                          "(playstyles validate 'runs/my run').")
+    assert html.escape("playstyles validate 'runs/my run'") in (d / "report.html").read_text()
+    assert "playstyles validate 'runs/my run'" in (d / "explorer.html").read_text()  # its data
+    assert main(["report", str(d)]) == 0  # an absolute path: the whole of it on the terminal
+    assert f"(playstyles validate '{d}')." in capsys.readouterr().out
+    assert html.escape("playstyles validate 'my run'") in (d / "report.html").read_text()
     for name in ("heatmap_win_rate.png", "heatmap_score_mean.png", "progress.png",
                  "elites_table.csv", "report.html"):
         assert (d / name).stat().st_size > 0, name
@@ -431,3 +440,134 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     for r in elites.to_dict("records"):
         assert dominant_scripts({w: r[w] for w in weights}) in page
     assert "held-out<br>win rate" in page and "did not hold up" in page
+
+
+# ------------------------------------------------------------------------------ planted text
+
+HOSTILE = "<img src=x onerror=alert({})>"
+"""Markup that runs a script once a page carries it unescaped (numbered by where it was put)."""
+
+
+def _leaves(node, keys=()):
+    """The keys of every value of a JSON document that is not an object or an array."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, (*keys, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _leaves(v, (*keys, i))
+    else:
+        yield keys
+
+
+def _objects(node, keys=()):
+    """The keys of every object of a JSON document."""
+    if isinstance(node, dict):
+        yield keys
+        for k, v in node.items():
+            yield from _objects(v, (*keys, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _objects(v, (*keys, i))
+
+
+def _get(doc, keys):
+    for k in keys:
+        doc = doc[k]
+    return doc
+
+
+def _planted(doc, keys, value):
+    """A copy of a JSON document with the value at `keys` replaced (or added)."""
+    out = copy.deepcopy(doc)
+    _get(out, keys[:-1])[keys[-1]] = value
+    return out
+
+
+def _renamed(d: Path, old: str, new: str) -> None:
+    """A feature or script renamed in every file of the run directory that names it."""
+    for p in d.iterdir():
+        if p.suffix in (".csv", ".yaml", ".json") and old in p.read_text():
+            p.write_text(p.read_text().replace(old, new))
+
+
+def test_no_text_of_a_run_file_reaches_the_pages_unescaped(validated_run, tmp_path):
+    """Markup planted in every key of validation_summary.json (every value, numbers too, and
+    every key name), in every text column of elites.csv and validation.csv, in every text of
+    config.yaml, in a feature's and a script's name and in a versus folder's name: the
+    summary check refuses a value of the wrong type with one line naming the file and the key,
+    and every page shows the rest as text."""
+    from qd.rundir import check_summary
+    d = copy_run(validated_run, tmp_path / "run")
+    (d / "checkpoint.jsonl").unlink()  # its digests would refuse the edited tables
+    planted = iter(range(10 ** 6))
+    _renamed(d, "tile_slope", HOSTILE.format(next(planted)))  # a feature
+    _renamed(d, "SpawnRange", HOSTILE.format(next(planted)))  # a script
+    path = d / "validation_summary.json"
+    summary = json.loads(path.read_text())
+    run = RunFiles(d)
+    keep = []
+    for keys in _leaves(summary):
+        try:
+            check_summary(run, _planted(summary, keys, HOSTILE.format(0)))
+        except ValueError as e:
+            said = str(e)
+            assert said.startswith(f"{path}: ") and "\n" not in said, said
+            dotted = ".".join(map(str, keys))
+            assert f": {dotted}: " in said or "is not an elite's cell" in said, said
+            continue
+        keep.append(keys)
+    assert ("run",) in keep and ("opponent",) in keep  # text is shown, as text
+    for refused in (("corrected", "cells"), ("corrected", "cells_evolved"), ("version",)):
+        assert refused not in keep
+    for keys in keep:
+        summary = _planted(summary, keys, HOSTILE.format(next(planted)))
+    for keys in list(_objects(summary)):  # a key name of every object
+        node = _get(summary, keys)
+        if node:
+            name = next(iter(node))
+            trial = _planted(summary, (*keys, HOSTILE.format(next(planted))), node[name])
+            try:
+                check_summary(run, trial)
+            except ValueError:
+                continue
+            summary = trial
+    path.write_text(json.dumps(summary))
+    for table in ("elites.csv", "validation.csv"):
+        frame = pd.read_csv(d / table)
+        for column in frame.columns:
+            if pd.api.types.is_numeric_dtype(frame[column]):
+                continue
+            trial = frame.assign(**{column: HOSTILE.format(next(planted))})
+            trial.to_csv(d / table, index=False)
+            try:
+                RunFiles(d).check()
+            except ValueError as e:
+                assert str(e).startswith(f"{d / table}: ") and column in str(e), e
+                continue
+            frame = trial
+        frame.to_csv(d / table, index=False)
+    config = yaml.safe_load((d / "config.yaml").read_text())
+    for keys in _leaves(config):
+        if not isinstance(_get(config, keys), str):
+            continue
+        trial = _planted(config, keys, HOSTILE.format(next(planted)))
+        (d / "config.yaml").write_text(yaml.safe_dump(trial))
+        try:
+            RunFiles(d).check()
+        except ValueError as e:
+            assert str(e).startswith(f"{d}/") and "\n" not in str(e), e  # a name the
+            continue  # grid or the tables need (a feature's, a script's): a file disagrees
+        config = trial
+    (d / "config.yaml").write_text(yaml.safe_dump(config))
+    versus = d / "versus" / HOSTILE.format(next(planted))
+    versus.mkdir(parents=True)
+    (versus / "game0_end.png").write_bytes(base64.b64decode(  # a 1 x 1 PNG
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="))
+    write_report(d)
+    for name in ("report.html", "explorer.html"):
+        page = (d / name).read_text()
+        assert "<img src=x" not in page, (name, page[page.index("<img src=x") - 200:][:400])
+    page = (d / "report.html").read_text()
+    shown = {int(n) for n in re.findall(r"&lt;img src=x onerror=alert\((\d+)\)&gt;", page)}
+    assert len(shown) > 10  # the planted text is on the page, escaped

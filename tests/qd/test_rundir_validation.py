@@ -130,7 +130,32 @@ VALIDATION_DAMAGE = {
                               ["validation_summary.json: a JSON object expected, got null"]),
     "summary syntax": (lambda d: (d / rundir.VALIDATION_SUMMARY).write_text('{"elites": 4,\n}'),
                        ["validation_summary.json: not valid JSON: line 2, column 1"]),
+    "summary corrected cells": (lambda d: _summary(d, corrected={"cells": "<b>4</b>"}),
+                                ["validation_summary.json: corrected.cells: '<b>4</b>' is not "
+                                 "a whole number >= 0"]),
+    "summary corrected not an object": (lambda d: _summary(d, corrected=[1]),
+                                        ["validation_summary.json: corrected: an array is not "
+                                         "an object"]),
+    # a validation.csv that no longer holds what validation_summary.json counts is damaged,
+    # not a run never validated: validating again writes both
+    "header-only validation": (lambda d: _keep_lines(d / rundir.VALIDATION, 1),
+                               ["validation.csv: holds a header but no rows",
+                                "validate again (playstyles validate "]),
+    "empty validation": (lambda d: _keep_lines(d / rundir.VALIDATION, 0),
+                         ["validation.csv: is empty, while validation_summary.json counts 4 "
+                          "validated elites: validate again (playstyles validate "]),
+    "missing validation": (lambda d: (d / rundir.VALIDATION).unlink(),
+                           ["validation.csv: is missing, while validation_summary.json counts "
+                            "4 validated elites: validate again (playstyles validate "]),
+    "validation rows lost": (lambda d: _keep_lines(d / rundir.VALIDATION, 3),
+                             ["validation.csv: holds 2 rows, while validation_summary.json "
+                              "counts 4 validated elites"]),
 }
+
+
+def _keep_lines(path: Path, lines: int) -> None:
+    """A table cut to its first lines (the header is line 1)."""
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:lines]))
 
 
 def _summary(d: Path, **changes) -> None:
@@ -186,10 +211,11 @@ def test_a_damaged_validation_is_refused_by_what_reads_it(validated, tmp_path, c
     refused(COMMANDS[command](d), d, capsys, says)
 
 
-def test_validate_replaces_a_damaged_validation(validated, tmp_path, capsys):
+@pytest.mark.parametrize("damage", ["validated win rate", "header-only validation"])
+def test_validate_replaces_a_damaged_validation(validated, tmp_path, capsys, damage):
     """validate does not read the validation it replaces: validating again is the fix."""
     d = copy_run(validated, tmp_path / "run")
-    set_cell(d / rundir.VALIDATION, 2, "win_rate_validated", "1.5")
+    VALIDATION_DAMAGE[damage][0](d)
     assert main(COMMANDS["validate"](d)) == 0
     assert RunFiles(d).check().validation[rundir.validated_column("games")].eq(2).all()
 
