@@ -342,6 +342,58 @@ def test_checkpoints_and_journals(tmp_path, nim_run, capsys):
     journal()
 
 
+# ------------------------------------------------------------------------------ markers
+
+GOOD_MARKER = b'{"command": "ladder", "format": 1}\n'
+
+
+@st.composite
+def markers(draw) -> bytes:
+    """A marker damaged, nested deep, or padded large."""
+    kind = draw(st.sampled_from(["damaged", "nested", "large"]))
+    if kind == "damaged":
+        return draw(damaged(GOOD_MARKER))
+    if kind == "nested":
+        k = draw(st.integers(1, 300_000))
+        return b"[" * k + b"]" * k
+    pad = draw(st.integers(0, 10_000_000))
+    return GOOD_MARKER[:-2] + b', "pad": "' + b"x" * pad + b'"}\n'
+
+
+def test_markers(tmp_path, nim_run):
+    """A marker of any content claims no run directory for a ladder (one error naming the
+    folder), and in an empty folder is read or refused in one line naming it; either way
+    nothing but the marker itself is written."""
+    from play.ladder import FILES, is_ladder_dir
+    from playstyles.files import MARKER, claim_folder
+
+    run = tmp_path / "run"
+    shutil.copytree(nim_run / "run", run)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    def claim(folder: Path) -> Path:
+        return claim_folder(folder, command="ladder", force=True, ours=is_ladder_dir,
+                            writes=FILES)
+
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        text = data.draw(markers())
+        for folder in (run, empty):
+            (folder / MARKER).write_bytes(text)
+            before = snapshot(tmp_path)
+            result, error = read_or_refuse(claim, folder)
+            assert error is None or (str(folder) in error and "\n" not in error), error
+            if folder == run:
+                assert error is not None, "a run directory was claimed"
+            elif error is not None:
+                assert str(folder / MARKER) in error, error
+            assert written_outside(before, snapshot(tmp_path), (f"empty/{MARKER}",)) == []
+        assert sorted(p.name for p in empty.iterdir()) == [MARKER]
+    one()
+
+
 # ------------------------------------------------------------------------------ counts
 
 COUNTS = [("tournament", "--reps"), ("tournament", "--budget"), ("tournament", "--rounds"),

@@ -174,6 +174,55 @@ def test_json_too_large_or_broken_names_the_file(tmp_path):
     refused(lambda: read_json(broken), f"{broken}: not valid JSON: line 3, column 8")
 
 
+# ------------------------------------------------------------------------------ markers
+
+def _huge(path, size: int) -> None:
+    with open(path, "wb") as fh:  # sparse: no disk or time spent
+        fh.truncate(size)
+
+
+@pytest.mark.parametrize("kind", ["huge", "deep", "long", "link", "fifo", "other"])
+def test_a_bad_marker_is_one_error_naming_it(kind, tmp_path, capsys):
+    """The marker is read within MAX_MARKER_BYTES and MAX_NESTING, unfollowed and unwaited:
+    a bad one is one line naming it, quickly and in little memory, and nothing is written."""
+    import os
+
+    from playstyles.files import MARKER, check_folder, claim_folder
+
+    out = tmp_path / "out"
+    out.mkdir()
+    marker = out / MARKER
+    if kind == "huge":
+        _huge(marker, 1_500_000_000)
+        needle = f"{marker}: 1500000000 bytes, more than the {L.MAX_MARKER_BYTES} bytes"
+    elif kind == "deep":
+        marker.write_text("[" * 2000 + "]" * 2000)
+        needle = f"{marker}: nested more than {L.MAX_NESTING} deep"
+    elif kind == "long":
+        marker.write_text("[" * 200_000 + "]" * 200_000)
+        needle = f"{marker}: 400000 bytes, more than"
+    elif kind == "link":
+        _huge(tmp_path / "elsewhere", 10)
+        marker.symlink_to(tmp_path / "elsewhere")
+        needle = f"{marker}: a symbolic link, not a marker"
+    elif kind == "fifo":
+        os.mkfifo(marker)
+        needle = f"{marker}: not a regular file, not a marker"
+    else:
+        marker.write_text('{"command": ["tournament"], "format": 1}')
+        needle = f"{marker}: not a marker playstyles wrote"
+    for call in (lambda: check_folder(out, command="tournament", force=True),
+                 lambda: claim_folder(out, command="tournament", force=True)):
+        refused(call, needle, f"{out}: the directory holds files that playstyles did not write")
+    (out / "games.csv").write_text("my,own\n")
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b", "--game",
+                       "nim", "--reps", "1", "--workers", "0", "--quiet", "--out", out,
+                       "--force")
+    assert needle in line
+    assert sorted(p.name for p in out.iterdir()) == sorted(["games.csv", MARKER])
+    assert (out / "games.csv").read_text() == "my,own\n"
+
+
 # ------------------------------------------------------------------------------ counts
 
 @pytest.mark.parametrize("patch, needle", [
