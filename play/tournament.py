@@ -31,7 +31,7 @@ from play.specs import split_spec
 from play.stats import wilson_interval
 from playstyles.files import atomic_write, claim_folder, json_object, read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
-from playstyles.schema import check_bool, check_count, check_keys
+from playstyles.schema import check_bool, check_count, check_keys, check_name
 
 
 @dataclass
@@ -401,6 +401,7 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
 def _checked_agent(name: str, label: str, params: dict, where: str,
                    game: str | None) -> AgentSpec:
     try:
+        check_name(label, "label")
         validate_agent(name, params, game)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None

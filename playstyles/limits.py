@@ -106,6 +106,11 @@ MAX_WORKERS = 4_096
 MAX_TEXT = 10_000
 """Characters of one text value of a game option."""
 
+MAX_NAME = 200
+"""Bytes (UTF-8) of a name: a run's name (its directory's name: file systems allow 255
+bytes), a preset's name, an agent's label (a column of every table, a line of every
+chart)."""
+
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a Ray cluster's address to answer before joining it."""
 

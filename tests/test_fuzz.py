@@ -394,6 +394,81 @@ def test_markers(tmp_path, nim_run):
     one()
 
 
+# ------------------------------------------------------------------------------ names
+
+CONTROL = st.characters(categories=["Cc", "Cf", "Zl", "Zp"])
+NAMES = (st.text(max_size=30)
+         | st.tuples(st.text(max_size=10), CONTROL, st.text(max_size=10)).map("".join)
+         | st.integers(150, 260).map(lambda n: "n" * n)
+         | st.integers(50, 120).map(lambda n: "\u00e9" * n)
+         | st.integers(0, 6_000_000).map(lambda n: "m" * n))
+"""Names: any text, text with a control character, and names near and far past the
+bound (in ASCII and in two-byte characters)."""
+
+
+def _valid_name(name: str) -> bool:
+    import unicodedata
+
+    from playstyles.limits import MAX_NAME
+    return bool(name.strip()) and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME \
+        and not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in name)
+
+
+def _named(call, name: str, field: str, source: str = "") -> None:
+    """`call()` accepts a valid name and refuses any other in one line naming `field` (and
+    the file `source`, which the message quotes as given)."""
+    result, error = read_or_refuse(lambda _: call(), Path("."))
+    if error is None:
+        assert _valid_name(name), f"{field}: {name[:80]!r} accepted"
+    else:
+        assert field in error and source in error, error
+        assert "\n" not in error.replace(source, ""), error
+
+
+@FUZZ
+@given(name=NAMES)
+def test_names(tmp_path, nim_run, name):
+    """Run names, agent labels, tournament labels and preset names: bounded printable text,
+    or one error naming the field."""
+    import json
+
+    from play.presets import load_presets
+    from play.tournament import parse_agent
+    from qd.config import config_from_dict
+
+    _named(lambda: config_from_dict({**NIM_RUN, "name": name}), name, "name")
+    if name:  # (an empty label is no label: the agent's name is)
+        agent = {**NIM_RUN["agent"], "label": name}
+        _named(lambda: config_from_dict({**NIM_RUN, "agent": agent}), name, "agent.label")
+        _named(lambda: parse_agent({"name": "random", "label": name}, "agents[0]", "nim"),
+               name, "agents[0]: label")
+    data = json.loads((nim_run / "presets.json").read_text())
+    data["presets"][0]["name"] = name
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    _named(lambda: load_presets(path), name, "presets[0].name")
+
+
+@FUZZ
+@given(stem=st.text(st.characters(exclude_characters="/\x00"), min_size=1, max_size=60)
+       | st.tuples(st.text(max_size=5), CONTROL).map("".join))
+def test_config_file_names(tmp_path, stem):
+    """A config without a name takes its file's: bounded printable text, or one error naming
+    the name; no folder is made either way."""
+    from qd.config import load_config
+
+    path = tmp_path / f"{stem}.yaml"
+    try:
+        path.write_text(yaml.safe_dump({k: v for k, v in NIM_RUN.items() if k != "name"}))
+    except (OSError, UnicodeEncodeError):  # a name the file system refuses
+        return
+    try:
+        _named(lambda: load_config(path), stem, "name", str(path))
+    finally:
+        path.unlink()
+    assert list(tmp_path.iterdir()) == []
+
+
 # ------------------------------------------------------------------------------ counts
 
 COUNTS = [("tournament", "--reps"), ("tournament", "--budget"), ("tournament", "--rounds"),
