@@ -36,12 +36,24 @@ import numpy as np
 
 from play.parallel import run_games
 from play.runner import GameRecord, GameSpec
-from playstyles.datalog import encode_line, read_log
-from playstyles.files import atomic_write
+from playstyles.datalog import encode_line, log_header, read_log
+from playstyles.files import atomic_write, open_own
 
 JOURNAL_FORMAT = "playstyles-journal"
 JOURNAL_VERSION = 2
 """2: a data log; version 1 was a pickle log and is refused."""
+
+
+def journal_command(path: str | Path) -> str | None:
+    """The command whose game journal `path` is, from its header (None: no journal), read
+    without reading the games: how a command recognizes its interrupted work.
+
+    Args:
+        path: the file.
+    """
+    header = log_header(path, JOURNAL_FORMAT)
+    command = header.get("command") if header is not None else None
+    return command if isinstance(command, str) else None
 
 class Interrupted(RuntimeError):
     """A command stopped by Ctrl-C after keeping what it finished; the message says how much
@@ -178,7 +190,7 @@ class DataLog:
         self.close()
         atomic_write(self.path, b"".join(encode_line(v) for v in (header, *items)))
         self.entries = len(items)
-        self.fh = open(self.path, "ab")
+        self.fh = open_own(self.path)
 
     def add(self, item: Any, sync: bool = False) -> None:
         """Append an entry and flush it.

@@ -32,7 +32,7 @@ import pandas as pd
 
 from agents.registry import accepts
 from games.registry import get_game
-from play.journal import GameJournal, play_missing
+from play.journal import GameJournal, journal_command, play_missing
 from play.parallel import check_playable, ray_session
 from play.presets import dump_presets, load_presets, weight_controls
 from play.runner import AgentSpec, GameSpec
@@ -47,7 +47,7 @@ from play.tournament import (
     table_columns,
     to_markdown,
 )
-from playstyles.files import atomic_write, claim_folder
+from playstyles.files import atomic_write, claim_folder, json_object
 from playstyles.limits import check_planned
 
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
@@ -65,14 +65,22 @@ def ladder_dir(presets_path: str | Path) -> Path:
     return Path(presets_path).with_name(Path(presets_path).stem + "-ladder")
 
 
+FILES = ("games.csv", "summary.csv", "summary.md", "ladder_pairs.csv", "ladder_matrix.csv",
+         "ladder.json", "ladder_ratings.csv", "ladder.md", "ladder.png", JOURNAL)
+"""What a ladder writes in its folder (the chart, `ladder.png`, by `plots.matrix`): a folder
+holding anything else is not one (`playstyles.files.check_folder`)."""
+
+
 def is_ladder_dir(folder: Path) -> bool:
-    """Whether `folder` holds a ladder written before output folders had markers (its
-    ladder.json, or the journal of an interrupted one).
+    """Whether `folder` holds a ladder written before output folders had markers: its
+    ladder.json (read and checked, not just named), or the journal of an interrupted one.
 
     Args:
         folder: the folder.
     """
-    return (folder / "ladder.json").is_file() or (folder / JOURNAL).is_file()
+    return journal_command(folder / JOURNAL) == LADDER or json_object(
+        folder / "ladder.json",
+        {"game": str, "agents": list, "verdict": dict}) is not None
 
 
 def alternating_games(games: int, levels: Sequence[Any], players: int = 2
@@ -376,7 +384,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     specs = plan_ladder(agents, pf.game, level_list, n_games, options, seed, players, filler)
     check_playable([pf.game], address, workers)
     out = claim_folder(out if out is not None else ladder_dir(presets_path), command=LADDER,
-                       force=force, resume=resume, ours=is_ladder_dir)
+                       force=force, resume=resume, ours=is_ladder_dir, writes=FILES)
     journal = GameJournal(out / JOURNAL, specs, "ladder", resume=resume)
     with journal.interruptible():
         with ray_session():

@@ -35,7 +35,7 @@ from play.journal import plain
 from play.runner import AgentSpec
 from playstyles.files import atomic_write, json_format, read_json
 from playstyles.limits import short
-from playstyles.schema import check_keys
+from playstyles.schema import check_keys, check_name
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -327,9 +327,10 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
         for k in ("name", "agent", "params"):
             if k not in p:
                 raise _fail(where, f"{key}.{k}", "missing")
-        name = p["name"]
-        if not isinstance(name, str) or not name.strip():
-            raise _fail(where, f"{key}.name", f"a non-empty text expected, got {short(name)}")
+        try:
+            name = check_name(p["name"], f"{key}.name")
+        except ValueError as e:
+            raise PresetError(f"{where}: {e}") from None
         if name in seen:
             raise _fail(where, f"{key}.name", f"{short(name)} is used twice")
         seen.add(name)

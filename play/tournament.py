@@ -23,15 +23,15 @@ from agents.registry import accepts, validate_agent
 from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
-from play.journal import GameJournal, play_missing
+from play.journal import GameJournal, journal_command, play_missing
 from play.parallel import check_playable, progress, run_games
 from play.presets import full_params, weight_controls
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
-from playstyles.files import atomic_write, claim_folder, read_yaml
+from playstyles.files import atomic_write, claim_folder, json_object, read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
-from playstyles.schema import check_bool, check_count, check_keys
+from playstyles.schema import check_bool, check_count, check_keys, check_name
 
 
 @dataclass
@@ -253,6 +253,22 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 PARTIAL_EVERY = 20  # games between two writes of the partial results
 JOURNAL = "games.journal"  # the finished games while a tournament plays (play.journal)
 TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (playstyles.files)
+FILES = ("tournament.json", "games.csv", "summary.csv", "summary.md", JOURNAL,
+         "games.partial.csv", "summary.partial.md")
+"""What a tournament writes in its output folder: a folder holding anything else is not
+one (`playstyles.files.check_folder`)."""
+
+
+def is_tournament_dir(folder: Path) -> bool:
+    """Whether `folder` holds a tournament written before output folders had markers: its
+    tournament.json (read and checked, not just named) or the journal of an interrupted one.
+
+    Args:
+        folder: the folder.
+    """
+    return journal_command(folder / JOURNAL) == TOURNAMENT or json_object(
+        folder / "tournament.json",
+        {"game": str, "agents": list, "pairings": list}) is not None
 
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
@@ -290,8 +306,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         games = games_frame(records, config.agents)
         return games, summarise(games, columns)
     check_playable([config.game], address, workers)
-    claim_folder(out, command=TOURNAMENT, force=force, resume=resume,
-                 ours=lambda d: (d / "tournament.json").is_file() or (d / JOURNAL).is_file())
+    claim_folder(out, command=TOURNAMENT, force=force, resume=resume, ours=is_tournament_dir,
+                 writes=FILES)
     journal = GameJournal(out / JOURNAL, specs, TOURNAMENT, resume=resume)
     with journal.interruptible():
         atomic_write(out / "tournament.json", json.dumps(_config_dict(config), indent=2))
@@ -385,6 +401,7 @@ def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
 def _checked_agent(name: str, label: str, params: dict, where: str,
                    game: str | None) -> AgentSpec:
     try:
+        check_name(label, "label")
         validate_agent(name, params, game)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None

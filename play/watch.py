@@ -127,6 +127,10 @@ def play_shown(game_name: str, level: Any, seed: int, options: dict[str, Any],
     return state
 
 
+FRAMES = "frame_[0-9][0-9][0-9][0-9][0-9]*.png"
+"""The board images `replay --images` writes (`frame_00000.png`, ...)."""
+
+
 def _frames_only(folder: Path) -> bool:
     """A folder of board images written by `replay_shown` before folders had markers."""
     return all(re.fullmatch(r"frame_\d{5}\.png", p.name) for p in folder.iterdir())
@@ -148,7 +152,8 @@ def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False
         raise ValueError(f"every: 'turn' or 'action', got {every!r}")
     image_dir = Path(images) if images is not None else None
     if image_dir is not None:
-        claim_folder(image_dir, command="replay --images", force=force, ours=_frames_only)
+        claim_folder(image_dir, command="replay --images", force=force, ours=_frames_only,
+                     writes=(FRAMES,))
     n = 0
     images_written = 0
     turn_start = True  # the yielded state is the start of a turn: show it

@@ -817,6 +817,17 @@ INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
+def one_line(text: str) -> str:
+    """A message as one line: a character that is not printable (a newline, a tab, an escape,
+    a direction override: in a path or a value the message quotes) is shown escaped, so no
+    message forges a line of its own.
+
+    Args:
+        text: the message.
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.portfolio.script import ScriptError
@@ -831,16 +842,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"playstyles: interrupted{kept}", file=sys.stderr)
         return INTERRUPTED
     except Interrupted as e:  # "interrupted after ...; continue with --resume"
-        print(f"playstyles: {e}", file=sys.stderr)
+        print(f"playstyles: {one_line(str(e))}", file=sys.stderr)
         return INTERRUPTED
     except (ValueError, OSError) as e:
-        print(f"playstyles: error: {e}", file=sys.stderr)
+        print(f"playstyles: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except ScriptError as e:  # a plug-in's script: its own traceback, then what it broke
         cause = e.__cause__
         if cause is not None:
             traceback.print_exception(type(cause), cause, cause.__traceback__)
-        print(f"playstyles: error: {e}", file=sys.stderr)
+        print(f"playstyles: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     finally:
         if set_mode:

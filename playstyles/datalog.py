@@ -121,6 +121,31 @@ def read_log(path: str | Path, fmt: str, versions: Sequence[int], what: str,
                 entries.append(value)
 
 
+MAX_HEADER_BYTES = 64 * 2**10
+"""The longest header line `log_header` reads (a header names a format, a version and a few
+settings)."""
+
+
+def log_header(path: str | Path, fmt: str) -> dict[str, Any] | None:
+    """The header of a data log whose header names `fmt` (None: absent, not a regular file,
+    not a data log of that format), reading its first line only (at most
+    `MAX_HEADER_BYTES`): how a command recognizes a log it wrote by its content.
+
+    Args:
+        path: the log.
+        fmt: the format the header must name.
+    """
+    path = Path(path)
+    try:
+        if not path.is_file():  # (a FIFO is not opened)
+            return None
+        with open(path, "rb") as fh:
+            header = decode_line(fh.readline(MAX_HEADER_BYTES + 1))
+    except (OSError, ValueError):
+        return None
+    return header if isinstance(header, dict) and header.get("format") == fmt else None
+
+
 def last_entry(path: str | Path, fmt: str, versions: Sequence[int]) -> Any:
     """The last whole, undamaged line of a data log whose header names `fmt` in one of
     `versions` (None when there is none, or the file is not such a log), read from the end

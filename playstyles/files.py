@@ -19,7 +19,14 @@ it did not write:
   (a tournament, a ladder, a probe), the folder must be absent or empty, or hold the marker
   `.playstyles.json` of the same command (then `--force` or `--resume` must say what to do
   with its earlier results); the marker is written first. Any other non-empty folder is
-  refused, whatever the flags.
+  refused, whatever the flags, and so is a marked folder that holds a file the command does
+  not write (a marker alone claims nothing: a run directory with a forged marker is still a
+  run directory). The marker is read within `MAX_MARKER_BYTES`; a folder written before
+  markers is recognized by the content of the command's own file (`json_object`,
+  `playstyles.datalog.log_header`), never by a name alone.
+* `open_own`: a file a command keeps writing in its folder (a log, a journal, a table it
+  appends to) is opened without following a symbolic link (`refuse_link`), so a link
+  planted there cannot make the command write elsewhere.
 * `atomic_write` and `save_figure`: a file is written to a temporary name beside it and
   renamed over the target, so readers see the old file or the new one; a failed write (a full
   disk) leaves neither a temporary file nor an empty one (`save_npz` for numpy arrays).
@@ -27,16 +34,20 @@ it did not write:
 
 from __future__ import annotations
 
+import errno
+import fnmatch
 import io
 import json
 import os
+import re
 import stat
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import IO, Any, Callable, Collection, Mapping
 
 from playstyles.limits import (
     MAX_CONFIG_BYTES,
     MAX_JSON_BYTES,
+    MAX_MARKER_BYTES,
     MAX_NESTING,
     MAX_NPZ_BYTES,
     MAX_YAML_ALIASES,
@@ -206,9 +217,8 @@ def read_yaml(path: str | Path, error: type[ValueError] = ValueError,
 
 def _json_depth(text: str) -> int:
     """The deepest nesting of brackets and braces outside strings (a scan, no recursion)."""
-    import re
     depth = deepest = 0
-    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+    for m in re.finditer(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', text):
         c = m.group()
         if c in "[{":
             depth += 1
@@ -325,6 +335,58 @@ def _refuse_special(path: Path) -> None:
                          f"written to: give the path of a file")
 
 
+def refuse_link(path: str | Path) -> None:
+    """Refuse a path that is a symbolic link: a command writes only the files inside its
+    folder, never where a link there points.
+
+    Args:
+        path: a file a command writes in its folder.
+
+    Raises:
+        ValueError: naming the path and where it points.
+    """
+    path = Path(path)
+    if path.is_symlink():
+        try:
+            target = f" (to {os.readlink(path)})"
+        except OSError:
+            target = ""
+        raise ValueError(f"{path}: a symbolic link{target}; playstyles writes only the files "
+                         f"in its folder, never through a link: remove the link (or put the "
+                         f"file it points to in its place)")
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o666)
+
+
+def open_own(path: str | Path, mode: str = "ab", **kwargs: Any) -> IO[Any]:
+    """Open a file a command keeps writing in its own folder (a log, a journal, a table it
+    appends to or cuts back), never through a symbolic link: a link there is refused before
+    it is opened (`refuse_link`), and the file is opened with O_NOFOLLOW where the system has
+    it, so a link put in its place meanwhile is not followed either. A path that exists and
+    is not a regular file (a FIFO, a device) is refused unopened.
+
+    Args:
+        path: the file.
+        mode: the mode of `open` (`ab`, `r+b`, `a`...).
+        **kwargs: further arguments of `open` (encoding, errors).
+
+    Raises:
+        ValueError: the path is a symbolic link or not a regular file, naming it.
+        OSError: the file cannot be opened (the message is the system's).
+    """
+    path = Path(path)
+    refuse_link(path)
+    _refuse_special(path)
+    try:
+        return open(path, mode, opener=_no_follow, **kwargs)
+    except OSError as e:
+        if e.errno == errno.ELOOP:  # a link put there since it was looked at
+            refuse_link(path)
+        raise
+
+
 def atomic_write(path: str | Path, data: str | bytes) -> Path:
     """Write to a temporary file beside `path` (`<name>.tmp`), flush it to disk, then rename
     it over `path`: readers see the old file or the new one, never a mixture. Missing parent
@@ -422,31 +484,56 @@ def check_output_file(path: str | Path, *, command: str,
     return path
 
 
-def _marker(folder: Path) -> Any:
-    if not (folder / MARKER).is_file():  # (a FIFO of that name is not waited on)
-        return None
+def _marker(folder: Path) -> dict[str, Any] | None:
+    """The marker of `folder` (None: it has none), read within `MAX_MARKER_BYTES` and
+    `MAX_NESTING`. A marker that is not one playstyles writes (a link, not a regular file,
+    too large, not JSON, not {"command": NAME, "format": MARKER_FORMAT}) raises ValueError
+    naming it: it says nothing of whose the folder is."""
+    path = folder / MARKER
     try:
-        return json.loads((folder / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    if not stat.S_ISREG(mode):  # (a FIFO is not waited on, a link not followed)
+        what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise ValueError(f"{path}: {what}, not a marker playstyles wrote")
+    data = read_json(path, max_bytes=MAX_MARKER_BYTES, what="marker")
+    command = data.get("command") if isinstance(data, dict) else None
+    if not (isinstance(command, str) and re.fullmatch(r"[a-z][a-z -]{0,39}", command)
+            and data.get("format") == MARKER_FORMAT):
+        raise ValueError(f"{path}: not a marker playstyles wrote ({{\"command\": NAME, "
+                         f"\"format\": {MARKER_FORMAT}}} expected)")
+    return data
+
+
+def _writes(name: str, writes: Collection[str]) -> bool:
+    """Whether a command that writes `writes` (names or fnmatch patterns) wrote `name`
+    (also the temporary file `<name>.tmp` of a write that was killed)."""
+    name = name[:-len(".tmp")] if name.endswith(".tmp") else name
+    return any(fnmatch.fnmatchcase(name, w) for w in writes)
 
 
 def check_folder(path: str | Path, *, command: str, force: bool = False,
-                 resume: bool = False, ours: Callable[[Path], bool] | None = None) -> bool:
+                 resume: bool = False, ours: Callable[[Path], bool] | None = None,
+                 writes: Collection[str] | None = None) -> bool:
     """Refuse an output folder of `command` unless writing into it is safe; nothing is
     written. Allowed: an absent folder, an empty one (or one holding only a marker: a command
     that stopped before writing anything), and one whose marker (`MARKER`) names `command`
     when `force` (overwrite its results) or `resume` (continue its interrupted work) is true.
     Any other non-empty folder (files of the user's, a run directory, another command's
-    results) is refused whatever the flags.
+    results) is refused whatever the flags, and so is a folder holding anything `command`
+    does not write (`writes`), whatever its marker says: a marker alone claims nothing.
 
     Args:
         path: the output folder.
         command: the command (`tournament`, `ladder`, ...), as its marker names it.
         force: overwrite the results of an earlier `command` there (`--force`).
         resume: continue the interrupted `command` there (`--resume`).
-        ours: recognizes a folder `command` wrote before folders had markers (e.g. it holds
-            the command's own summary file); such a folder counts as marked.
+        ours: recognizes a folder `command` wrote, by the content of one of its own files
+            (a name alone proves nothing): a folder written before folders had markers, or
+            one whose marker was replaced; such a folder counts as marked by `command`,
+            whatever its marker says.
+        writes: the names `command` writes in the folder (fnmatch patterns); None: any.
 
     Returns:
         Whether the folder holds earlier work of `command`.
@@ -459,17 +546,35 @@ def check_folder(path: str | Path, *, command: str, force: bool = False,
     if path.exists() and what != "a directory":
         raise ValueError(f"{path}: exists and is {what or 'a file'}, not a directory; give "
                          f"the path of a new or empty directory")
-    if not path.exists() or not [p for p in path.iterdir() if p.name != MARKER]:
+    if not path.exists():
         return False
-    mark = _marker(path)
-    owner = mark.get("command") if isinstance(mark, dict) else None
-    if owner is None and ours is not None and ours(path):
-        owner = command
+    try:
+        mark, bad = _marker(path), None
+    except ValueError as e:
+        mark, bad = None, e
+    held = sorted(p.name for p in path.iterdir() if p.name != MARKER)
+    if ours is not None and held and ours(path):  # its content is the command's own
+        owner: Any = command
+    elif bad is not None:
+        raise ValueError(f"{path}: the directory holds files that playstyles did not write "
+                         f"there ({bad}); nothing is written into it: give a new or empty "
+                         f"directory")
+    elif not held:
+        return False
+    else:
+        owner = mark.get("command") if mark is not None else None
     if owner != command:
         whose = f"the results of playstyles {owner}" if isinstance(owner, str) else \
             "files that playstyles did not write there"
         raise ValueError(f"{path}: the directory is not empty (it holds {whose}); nothing is "
                          f"written into it: give a new or empty directory")
+    foreign = [n for n in held if writes is not None and not _writes(n, writes)]
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise ValueError(f"{path}: holds {short(foreign[0])}{more}, which playstyles {command} "
+                         f"does not write (a file of the user's, a run directory or another "
+                         f"command's results); nothing is written into it: give a new or "
+                         f"empty directory")
     if not (force or resume):
         raise ValueError(f"{path}: holds the results of an earlier playstyles {command}; "
                          f"continue it with --resume if it was interrupted, give --force to "
@@ -478,7 +583,8 @@ def check_folder(path: str | Path, *, command: str, force: bool = False,
 
 
 def claim_folder(path: str | Path, *, command: str, force: bool = False,
-                 resume: bool = False, ours: Callable[[Path], bool] | None = None) -> Path:
+                 resume: bool = False, ours: Callable[[Path], bool] | None = None,
+                 writes: Collection[str] | None = None) -> Path:
     """`check_folder`, then make the folder and write its marker (before any result).
 
     Args:
@@ -487,31 +593,57 @@ def claim_folder(path: str | Path, *, command: str, force: bool = False,
         force: overwrite the results of an earlier `command` there.
         resume: continue the interrupted `command` there.
         ours: recognizes a folder `command` wrote before folders had markers.
+        writes: the names `command` writes in the folder (fnmatch patterns); None: any.
 
     Returns:
         The folder.
     """
     path = Path(path)
-    check_folder(path, command=command, force=force, resume=resume, ours=ours)
-    mark = _marker(path)
-    if not (isinstance(mark, dict) and mark.get("command") == command):
+    check_folder(path, command=command, force=force, resume=resume, ours=ours, writes=writes)
+    try:
+        mark = _marker(path)
+    except ValueError:  # a folder of the command's own content (`ours`) with a bad marker
+        mark = None
+    if not (mark is not None and mark.get("command") == command):
         atomic_write(path / MARKER, json.dumps({"command": command, "format": MARKER_FORMAT})
                      + "\n")
     return path
 
 
+def json_object(path: str | Path, required: Mapping[str, type | tuple[type, ...]] = {}
+                ) -> dict[str, Any] | None:
+    """The JSON object in `path` when it is one (read within `MAX_JSON_BYTES` and
+    `MAX_NESTING`) and holds every key of `required` with a value of its type; None
+    otherwise (absent, unreadable, not JSON, another structure): how the commands recognize
+    the files they wrote by their content, not their name.
+
+    Args:
+        path: the file.
+        required: key -> the type (or types) its value must have.
+    """
+    path = Path(path)
+    if not path.is_file():  # (a FIFO is not opened)
+        return None
+    try:
+        data = read_json(path)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if any(not isinstance(data.get(k), t) for k, t in required.items()):
+        return None
+    return data
+
+
 def json_format(path: str | Path) -> Any:
-    """The `format` field of a JSON object file (None: not JSON, not an object, unreadable):
-    how the commands recognize the files they wrote.
+    """The `format` field of a JSON object file (None: not JSON, not an object, unreadable,
+    larger than `MAX_JSON_BYTES`): how the commands recognize the files they wrote.
 
     Args:
         path: the file.
     """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data.get("format") if isinstance(data, dict) else None
+    data = json_object(path)
+    return data.get("format") if data is not None else None
 
 
 def save_npz(path: str | Path, **arrays: Any) -> Path:

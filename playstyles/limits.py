@@ -34,6 +34,10 @@ MAX_JSON_BYTES = 8 * MIB
 record of a long Tribes game is well under 1 MiB; the worst 8 MiB of JSON (empty lists)
 parses in about a second into under 250 MB."""
 
+MAX_MARKER_BYTES = 4 * KIB
+"""The marker `.playstyles.json` of a command's output folder (`playstyles.files.MARKER`):
+about 40 bytes, read before a command writes into the folder."""
+
 MAX_LEVEL_BYTES = 1 * MIB
 """Level files (a 64x64 Tribes level CSV is about 20 KiB)."""
 
@@ -101,6 +105,11 @@ MAX_WORKERS = 4_096
 
 MAX_TEXT = 10_000
 """Characters of one text value of a game option."""
+
+MAX_NAME = 200
+"""Bytes (UTF-8) of a name: a run's name (its directory's name: file systems allow 255
+bytes), a preset's name, an agent's label (a column of every table, a line of every
+chart)."""
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a Ray cluster's address to answer before joining it."""

@@ -17,7 +17,7 @@ import math
 import numbers
 from typing import Any, Iterable, Mapping
 
-from playstyles.limits import MAX_SEED, short
+from playstyles.limits import MAX_NAME, MAX_SEED, short
 
 
 def field_error(field: str, message: str) -> ValueError:
@@ -47,6 +47,31 @@ def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -
             name = short(key) if not isinstance(key, str) else key[:80]
             raise field_error(f"{where}.{name}" if where else name,
                               f"unknown key (known: {', '.join(known)}){hint}")
+
+
+def check_name(value: Any, field: str) -> str:
+    """A name (a run's, a preset's, an agent's label): non-empty text of at most `MAX_NAME`
+    bytes (UTF-8) without a control character (a newline, a tab, an escape, a direction
+    override, a line separator: a name is printed in messages and tables and names files,
+    where such a character forges lines or hides text).
+
+    Args:
+        value: the value as given.
+        field: its key path (`name`, `presets[0].name`, `agents[1].label`).
+    """
+    import unicodedata
+
+    if not isinstance(value, str) or not value.strip():
+        raise field_error(field, f"a non-empty text expected, got {short(value)}")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME:
+        raise field_error(field, f"{size} bytes, more than the {MAX_NAME} bytes a name may "
+                                 f"have, got {short(value)}")
+    for i, c in enumerate(value):
+        if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            raise field_error(field, f"a control character (U+{ord(c):04X}) at character "
+                                     f"{i + 1}; a name is printable text, got {short(value)}")
+    return value
 
 
 def check_count(value: Any, field: str, lo: int = 0, hi: int = MAX_SEED) -> int:

@@ -38,6 +38,7 @@ import numpy as np
 from play.journal import DataLog, plain, record_data, record_from, spec_digest
 from play.runner import GameRecord, GameSpec
 from playstyles.datalog import LogError, read_log
+from playstyles.files import open_own
 from qd.rundir import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
@@ -205,7 +206,7 @@ class CheckpointLog(DataLog):
     def told(self, batch: Told) -> None:
         """A batch is told and its tables are written."""
         if self.fh is None:
-            self.fh = open(self.path, "ab")
+            self.fh = open_own(self.path)
         self.add(batch.data(), sync=True)
 
 

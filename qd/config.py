@@ -37,7 +37,7 @@ from playstyles.limits import (
     MAX_TOTAL_GAMES,
     short,
 )
-from playstyles.schema import check_count, check_keys, check_mapping, check_number
+from playstyles.schema import check_count, check_keys, check_mapping, check_name, check_number
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, MAPPING_TERMS, Plan, term_genes
@@ -270,8 +270,8 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
     budget = d.get("budget")
     if budget is not None:
         budget = _int(budget, source, f"{key}.budget", 1, MAX_BUDGET)
-    out = {"name": name, "label": str(d.get("label") or name), "budget": budget,
-           "params": params}
+    label = _checked(source, check_name, str(d.get("label") or name), f"{key}.label")
+    out = {"name": name, "label": label, "budget": budget, "params": params}
     if "genome_mapping" in keys:
         mapping = d.get("genome_mapping", "weights")
         if mapping not in GENOME_MAPPINGS:
@@ -441,6 +441,7 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
             or run_name in (".", ".."):
         raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
+    _checked(source, check_name, run_name, "name")
 
     if "game" not in data:
         raise _err(source, "game", "missing: name the game (e.g. tribes)")

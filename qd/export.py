@@ -42,6 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from play.ladder import FILES as LADDER_FILES
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
 from play.parallel import check_playable
@@ -439,7 +440,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                       protected=run_files(target.parent))
     if calibrate:
         check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
-                     ours=is_ladder_dir)
+                     ours=is_ladder_dir, writes=LADDER_FILES)
     config = load_config(run.path(CONFIG))
     if calibrate or play_missing:  # games to play: refuse a game the workers lack, unwritten
         check_playable([config.game], address, workers)

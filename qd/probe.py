@@ -52,12 +52,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from play.journal import GameJournal
+from play.journal import GameJournal, journal_command
 from play.ladder import alternating_games
 from play.parallel import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
-from playstyles.files import atomic_write, check_folder, claim_folder, read_json
+from playstyles.files import atomic_write, check_folder, claim_folder, json_object, read_json
 from playstyles.limits import check_planned
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
@@ -384,9 +384,16 @@ def _write_json(out: Path, settings: dict[str, Any], results: dict[str, Any] | N
     return atomic_write(out / SETTINGS, json.dumps(data, indent=2, default=str) + "\n")
 
 
+FILES = (GAMES, GENOMES, TABLE, SETTINGS, REPORT, CHART, JOURNAL)
+"""What a probe writes in its folder (the chart by `plots.probe`): a folder holding anything
+else is not one (`playstyles.files.check_folder`)."""
+
+
 def _is_probe(out: Path) -> bool:
-    """A probe directory written before output folders had markers."""
-    return (out / SETTINGS).is_file() or (out / JOURNAL).is_file()
+    """A probe directory written before output folders had markers: its probe.json (read
+    and checked, not just named) or the journal of an interrupted probe."""
+    return journal_command(out / JOURNAL) == PROBE or json_object(
+        out / SETTINGS, {"settings": dict, "complete": bool}) is not None
 
 
 # ------------------------------------------------------------------------------ the probe
@@ -417,7 +424,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     """
 
     config, out = _config(config, out, resume)
-    check_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
+    check_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe, writes=FILES)
     if games is not None and int(games) < 1:
         raise ValueError(f"games: at least one game per genome, got {games}")
     plan = config.plan()
@@ -436,7 +443,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         n, chosen = None, None
     journal_path = out / JOURNAL
     check_playable([config.game], address, workers)
-    claim_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe)
+    claim_folder(out, command=PROBE, force=force, resume=resume, ours=_is_probe, writes=FILES)
     with ray_session():
         if n is None:  # the pilot: game 0 of every genome, part of the final games
             specs = plan_probe_games(genomes, plan, levels, 1, config.seed)

@@ -45,6 +45,9 @@ from qd.styles import DELTAS, delta_key
 COMPARE = "probe-compare"
 """The command, as its output folder's marker names it (`playstyles.files`)."""
 TABLE, SETTINGS_TABLE, REPORT = "comparison.csv", "comparison_settings.csv", "comparison.md"
+FILES = (TABLE, SETTINGS_TABLE, REPORT, "[0-9][0-9]-*")
+"""What a comparison writes in its folder: its tables and one probe folder per setting
+(`NN-label`); a folder holding anything else is not one (`playstyles.files.check_folder`)."""
 MAX_SETTINGS = 16
 """At most this many settings in one comparison."""
 MAX_VALUES = 8
@@ -173,7 +176,7 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
     settings = parse_vary(vary)
     configs = [setting_config(data, s, str(path), int(data["seed"])) for s in settings]
     here = Path(out) if out is not None else Path("runs") / f"{configs[0].name}-probes"
-    claim_folder(here, command=COMPARE, force=force, resume=resume)
+    claim_folder(here, command=COMPARE, force=force, resume=resume, writes=FILES)
     folders, rows, setting_rows = [], [], []
     for k, (setting, cfg) in enumerate(zip(settings, configs), 1):
         folder = here / f"{k:02d}-{setting_label(setting)}"

@@ -51,7 +51,7 @@ from play.parallel import (
     ray_session,
 )
 from play.runner import GameRecord
-from playstyles.files import atomic_write, check_folder, claim_folder
+from playstyles.files import atomic_write, check_folder, claim_folder, open_own, refuse_link
 from qd.checkpoint import (
     CheckpointError,
     CheckpointLog,
@@ -86,6 +86,7 @@ from qd.rundir import (
     METRIC_COLUMNS,
     METRICS,
     OCCUPIED,
+    OWN_FILES,
     PARTIAL,
     VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
@@ -176,10 +177,10 @@ def _append_csv(path: Path, frame: pd.DataFrame, fill_zero: Sequence[str] = (),
         size = path.stat().st_size
         with _writing(path):
             try:
-                with open(path, "ab") as fh:
+                with open_own(path) as fh:
                     fh.write(data)
             except BaseException:
-                with open(path, "r+b") as fh:  # no torn row is left behind
+                with open_own(path, "r+b") as fh:  # no torn row is left behind
                     fh.truncate(size)
                 raise
         if digests is not None:
@@ -222,6 +223,14 @@ def _run_dir(config_path: Path, config_name: str, out: str | Path | None) -> Pat
     return Path("runs") / config_name
 
 
+class _LogFile(logging.FileHandler):
+    """run.log, appended to without following a symbolic link (`open_own`)."""
+
+    def _open(self):
+        return open_own(self.baseFilename, self.mode, encoding=self.encoding,
+                        errors=self.errors)
+
+
 def _logger(run_dir: Path) -> logging.Logger:
     log = logging.getLogger(f"playstyles.qd.{run_dir.resolve()}")
     log.setLevel(logging.INFO)
@@ -229,7 +238,7 @@ def _logger(run_dir: Path) -> logging.Logger:
     for h in list(log.handlers):
         log.removeHandler(h)
         h.close()
-    h = logging.FileHandler(run_dir / LOG)
+    h = _LogFile(run_dir / LOG)
     h.handleError = lambda record: None  # a full disk must not also print tracebacks
     h.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
     log.addHandler(h)
@@ -265,6 +274,12 @@ def _prepare(config_path: str | Path, out, resume: bool
             check_folder(run_dir, command=EVOLVE)
         except ValueError as e:
             raise RunError(f"{e} with --out") from None
+    else:  # a run file that is a link: refused before anything is written
+        for name in OWN_FILES:
+            try:
+                refuse_link(run_dir / name)
+            except ValueError as e:
+                raise RunError(str(e)) from None
     kept = previous = None
     if resume:
         try:
@@ -388,7 +403,7 @@ def _restore_tables(run_dir: Path, state: RunState, told: Sequence[Told],
         problem = table_problem(run_dir, name, want) if isinstance(want, dict) else None
         if problem is None and isinstance(want, dict):
             with _writing(path):
-                with open(path, "r+b") as fh:  # rows written after the last checkpoint
+                with open_own(path, "r+b") as fh:  # rows written after the last checkpoint
                     fh.truncate(want["bytes"])
             digests.load(name, want["bytes"])
             continue

@@ -55,6 +55,9 @@ VERSUS = "versus"
 TABLE = "versus.csv"
 REPORT = "versus.md"
 RECORDS = "records"
+FILES = (TABLE, REPORT, RECORDS, "game*_round*.png", "game*_end.png")
+"""What versus writes in its folder (names or patterns): a folder holding anything else is
+not one (`playstyles.files.check_folder`)."""
 """The subfolder of the games' records."""
 FOLDER = "versus"
 """The run directory's subfolder of the default output folders."""
@@ -460,7 +463,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
     specs = plan_games(chosen, names, plan, level_list, games, config.seed, control=True,
                        key=validation_key(config, level_list))
     out = Path(out) if out is not None else default_out(run_dir, keys)
-    if check_folder(out, command=VERSUS, force=True) and not force:  # refuses others' folders
+    if check_folder(out, command=VERSUS, force=True, writes=FILES) and not force:  # refuses others' folders
         raise ValueError(f"{out}: holds the results of an earlier playstyles versus; give "
                          f"--force to overwrite them, or another directory (--out)")
     check_playable([config.game], address, workers)
@@ -479,7 +482,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
                       if len(values) == len(grid) else "")
     styles.append("the run's agent without evolved weights")
 
-    claim_folder(out, command=VERSUS, force=force)
+    claim_folder(out, command=VERSUS, force=force, writes=FILES)
     results: list[Any] = [None] * len(specs)
     with ray_session():
         played = run_games(specs, address=address, workers=workers, play=play_recorded)

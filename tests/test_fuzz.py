@@ -342,6 +342,133 @@ def test_checkpoints_and_journals(tmp_path, nim_run, capsys):
     journal()
 
 
+# ------------------------------------------------------------------------------ markers
+
+GOOD_MARKER = b'{"command": "ladder", "format": 1}\n'
+
+
+@st.composite
+def markers(draw) -> bytes:
+    """A marker damaged, nested deep, or padded large."""
+    kind = draw(st.sampled_from(["damaged", "nested", "large"]))
+    if kind == "damaged":
+        return draw(damaged(GOOD_MARKER))
+    if kind == "nested":
+        k = draw(st.integers(1, 300_000))
+        return b"[" * k + b"]" * k
+    pad = draw(st.integers(0, 10_000_000))
+    return GOOD_MARKER[:-2] + b', "pad": "' + b"x" * pad + b'"}\n'
+
+
+def test_markers(tmp_path, nim_run):
+    """A marker of any content claims no run directory for a ladder (one error naming the
+    folder), and in an empty folder is read or refused in one line naming it; either way
+    nothing but the marker itself is written."""
+    from play.ladder import FILES, is_ladder_dir
+    from playstyles.files import MARKER, claim_folder
+
+    run = tmp_path / "run"
+    shutil.copytree(nim_run / "run", run)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    def claim(folder: Path) -> Path:
+        return claim_folder(folder, command="ladder", force=True, ours=is_ladder_dir,
+                            writes=FILES)
+
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        text = data.draw(markers())
+        for folder in (run, empty):
+            (folder / MARKER).write_bytes(text)
+            before = snapshot(tmp_path)
+            result, error = read_or_refuse(claim, folder)
+            assert error is None or (str(folder) in error and "\n" not in error), error
+            if folder == run:
+                assert error is not None, "a run directory was claimed"
+            elif error is not None:
+                assert str(folder / MARKER) in error, error
+            assert written_outside(before, snapshot(tmp_path), (f"empty/{MARKER}",)) == []
+        assert sorted(p.name for p in empty.iterdir()) == [MARKER]
+    one()
+
+
+# ------------------------------------------------------------------------------ names
+
+CONTROL = st.characters(categories=["Cc", "Cf", "Zl", "Zp"])
+NAMES = (st.text(max_size=30)
+         | st.tuples(st.text(max_size=10), CONTROL, st.text(max_size=10)).map("".join)
+         | st.integers(150, 260).map(lambda n: "n" * n)
+         | st.integers(50, 120).map(lambda n: "\u00e9" * n)
+         | st.integers(0, 6_000_000).map(lambda n: "m" * n))
+"""Names: any text, text with a control character, and names near and far past the
+bound (in ASCII and in two-byte characters)."""
+
+
+def _valid_name(name: str) -> bool:
+    import unicodedata
+
+    from playstyles.limits import MAX_NAME
+    return bool(name.strip()) and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME \
+        and not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in name)
+
+
+def _named(call, name: str, field: str, source: str = "") -> None:
+    """`call()` accepts a valid name and refuses any other in one line naming `field` (and
+    the file `source`, which the message quotes as given)."""
+    result, error = read_or_refuse(lambda _: call(), Path("."))
+    if error is None:
+        assert _valid_name(name), f"{field}: {name[:80]!r} accepted"
+    else:
+        assert field in error and source in error, error
+        assert "\n" not in error.replace(source, ""), error
+
+
+@FUZZ
+@given(name=NAMES)
+def test_names(tmp_path, nim_run, name):
+    """Run names, agent labels, tournament labels and preset names: bounded printable text,
+    or one error naming the field."""
+    import json
+
+    from play.presets import load_presets
+    from play.tournament import parse_agent
+    from qd.config import config_from_dict
+
+    _named(lambda: config_from_dict({**NIM_RUN, "name": name}), name, "name")
+    if name:  # (an empty label is no label: the agent's name is)
+        agent = {**NIM_RUN["agent"], "label": name}
+        _named(lambda: config_from_dict({**NIM_RUN, "agent": agent}), name, "agent.label")
+        _named(lambda: parse_agent({"name": "random", "label": name}, "agents[0]", "nim"),
+               name, "agents[0]: label")
+    data = json.loads((nim_run / "presets.json").read_text())
+    data["presets"][0]["name"] = name
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    _named(lambda: load_presets(path), name, "presets[0].name")
+
+
+@FUZZ
+@given(stem=st.text(st.characters(exclude_characters="/\x00"), min_size=1, max_size=60)
+       | st.tuples(st.text(max_size=5), CONTROL).map("".join))
+def test_config_file_names(tmp_path, stem):
+    """A config without a name takes its file's: bounded printable text, or one error naming
+    the name; no folder is made either way."""
+    from qd.config import load_config
+
+    path = tmp_path / f"{stem}.yaml"
+    try:
+        path.write_text(yaml.safe_dump({k: v for k, v in NIM_RUN.items() if k != "name"}))
+    except (OSError, UnicodeEncodeError):  # a name the file system refuses
+        return
+    try:
+        _named(lambda: load_config(path), stem, "name", str(path))
+    finally:
+        path.unlink()
+    assert list(tmp_path.iterdir()) == []
+
+
 # ------------------------------------------------------------------------------ counts
 
 COUNTS = [("tournament", "--reps"), ("tournament", "--budget"), ("tournament", "--rounds"),

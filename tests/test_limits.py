@@ -174,6 +174,117 @@ def test_json_too_large_or_broken_names_the_file(tmp_path):
     refused(lambda: read_json(broken), f"{broken}: not valid JSON: line 3, column 8")
 
 
+# ------------------------------------------------------------------------------ markers
+
+def _huge(path, size: int) -> None:
+    with open(path, "wb") as fh:  # sparse: no disk or time spent
+        fh.truncate(size)
+
+
+@pytest.mark.parametrize("kind", ["huge", "deep", "long", "link", "fifo", "other"])
+def test_a_bad_marker_is_one_error_naming_it(kind, tmp_path, capsys):
+    """The marker is read within MAX_MARKER_BYTES and MAX_NESTING, unfollowed and unwaited:
+    a bad one is one line naming it, quickly and in little memory, and nothing is written."""
+    import os
+
+    from playstyles.files import MARKER, check_folder, claim_folder
+
+    out = tmp_path / "out"
+    out.mkdir()
+    marker = out / MARKER
+    if kind == "huge":
+        _huge(marker, 1_500_000_000)
+        needle = f"{marker}: 1500000000 bytes, more than the {L.MAX_MARKER_BYTES} bytes"
+    elif kind == "deep":
+        marker.write_text("[" * 2000 + "]" * 2000)
+        needle = f"{marker}: nested more than {L.MAX_NESTING} deep"
+    elif kind == "long":
+        marker.write_text("[" * 200_000 + "]" * 200_000)
+        needle = f"{marker}: 400000 bytes, more than"
+    elif kind == "link":
+        _huge(tmp_path / "elsewhere", 10)
+        marker.symlink_to(tmp_path / "elsewhere")
+        needle = f"{marker}: a symbolic link, not a marker"
+    elif kind == "fifo":
+        os.mkfifo(marker)
+        needle = f"{marker}: not a regular file, not a marker"
+    else:
+        marker.write_text('{"command": ["tournament"], "format": 1}')
+        needle = f"{marker}: not a marker playstyles wrote"
+    for call in (lambda: check_folder(out, command="tournament", force=True),
+                 lambda: claim_folder(out, command="tournament", force=True)):
+        refused(call, needle, f"{out}: the directory holds files that playstyles did not write")
+    (out / "games.csv").write_text("my,own\n")
+    line = cli_refuses(capsys, "tournament", "--agents", "random", "random:label=b", "--game",
+                       "nim", "--reps", "1", "--workers", "0", "--quiet", "--out", out,
+                       "--force")
+    assert needle in line
+    assert sorted(p.name for p in out.iterdir()) == sorted(["games.csv", MARKER])
+    assert (out / "games.csv").read_text() == "my,own\n"
+
+
+# ------------------------------------------------------------------------------ names
+
+NIM = {"game": "nim", "levels": {"set": "range:0-3", "train": 2},
+       "agent": {"name": "pmcts_pu", "budget": 5}, "opponent": "random",
+       "features": ["stones_per_move", "moves"], "evaluations": 4, "seed": 1}
+
+
+@pytest.mark.parametrize("name, needle", [
+    ("x" * (L.MAX_NAME + 1), f"{L.MAX_NAME + 1} bytes, more than the {L.MAX_NAME} bytes a name"),
+    ("\u00e9" * 101, f"202 bytes, more than the {L.MAX_NAME} bytes"),
+    ("run\nplaystyles: error: forged", "a control character (U+000A) at character 4"),
+    ("a\tb", "a control character (U+0009) at character 2"),
+    ("\x1b[31mred", "a control character (U+001B) at character 1"),
+    ("abc\u202edef", "a control character (U+202E) at character 4"),
+    ("a\u2028b", "a control character (U+2028) at character 2"),
+    ("  ", "a non-empty text expected"),
+])
+def test_names_are_bounded_printable_text(name, needle):
+    from play.tournament import parse_agent
+    from playstyles.schema import check_name
+
+    refused(lambda: check_name(name, "f"), f"f: {needle}")
+    refused(lambda: config_from_dict({**NIM, "name": name}), f"config: name: {needle}",
+            error=ConfigError)
+    refused(lambda: config_from_dict({**NIM, "agent": {"name": "mcts", "label": name}}),
+            f"config: agent.label: {needle}", error=ConfigError)
+    refused(lambda: parse_agent({"name": "random", "label": name}, "t.yaml: agents[1]"),
+            f"t.yaml: agents[1]: label: {needle}")
+    assert check_name("level 2 (hardest) \u00e9\u4e2d", "f") == "level 2 (hardest) \u00e9\u4e2d"
+    assert check_name("x" * L.MAX_NAME, "f") == "x" * L.MAX_NAME
+
+
+def test_a_huge_preset_name_is_refused_before_a_game_is_played(capsys, tmp_path):
+    from tests.play.test_ladder import presets
+
+    path = presets(tmp_path)
+    data = json.loads(path.read_text())
+    data["presets"][1]["name"] = "x" * 5_000_000
+    path.write_text(json.dumps(data))
+    line = cli_refuses(capsys, "ladder", path, "--games", "2", "--workers", "0", "--quiet")
+    assert f"{path}: presets[1].name: 5000000 bytes, more than the {L.MAX_NAME}" in line
+    assert len(line) < 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no ladder folder
+
+
+def test_a_run_name_with_a_newline_makes_nothing_and_forges_no_line(capsys, tmp_path,
+                                                                     monkeypatch):
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    forged = "x\nplaystyles: error: forged"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({**NIM, "name": forged}))
+    line = cli_refuses(capsys, "evolve", cfg, "--workers", "0", "--quiet")
+    assert "name: a control character (U+000A)" in line
+    stem = tmp_path / f"{forged}.yaml"  # the name a config without one takes: its file's
+    stem.write_text(yaml.safe_dump(NIM))
+    line = cli_refuses(capsys, "evolve", stem, "--workers", "0", "--quiet")
+    assert "name: a control character (U+000A)" in line and "\\n" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.yaml", stem.name])
+
+
 # ------------------------------------------------------------------------------ counts
 
 @pytest.mark.parametrize("patch, needle", [

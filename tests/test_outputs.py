@@ -192,6 +192,142 @@ def test_evolve_refuses_a_folder_of_other_files_and_still_names_a_run(tmp_path, 
     assert "already holds a run" in err and snapshot(run_dir) == before
 
 
+# ------------------------------------------------------------------------------ planted files
+
+NIM_PROBE = {"name": "np", "game": "nim", "levels": {"set": "range:0-5", "train": 2},
+             "agent": {"name": "pmcts_pu", "budget": 5}, "opponent": "random",
+             "features": ["stones_per_move", "moves"], "evaluations": 6, "seed": 3}
+
+
+@pytest.mark.parametrize("command", ["ladder", "tournament"])
+def test_a_forged_marker_claims_no_run_directory(command, run_dir, preset_file, capsys):
+    """A marker naming another command, planted in a run directory, claims nothing: the
+    command is refused whatever the flags, the run is untouched and still resumes."""
+    (run_dir / MARKER).write_text(json.dumps({"command": command, "format": 1}))
+    before = snapshot(run_dir)
+    argv = ("tournament", *NIM_TOURNAMENT) if command == "tournament" else \
+        ("ladder", preset_file, "--games", "2", "--workers", "0", "--quiet")
+    for extra in ((), ("--force",), ("--resume",)):
+        err = refused(capsys, run_dir, *argv, "--out", run_dir, *extra)
+        assert f"which playstyles {command} does not write" in err, err
+    assert snapshot(run_dir) == before
+    code, _, err = run(capsys, "evolve", run_dir / "config.yaml", "--resume", "--workers", "0",
+                       "--quiet")
+    assert code == 0, err
+    assert (run_dir / "games.csv").read_bytes() == before["games.csv"]
+    assert json.loads((run_dir / MARKER).read_text())["command"] == "evolve"
+
+
+def test_a_forged_marker_in_another_commands_folder_claims_nothing(tmp_path, preset_file,
+                                                                    capsys):
+    out = tmp_path / "tour"
+    assert run(capsys, "tournament", *NIM_TOURNAMENT, "--out", out)[0] == 0
+    (out / MARKER).write_text(json.dumps({"command": "ladder", "format": 1}))
+    first = snapshot(out)
+    err = refused(capsys, out, "ladder", preset_file, "--games", "2", "--workers", "0",
+                  "--quiet", "--out", out, "--force")
+    assert "tournament.json" in err and "which playstyles ladder does not write" in err
+    assert snapshot(out) == first
+    # the tournament's own content is its claim, whatever the marker says
+    assert run(capsys, "tournament", *NIM_TOURNAMENT, "--out", out, "--force")[0] == 0
+    assert json.loads((out / MARKER).read_text())["command"] == "tournament"
+
+
+@pytest.mark.parametrize("name", ["tournament.json", "ladder.json", "probe.json",
+                                  "games.journal", "probe.journal"])
+def test_a_name_alike_file_claims_no_folder(name, tmp_path, preset_file, capsys):
+    """A folder without a marker is its command's only when the command's own file is
+    there: a file of the same name that is not one changes nothing."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / name).write_text('{"mine": true}\n')
+    for table in ("games.csv", "summary.csv", "probe.csv"):
+        (folder / table).write_text("my,own\n1,2\n")
+    before = snapshot(folder)
+    cfg = tmp_path / "np.yaml"
+    cfg.write_text(yaml.safe_dump(NIM_PROBE))
+    for argv in (("tournament", *NIM_TOURNAMENT),
+                 ("ladder", preset_file, "--games", "2", "--workers", "0", "--quiet"),
+                 ("probe", cfg, "--games", "1", "--workers", "0", "--quiet")):
+        for extra in (("--force",), ("--resume",)):
+            err = refused(capsys, folder, *argv, "--out", folder, *extra)
+            assert "files that playstyles did not write" in err, err
+    assert snapshot(folder) == before
+
+
+def test_a_folder_without_a_marker_is_recognized_by_its_content(tmp_path, preset_file, capsys):
+    """A folder written before markers, recognized by its own (real) summary file."""
+    from play.ladder import is_ladder_dir
+    from play.tournament import is_tournament_dir
+    from qd.probe import _is_probe
+
+    tour = tmp_path / "tour"
+    assert run(capsys, "tournament", *NIM_TOURNAMENT, "--out", tour)[0] == 0
+    ladder = tmp_path / "ladder"
+    assert run(capsys, "ladder", preset_file, "--games", "2", "--levels", "seeds:11", "--rounds",
+               "2", "--workers", "0", "--quiet", "--out", ladder)[0] == 0
+    for folder, recognized in ((tour, is_tournament_dir), (ladder, is_ladder_dir)):
+        (folder / MARKER).unlink()
+        assert recognized(folder)
+        assert not _is_probe(folder)
+    assert not is_ladder_dir(tour) and not is_tournament_dir(ladder)
+    assert run(capsys, "tournament", *NIM_TOURNAMENT, "--out", tour, "--force")[0] == 0
+    (ladder / "ladder.json").write_text('{"game": "nim"}')  # the name, not the file
+    assert not is_ladder_dir(ladder)
+
+
+@pytest.mark.parametrize("name", ["run.log", "games.csv", "checkpoint.jsonl"])
+def test_a_symlinked_run_file_is_not_followed(name, run_dir, tmp_path, capsys):
+    """evolve --resume refuses a run file that is a symbolic link, naming it, before
+    anything is written: the file it points to and the run are untouched."""
+    outside = tmp_path / "outside"
+    outside.write_bytes((run_dir / name).read_bytes())
+    (run_dir / name).unlink()
+    (run_dir / name).symlink_to(outside)
+    before, kept = snapshot(run_dir), outside.read_bytes()
+    err = refused(capsys, run_dir / name, "evolve", run_dir / "config.yaml", "--resume",
+                  "--workers", "0", "--quiet")
+    assert "a symbolic link" in err and err.count("\n") == 1, err
+    assert outside.read_bytes() == kept and snapshot(run_dir) == before
+    assert (run_dir / name).is_symlink()
+
+
+def test_files_kept_open_are_never_written_through_a_link(tmp_path):
+    """open_own refuses a link (and does not follow one put there after the look); a game
+    journal whose file is a link is replaced by a file of its own, the link's target
+    untouched."""
+    from play.journal import GameJournal
+    from play.runner import AgentSpec, GameSpec, run_game
+    from playstyles.files import open_own
+
+    outside = tmp_path / "outside"
+    outside.write_text("mine\n")
+    link = tmp_path / "run.log"
+    link.symlink_to(outside)
+    for mode in ("ab", "r+b", "a"):
+        with pytest.raises(ValueError, match=re.escape(f"{link}: a symbolic link (to {outside})")):
+            open_own(link, mode)
+    if hasattr(os, "O_NOFOLLOW"):  # the open itself does not follow a link
+        with pytest.raises(OSError):
+            open(link, "ab", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW))
+    a = AgentSpec.of("random")
+    specs = [GameSpec("nim", i, i, (a, a), (i, i + 1)) for i in range(2)]
+    journal = tmp_path / "games.journal"
+    j = GameJournal(journal, specs, "tournament")
+    j.add(0, run_game(specs[0]))
+    j.log.close()
+    target = tmp_path / "elsewhere.journal"
+    journal.rename(target)
+    journal.symlink_to(target)
+    kept = target.read_bytes()
+    j = GameJournal(journal, specs, "tournament", resume=True)
+    j.add(1, run_game(specs[1]))
+    j.log.close()
+    assert target.read_bytes() == kept and not journal.is_symlink()
+    assert sorted(GameJournal(journal, specs, "tournament", resume=True).done) == [0, 1]
+    assert outside.read_text() == "mine\n"
+
+
 # ------------------------------------------------------------------------------ special files
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
@@ -311,8 +447,19 @@ def test_the_folder_rules(tmp_path):
     (d / MARKER).write_text("not json")
     with pytest.raises(ValueError, match="files that playstyles did not write"):
         check_folder(d, command="ladder", force=True)
-    # a folder written before markers, recognized by its own files
+    # a folder recognized by its own files (written before markers, or its marker replaced)
     assert check_folder(d, command="ladder", force=True, ours=lambda f: True) is True
+    (d / MARKER).unlink()
+    assert check_folder(d, command="ladder", force=True, ours=lambda f: True) is True
+    # a marker claims only a folder of the command's own files
+    claim_folder(d, command="ladder", force=True, ours=lambda f: True)  # marked again
+    assert check_folder(d, command="ladder", force=True, writes=("games.*",)) is True
+    (d / "games.csv.tmp").write_text("x")  # a killed write's leftover
+    assert check_folder(d, command="ladder", force=True, writes=("games.csv",)) is True
+    (d / "config.yaml").write_text("x")
+    with pytest.raises(ValueError, match="holds 'config.yaml', which playstyles ladder does "
+                                         "not write"):
+        check_folder(d, command="ladder", force=True, writes=("games.csv",))
 
 
 def test_the_file_rules(tmp_path):
