@@ -27,7 +27,6 @@ code (`qd.features`) when it can be loaded, else the axes carry the bare feature
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 import time
@@ -43,6 +42,7 @@ from plots.curves import draw_progress, progress_data
 from plots.explorer import write_explorer
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
 from plots.validation import draw_validation
+from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
     ELITES_TABLE,
     PROGRESS_CHART,
@@ -311,34 +311,8 @@ def _pct(x: Any) -> str:
     return f"{100 * v:.1f}%" if math.isfinite(v) else "n/a"
 
 
-VERSUS_FOLDERS = 2
-"""At most this many `playstyles versus` comparisons are shown in the report ..."""
-VERSUS_IMAGES = 3
-"""... each with at most this many of its boards (the first game's, in round order)."""
-VERSUS_BYTES = 5 * 1024 ** 2
-"""A board image larger than this is not embedded (versus draws well under 1 MB)."""
-
-
-def versus_images(run: RunFiles) -> list[tuple[str, Path, str]]:
-    """The boards `playstyles versus` drew into the run directory (RUN/versus/A_vs_B/):
-    two styles and the control side by side on the same level, seat and seeds."""
-    out = []
-    folders = sorted(p for p in (run.dir / "versus").glob("*") if p.is_dir()
-                     and not p.is_symlink())
-    for folder in folders[:VERSUS_FOLDERS]:
-        boards = sorted((p for p in folder.glob("game0_*.png") if not p.is_symlink()
-                         and p.stat().st_size <= VERSUS_BYTES),
-                        key=lambda p: (p.stem.endswith("end"), p.name))
-        for path in boards[:VERSUS_IMAGES]:
-            out.append((f"Two styles and the control, side by side: {folder.name}", path,
-                        "The same level, seat and seeds for each (playstyles versus; "
-                        f"{folder.name}/versus.md gives their features over its games)."))
-    return out
-
-
 def _img(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img alt="{_esc(path.name)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{_esc(path.name)}" src="{png_data_uri(path)}">'
 
 
 def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:

@@ -35,6 +35,7 @@ import pandas as pd
 
 from playstyles.files import atomic_write, read_json
 from plots.heatmap import axis_label
+from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
     EXPLORER,
     PRESET_KINDS,
@@ -259,6 +260,8 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         "wide": WIDE_INTERVAL,
         "mark": MARK_MEANING,
         "presets": _presets(run),
+        "versus": [{"heading": h, "alt": path.name, "src": png_data_uri(path), "caption": c}
+                   for h, path, c in versus_images(run)],
     }
 
 

@@ -416,10 +416,29 @@
       '<pre class="code" data-k="export">playstyles export ' + esc(where) + ' --cells ' + esc(cell) + ' -o ' + esc(file) +
       '</pre><pre class="code" data-k="preset">preset:' + esc(file) + '</pre>';
   }
+  function versusSection() {  // the boards playstyles versus drew: two styles and the control, side by side
+    var vs = D.versus || [];
+    if (!vs.length) return "";
+    var h = '<section id="versus"><h2>Styles played side by side</h2>', last = null;
+    vs.forEach(function (v, k) {  // each image's data URI is set once the section is in the page
+      if (v.heading !== last) { h += '<h3>' + esc(v.heading) + '</h3><p class="note">' + esc(v.caption) + '</p>'; last = v.heading; }
+      h += '<img alt="' + esc(v.alt) + '" data-v="' + k + '">';
+    });
+    return h + '</section>';
+  }
+  function versusImages() {
+    var ims = document.querySelectorAll("#versus img");
+    for (var k = 0; k < ims.length; k++) {
+      var src = D.versus[+ims[k].getAttribute("data-v")].src;
+      if (src.indexOf("data:image/png;base64,") === 0) ims[k].src = src;  // never a fetch
+    }
+  }
   function boards(i) {
+    var shown = (D.versus || []).length ? ' Boards of two styles played side by side are below the map.' : '';
     return '<p class="note" data-k="boards">No game of this elite was recorded: a run directory keeps its games as ' +
       'numbers only. To watch one, play it with <code>--record game.json</code> and draw its boards with ' +
-      '<code>playstyles replay game.json --images boards/</code>.</p>';
+      '<code>playstyles replay game.json --images boards/</code>, or play it beside another style with ' +
+      '<code>playstyles versus ' + esc(D.where) + ' ' + esc(C.cell[i]) + ' CELL</code>.' + shown + '</p>';
   }
   function others(i) {
     var p = cellOf(i);
@@ -573,13 +592,14 @@
       '</fieldset></div>';
     h += '<div id="main"><div id="mapbox"><canvas id="map"></canvas><div id="legend"></div></div>' +
       '<div id="card" class="empty">' + (N ? "Click a cell to see its elite." : "The archive has no elite yet.") +
-      '</div></div><section id="compare"></section>';
+      '</div></div><section id="compare"></section>' + versusSection();
     body.insertAdjacentHTML("beforeend", h);
     canvas = document.getElementById("map");
     ctx = canvas.getContext("2d");
     legendBox = document.getElementById("legend");
     card = document.getElementById("card");
     compareBox = document.getElementById("compare");
+    versusImages();
     canvas.addEventListener("click", onClick);
     document.getElementById("sel-x").onchange = function (e) { axis("x", +e.target.value); };
     document.getElementById("sel-y").onchange = function (e) { axis("y", +e.target.value); };

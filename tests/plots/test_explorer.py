@@ -307,3 +307,34 @@ def test_a_10000_cell_archive_loads_and_answers_clicks_fast(browser, tmp_path):
     assert load < 4000 and np.median(times) < 200
     assert errors == []
     tab.close()
+
+
+def test_the_boards_versus_drew_are_on_the_page(browser, tmp_path):
+    """The boards of `playstyles versus` in RUN/versus/ are shown below the map, each image
+    loaded from the page itself, and an elite's card says where they are; a run without them
+    has no such section."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    d = copy(QUICKSTART, tmp_path / "quickstart")
+    folder = d / "versus" / "1.7_0_0.62_vs_control"
+    folder.mkdir(parents=True)
+    for name in ("game0_round05.png", "game0_end.png"):
+        fig = plt.figure(figsize=(2, 1))
+        fig.savefig(folder / name)
+        plt.close(fig)
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    heading = tab.inner_text("#versus h3")
+    assert folder.name in heading
+    loaded = tab.evaluate("Array.from(document.querySelectorAll('#versus img'))"
+                          ".map(function (im) { return [im.alt, im.naturalWidth]; })")
+    assert loaded == [["game0_round05.png", 200], ["game0_end.png", 200]]
+    i = click_elite(tab, "1.7:0:0.62")
+    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    assert "side by side are below the map" in text(tab, "boards")
+    assert not errors
+    shutil.rmtree(d / "versus")
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    assert tab.query_selector("#versus") is None and not errors

@@ -197,7 +197,7 @@ def test_the_command(played, capsys):
 def test_the_report_shows_the_boards_versus_drew(played):
     """`playstyles report` embeds the first game's boards of each comparison in the run
     directory, in round order (the last board last), and nothing when there is none."""
-    from plots.report import VERSUS_IMAGES, versus_images
+    from plots.versus import VERSUS_IMAGES, versus_images
     from qd.rundir import RunFiles
     run, _, result = played
     every = versus_images(RunFiles(run))  # other tests may have drawn comparisons too
