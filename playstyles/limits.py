@@ -150,6 +150,7 @@ def check_planned(total: int, what: str) -> int:
 
 
 MAX_NPZ_BYTES = 2 * 2**30
-"""The most a `.npz` file (a model, saved samples) may hold once its arrays are read: checked
-from the zip's directory before anything is decompressed (a learned model of the largest
-network allowed, 16 layers of 4,096 units in float32, holds about 1 GiB)."""
+"""The most a `.npz` file (a model, saved samples) may hold once its arrays are read, and the
+largest such file: checked from the file's size and the zip's directory before anything is
+decompressed (a learned model of the largest network allowed, 16 layers of 4,096 units in
+float32, holds about 1 GiB)."""
