@@ -450,6 +450,38 @@ def test_config_options_are_checked(tmp_path):
             "t.yaml: options.foo: unknown game option")
 
 
+def test_an_unknown_tribe_or_game_names_the_file_once(capsys, tmp_path):
+    """The tribe names are checked with the options (not later, when a level is made, where
+    the file is no longer known), and the game's message is not prefixed twice."""
+    run = tmp_path / "run.yaml"
+    run.write_text("game: tribes\nlevels: {set: 'range:1-4', train: 2}\nagent: {name: pmcts_pu, "
+                   "budget: 5}\noptions: {tribes: [xeno, imperius]}\nevaluations: 4\n")
+    tour = tmp_path / "tour.yaml"
+    tour.write_text("game: tribes\nagents: [random, 'random:label=b']\n"
+                    "options: {tribes: [imperius, Imperius]}\n")
+    preset = tmp_path / "presets.json"
+    preset.write_text(json.dumps({"format": PRESET_FORMAT, "version": PRESET_VERSION,
+                                  "game": "tribes", "options": {"tribes": ["xeno", "bardur"]},
+                                  "presets": [{"name": "a", "agent": "random", "params": {}}]}))
+    for argv, needle in (
+            (["evolve", run, "--out", tmp_path / "r", "--quiet"],
+             f"{run}: options.tribes: unknown tribe 'xeno'; known: XIN_XI"),
+            (["tournament", tour, "--out", tmp_path / "t", "--quiet"],
+             f"{tour}: options.tribes: each tribe may appear once"),
+            (["ladder", preset, "--out", tmp_path / "l", "--quiet"],
+             f"{preset}: options.tribes: unknown tribe 'xeno'"),
+            (["play", "--option", "tribes=[xeno, bardur]"], "--option tribes: unknown tribe")):
+        assert needle in cli_refuses(capsys, *argv)
+    for command, text in (("evolve", "game: othello\n"),
+                          ("tournament", "game: Tribes\nagents: [random, 'random:label=b']\n")):
+        run.write_text(text)
+        line = cli_refuses(capsys, command, run, "--quiet")
+        assert f"{run}: game: unknown game" in line and "game: game" not in line, line
+    preset.write_text(preset.read_text().replace('"tribes"', '"othello"', 1))
+    line = cli_refuses(capsys, "ladder", preset, "--quiet")
+    assert f"{preset}: game: unknown game 'othello'" in line and "game: game" not in line
+
+
 def test_a_preset_with_a_bad_option_is_one_error(capsys, tmp_path):
     path = tmp_path / "presets.json"
     path.write_text(json.dumps({"format": PRESET_FORMAT, "version": PRESET_VERSION,
