@@ -314,8 +314,8 @@ def _validate(args: argparse.Namespace) -> int:
                       workers=args.workers, address=args.address, show_progress=not args.quiet,
                       resume=args.resume, control=not args.no_control, null=args.null,
                       **{k: v for k, v in (("delta", args.delta), ("margin", args.margin))
-                         if v is not None})
-    chart = _validation_chart(result.run_dir)
+                         if v is not None}, chart=_validation_chart)
+    chart = result.files[-1]
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
           f"{chart.name})")

@@ -415,7 +415,7 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
 
     Raises:
         ValueError: `path` is not a regular file.
-        OSError: the write failed (the message is the system's).
+        OSError: the write failed (the system's message, naming `path`).
     """
     path = Path(path)
     _refuse_special(path)
@@ -432,11 +432,14 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.errno is not None \
+                and (e.filename is None or str(e.filename) == str(tmp)):
+            raise OSError(e.errno, e.strerror, str(path)) from None  # (a full disk: the file)
         raise
     return path
 
