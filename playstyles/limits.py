@@ -102,6 +102,10 @@ MAX_WORKERS = 4_096
 MAX_TEXT = 10_000
 """Characters of one text value of a game option."""
 
+MAX_DELAY = 3600.0
+"""Seconds `play --watch --delay` waits after each round's board (an hour is a pause; a
+larger number overflowed the clock)."""
+
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a Ray cluster's address to answer before joining it."""
 

@@ -335,6 +335,10 @@ def test_tournament_config_counts_are_bounded(patch, needle):
     (["ladder", "p.json", "--games", "1000000000"], "--games: must be at most"),
     (["evolve", "c.yaml", "--workers", "1000000"], "--workers: must be at most"),
     (["levels", "show", "--seed", "1", "--size", "1000000"], "--size: must be at most"),
+    (["play", "--watch", "--delay", "1e300"], "--delay: must be from 0 to 3600 seconds, got "
+                                              "1e300"),
+    (["play", "--watch", "--delay", "nan"], "--delay: must be from 0 to 3600 seconds"),
+    (["validate", "run", "--delta", "20"], "argument --delta: must be from 0 to 10, got 20"),
 ])
 def test_every_cli_count_is_bounded(capsys, argv, needle):
     assert needle in cli_refuses(capsys, *argv)
