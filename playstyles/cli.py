@@ -334,6 +334,7 @@ def _see_styles(run_dir: Path, summary: dict[str, Any]) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    import qd.features  # noqa: F401 - adds the behaviour features' check to run_checks
     from play.check import report, run_checks
     checks = run_checks(args.game, games=args.games, positions=args.positions,
                         options=_options(args, args.game) or None)
@@ -748,12 +749,13 @@ def build_parser() -> argparse.ArgumentParser:
     lad.set_defaults(func=_ladder)
 
     chk = sub.add_parser("check", help="every conformance check of a game's plug-in (the game, "
-                                       "its scripts, its agents): one report, exit 1 on a "
-                                       "failure")
+                                       "its scripts, its agents, its evaluation terms, its "
+                                       "features): one report, exit 1 on a failure")
     _game_arg(chk)
     _option_arg(chk)
     chk.add_argument("--games", type=count(1, 1000), default=10,
-                     help="random games played to the end (default 10)")
+                     help="random games played to the end, by the game check and by the "
+                          "features check (default 10)")
     chk.add_argument("--positions", type=count(1, 10_000), default=20,
                      help="random positions the scripts answer in (default 20; the agents "
                           "decide in a tenth of them)")
