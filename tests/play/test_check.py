@@ -156,6 +156,40 @@ def test_a_game_that_changes_its_state_on_a_refused_action_fails(leaky):
     assert FAULTS[leaky] in failure and "nim_leaky: seed 0" in failure
     if leaky != "shared_copy":
         assert "changed the state" in failure
+    assert f"(the first difference: {WHERE[leaky]}" in failure, failure  # what changed
+
+
+WHERE = {"heaps": "state.heaps[0]: ", "hidden": "state.refusals: 0 -> 1",
+         "digest": "state (its digest()): ([4, 4, 1], 0, 0) -> ([4, 4, 1], 0, 1)",
+         "shared_copy": "state.history: 0 items -> 1"}
+
+
+def test_the_first_difference_of_two_snapshots_is_an_attribute_path():
+    from games.conformance import first_difference, state_digest
+
+    class Unit:
+        pass
+
+    class State:
+        def __init__(self):
+            self.heaps, self.units, self.log = [3, 4], {"a": Unit(), "b": 2}, None
+            self.units["a"].hp, self.board, self._cache = 5, np.zeros(3), {}
+            for i in range(3):  # a linked event log (previous, round, name)
+                self.log = (self.log, i, "ev")
+
+    s = State()
+    before = state_digest(s)
+    assert first_difference(before, state_digest(s)) is None
+    s._cache["x"] = 1  # a cache: not part of the state
+    assert first_difference(before, state_digest(s)) is None
+    for change, where in ((lambda: setattr(s.units["a"], "hp", 6), "state.units['a'].hp: 5 -> 6"),
+                          (lambda: s.heaps.append(1), "state.heaps: 2 items -> 3"),
+                          (lambda: s.board.fill(1), "state.board: <array> -> <array>"),
+                          (lambda: setattr(s, "log", (s.log[0], 2, "other")),
+                           "state.log[2][1]: 'ev' -> 'other'")):
+        s = State()
+        change()
+        assert first_difference(before, state_digest(s)) == where
 
 
 # ------------------------------------------------------------------------------ features
