@@ -275,6 +275,17 @@ def test_an_array_header_that_declares_more_than_its_member_holds_is_refused(tmp
     refused(lambda: read_npz(path), f"{path}: w: its header declares the shape (268435456,)")
 
 
+def test_saved_samples_with_deep_or_foreign_metadata_are_one_line(tmp_path):
+    from play.selfplay import Samples
+    path = tmp_path / "samples.npz"
+    for meta, needle in (("[" * 100_000 + "]" * 100_000, "meta: nested more than"),
+                         ("[1, 2]", "fingerprint: these samples come from other games")):
+        np.savez(path, meta=np.array(meta))
+        refused(lambda: Samples.load(path, "f"), f"{path}: {needle}")
+    np.savez(path, other=np.zeros(2))
+    refused(lambda: Samples.load(path, "f"), f"{path}: not a samples file: 'meta' missing")
+
+
 def test_a_model_path_that_is_no_regular_file_is_refused_without_reading(tmp_path, capsys):
     fifo = tmp_path / "fifo.npz"
     os.mkfifo(fifo)
