@@ -18,6 +18,7 @@ from agents.portfolio.script import ScriptError
 from agents.registry import agent_names, check_agent, make_agent
 from games.api import determinise
 from games.registry import get_game
+from playstyles.limits import short
 
 
 class Counter:
@@ -92,6 +93,12 @@ def positions_of(game_name: str, level: Any, options: dict[str, Any], count: int
     return out
 
 
+def position_text(seed: int, level: Any) -> str:
+    """Where a position of the checks comes from, in a message: position k of
+    `positions_of(game, level, options, count, seed)`."""
+    return f"seed {seed}, level {short(level)}"
+
+
 def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = None,
                  budget: int = 30, positions: int = 3, seed: int = 0,
                  names: Iterable[str] | None = None, strict: bool = True) -> AgentsReport:
@@ -129,9 +136,10 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
             params["budget"] = budget
         except ValueError:
             pass
+        k = 0
         try:
             agent = make_agent(name, game=game, **params)
-            for s in states:
+            for k, s in enumerate(states):
                 c = CountingState(s.copy())
                 a = agent.act(c)
                 assert a in s.legal_actions(), f"{game}: {name} answered the illegal {a!r}"
@@ -147,8 +155,8 @@ def check_agents(game: str, level: Any = None, options: dict[str, Any] | None = 
             if not str(e):
                 raise AssertionError(f"{game}: {name} refused the game without a reason")
             report.refused[name] = str(e)
-        except ScriptError as e:
-            report.failed[name] = str(e)
+        except ScriptError as e:  # where to find the position again: positions_of(...)[k]
+            report.failed[name] = f"{e} (at position {k}: {position_text(seed, level)})"
     if strict and report.failed:
         raise AssertionError(f"{game}: a script failed in " + "; ".join(
             f"{name}: {why}" for name, why in report.failed.items()))

@@ -33,7 +33,8 @@ import numpy as np
 
 from agents.encodings import Encoding, get_encoding
 from games.registry import Registry
-from playstyles.files import npz_json, read_npz
+from playstyles.files import load_json, npz_json, read_npz
+from playstyles.limits import MAX_JSON_BYTES, MAX_LAYER_SIZE, MAX_LAYERS, short
 
 FORMAT = "playstyles-learned-evaluator"
 FORMAT_VERSION = 1
@@ -113,7 +114,11 @@ def is_model_file(path: str | Path) -> bool:
 
 
 def load_model(path: str | Path, game: str | None = None) -> Model:
-    """Read a model file and check it; every problem is one ValueError naming the file.
+    """Read a model file and check it; every problem is one ValueError naming the file and
+    the field. Every read is bounded before anything is parsed or decompressed: the file
+    must be a regular file; its metadata (at most `MAX_JSON_BYTES`) is read alone and
+    checked, field by field, and against `game`'s encoding; then each weight array's
+    declared shape is checked against the metadata's layers before the arrays are read.
 
     Args:
         path: the ``.npz`` model file.
@@ -124,7 +129,7 @@ def load_model(path: str | Path, game: str | None = None) -> Model:
     key = _cache_key(path)
     model = _CACHE.get(key)
     if model is None:
-        model = _read(path)
+        model = _read(path, game)
         if len(_CACHE) > 16:
             _CACHE.clear()
         _CACHE[key] = model
@@ -134,6 +139,7 @@ def load_model(path: str | Path, game: str | None = None) -> Model:
 
 
 _CACHE: dict[tuple, Model] = {}
+_WHAT = "a model file (a .npz of plain arrays written by `playstyles train-evaluator`)"
 
 
 def _cache_key(path: Path) -> tuple:
@@ -146,53 +152,95 @@ def _cache_key(path: Path) -> tuple:
     return (str(path.resolve()), st.st_mtime_ns, st.st_size)
 
 
-def _read(path: Path) -> Model:
-    arrays = read_npz(path, what="a model file (a .npz of plain arrays written by "
-                                 "`playstyles train-evaluator`)")
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """A model file's metadata, checked field by field (the weights are not read); every
+    problem is one ValueError naming the file and the field.
+
+    Args:
+        path: the ``.npz`` model file.
+    """
+    def text(name: str, shape: tuple, dtype: Any) -> str | None:
+        return None if shape == () and dtype.kind == "U" else \
+            f"shape {short(shape)} of {dtype}; the metadata is one text"
+
+    arrays = read_npz(path, MAX_JSON_BYTES, _WHAT, keys=["metadata"], check=text)
     if "metadata" not in arrays:
         raise ValueError(f"{path}: metadata: missing (not a model file)")
-    try:
-        meta = json.loads(str(arrays["metadata"]))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: metadata: not valid JSON: {e}") from None
+    meta = load_json(str(arrays["metadata"]), f"{path}: metadata")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{path}: format: expected {FORMAT!r}, got "
-                         f"{meta.get('format') if isinstance(meta, dict) else meta!r}")
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ValueError(f"{path}: format: expected {FORMAT!r}, got {short(found)}")
     version = meta.get("format_version")
-    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-        raise ValueError(f"{path}: format_version: {version!r}; this playstyles reads 1 to "
-                         f"{FORMAT_VERSION}")
+    if not _whole(version) or not 1 <= version <= FORMAT_VERSION:
+        raise ValueError(f"{path}: format_version: {short(version)}; this playstyles reads 1 "
+                         f"to {FORMAT_VERSION}")
     for field in ("game", "encoding", "layers"):
         if field not in meta:
             raise ValueError(f"{path}: {field}: missing from the metadata")
+    if not isinstance(meta["game"], str):
+        raise ValueError(f"{path}: game: {short(meta['game'])} is not a game name")
+    enc = meta["encoding"]
+    if not (isinstance(enc, dict) and isinstance(enc.get("name"), str)
+            and _whole(enc.get("version")) and _whole(enc.get("length"))):
+        raise ValueError(f"{path}: encoding: {short(enc)}; expected a name, a version and a "
+                         f"length")
+    layers = meta["layers"]
+    if not (isinstance(layers, list) and 2 <= len(layers) <= MAX_LAYERS + 2
+            and all(_whole(n) and n >= 1 for n in layers)):
+        raise ValueError(f"{path}: layers: {short(layers)}; expected 2 to {MAX_LAYERS + 2} "
+                         f"layer sizes of at least 1")
+    if layers[0] != enc["length"]:
+        raise ValueError(f"{path}: layers: {short(layers)} take {layers[0]} inputs; the "
+                         f"encoding's length is {enc['length']}")
+    if layers[-1] != 1 or max(layers[1:-1], default=1) > MAX_LAYER_SIZE:
+        raise ValueError(f"{path}: layers: {short(layers)}; a model has hidden layers of at "
+                         f"most {MAX_LAYER_SIZE} units and one output")
+    activation = meta.get("activation", "relu")
+    if not (isinstance(activation, str) and activation in ACTIVATIONS):
+        raise ValueError(f"{path}: activation: {short(activation)} is not one of "
+                         f"{ACTIVATIONS}")
+    return meta
+
+
+def _read(path: Path, game: str | None) -> Model:
+    meta = read_metadata(path)
+    if game is not None:
+        _check_metadata(meta, game, path, meta["layers"][0])
     layers = meta["layers"]
     n = len(layers) - 1
-    weights, biases = [], []
+    shapes = {}
     for i in range(n):
-        w, b = arrays.get(f"W{i}"), arrays.get(f"b{i}")
-        if w is None or b is None:
-            raise ValueError(f"{path}: W{i}/b{i}: missing (layers {layers})")
-        if w.shape != (layers[i], layers[i + 1]) or b.shape != (layers[i + 1],):
-            raise ValueError(f"{path}: W{i}: shape {w.shape} and b{i} {b.shape} do not match "
-                             f"layers {layers}")
-        if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise ValueError(f"{path}: W{i}: weights are not all finite")
-        weights.append(w)
-        biases.append(b)
-    if n < 1 or layers[-1] != 1:
-        raise ValueError(f"{path}: layers: {layers}; a model has one output")
-    try:
-        return Model(weights, biases, meta)
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
+        shapes[f"W{i}"] = (layers[i], layers[i + 1])
+        shapes[f"b{i}"] = (layers[i + 1],)
+
+    def weights(name: str, shape: tuple, dtype: Any) -> str | None:
+        if name not in shapes:
+            return None
+        if shape != shapes[name]:
+            return f"shape {short(shape)}; layers {short(layers)} make it {shapes[name]}"
+        return None if dtype.kind == "f" else f"{dtype} numbers; weights are floats"
+
+    arrays = read_npz(path, what=_WHAT, keys=list(shapes), check=weights)
+    missing = [name for name in shapes if name not in arrays]
+    if missing:
+        raise ValueError(f"{path}: {missing[0]}: missing (layers {short(layers)})")
+    for name, array in arrays.items():
+        if not np.isfinite(array).all():
+            raise ValueError(f"{path}: {name}: weights are not all finite")
+    return Model([arrays[f"W{i}"] for i in range(n)], [arrays[f"b{i}"] for i in range(n)], meta)
 
 
-def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encoding:
-    """The model's encoding, after checking that the model is for `game` and that the game
-    registers its encoding with the same version and length."""
-    meta = model.metadata
+def _check_metadata(meta: dict[str, Any], game: str, path: str | Path, inputs: int
+                    ) -> Encoding:
+    """The game's encoding, after checking that a model's metadata is for `game`, that the
+    game registers its encoding with the same version and length, and that the model takes
+    `inputs` inputs (checked before its weights are read)."""
     if meta["game"] != game:
-        raise ValueError(f"{path}: game: the model is for {meta['game']!r}, not {game!r}")
+        raise ValueError(f"{path}: game: the model is for {short(meta['game'])}, not {game!r}")
     enc_meta = meta["encoding"]
     try:
         enc = get_encoding(game, enc_meta["name"])
@@ -200,12 +248,18 @@ def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encodi
         raise ValueError(f"{path}: encoding: {e}") from None
     if enc_meta.get("version") != enc.version:
         raise ValueError(f"{path}: encoding.version: the model was trained on version "
-                         f"{enc_meta.get('version')} of {enc.name!r}; the game encodes version "
-                         f"{enc.version} (train the model again)")
-    if enc_meta.get("length") != enc.length or model.layers[0] != enc.length:
-        raise ValueError(f"{path}: encoding.length: the model takes {model.layers[0]} inputs; "
+                         f"{short(enc_meta.get('version'))} of {enc.name!r}; the game encodes "
+                         f"version {enc.version} (train the model again)")
+    if enc_meta.get("length") != enc.length or inputs != enc.length:
+        raise ValueError(f"{path}: encoding.length: the model takes {inputs} inputs; "
                          f"{enc.name!r} has {enc.length}")
     return enc
+
+
+def check_model(model: Model, game: str, path: str | Path = "<model>") -> Encoding:
+    """The model's encoding, after checking that the model is for `game` and that the game
+    registers its encoding with the same version and length."""
+    return _check_metadata(model.metadata, game, path, model.layers[0])
 
 
 MODELS = Registry("learned model")

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
 from games.levels import level_set
 from playstyles.files import load_json, save_figure
@@ -240,6 +240,8 @@ class OptionSpec:
         choices: the texts allowed (a str option).
         items: the smallest and largest number of items of a list.
         none: whether None (the game's default) is allowed.
+        check_value: the game's own check of a value that passed the others (e.g. the names in
+            a list); it raises a ValueError, which is raised again naming the field.
     """
 
     kind: type
@@ -248,6 +250,7 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     items: tuple[int, int] = (0, 1000)
     none: bool = True
+    check_value: Callable[[Any], Any] | None = None
 
     def check(self, field: str, value: Any) -> None:
         """Raise a ValueError naming `field` for a value this option does not take.
@@ -278,6 +281,11 @@ class OptionSpec:
             for i, v in enumerate(value):
                 if not isinstance(v, str) or len(v) > MAX_TEXT:
                     raise ValueError(f"{field}[{i}]: a text expected, got {short(v)}")
+        if self.check_value is not None:
+            try:
+                self.check_value(value)
+            except ValueError as e:
+                raise ValueError(f"{field}: {e}") from None
 
 
 def check_plain_option(field: str, value: Any) -> None:

@@ -12,9 +12,10 @@ Checked for every game and seed:
   description and a data form that survives JSON and turns back into the same action;
 * copies are independent: an action applied to a copy leaves the original unchanged (its
   player, round, legal actions, scores, events and end, and the whole state as
-  `state_digest` sees it, hidden parts included);
+  `state_digest` sees it, hidden parts included); a failure names the first attribute that
+  changed (`first_difference`);
 * an illegal action raises `IllegalAction` (an object that is no action, and an action that
-  was legal earlier and is not now) and leaves the whole state unchanged;
+  was legal earlier and is not now) and leaves the whole state unchanged (the same);
 * same seed, same game: the game is played twice from the same seeds and gives the same
   actions, events and results;
 * results are consistent: `winner()` is None until the end; at the end the ranking is a
@@ -36,6 +37,7 @@ import numpy as np
 
 from games.api import IllegalAction, ends_turn
 from games.registry import get_game
+from playstyles.limits import short
 
 
 class ConformanceError(AssertionError):
@@ -101,11 +103,11 @@ def _snapshot(x: Any, seen: dict[int, int], count: list[int]) -> Any:
         cells, node = [], x
         while isinstance(node, tuple) and len(node) == len(x):
             count[0] += 1
-            cells.append(tuple(_snapshot(v, seen, count) for v in node[1:]))
+            cells.append(("seq", "cell", tuple(_snapshot(v, seen, count) for v in node[1:])))
             node = node[0]
         return ("chain", _snapshot(node, seen, count), tuple(reversed(cells)))
     if isinstance(x, (list, tuple)):
-        return (type(x).__name__, tuple(_snapshot(v, seen, count) for v in x))
+        return ("seq", type(x).__name__, tuple(_snapshot(v, seen, count) for v in x))
     if isinstance(x, dict):
         return ("dict", tuple((_snapshot(k, seen, count), _snapshot(v, seen, count))
                               for k, v in x.items()))
@@ -130,8 +132,62 @@ def _snapshot(x: Any, seen: dict[int, int], count: list[int]) -> Any:
                 fields[name] = getattr(x, name)
     if not fields:
         return ("object", type(x).__qualname__, repr(x))
-    return (type(x).__qualname__, tuple((k, _snapshot(v, seen, count))
-                                        for k, v in sorted(fields.items())))
+    return ("fields", type(x).__qualname__, tuple((k, _snapshot(v, seen, count))
+                                                  for k, v in sorted(fields.items())))
+
+
+def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
+    """Where two snapshots of `state_digest` first differ, as an attribute path with both
+    values (`state.tribes[0].stars: 5 -> 7`); None when they are equal. A state with its own
+    `digest()` is compared whole.
+
+    Args:
+        a: the snapshot before.
+        b: the snapshot after.
+        path: the name of the snapshot's root.
+    """
+    if a == b:
+        return None
+    tag = a[0] if isinstance(a, tuple) and a else None
+    if not (isinstance(b, tuple) and b and b[0] == tag and len(a) == len(b)) \
+            or tag in ("digest", "ref", "set", "array", "generator", "random", "code", "object"):
+        what = {"digest": " (its digest())", "ref": " (which object it shares)"}.get(tag, "")
+        return f"{path}{what}: {_shown(a)} -> {_shown(b)}"
+    if tag in ("seq", "fields") and a[1] != b[1]:
+        return f"{path}: a {a[1]} -> a {b[1]}"
+    if tag == "fields":
+        keys_a, keys_b = [k for k, _ in a[2]], [k for k, _ in b[2]]
+        if keys_a != keys_b:
+            gone, new = sorted(set(keys_a) - set(keys_b)), sorted(set(keys_b) - set(keys_a))
+            return f"{path}: attributes {gone} -> {new}"
+        return next((d for (k, x), (_, y) in zip(a[2], b[2])
+                     if (d := first_difference(x, y, f"{path}.{k}")) is not None), path)
+    if tag == "dict":
+        for (ka, va), (kb, vb) in zip(a[1], b[1]):
+            if ka != kb:
+                return f"{path}: key {_shown(ka)} -> {_shown(kb)}"
+            d = first_difference(va, vb, f"{path}[{_shown(ka)}]")
+            if d is not None:
+                return d
+        return f"{path}: {len(a[1])} keys -> {len(b[1])}"
+    if tag not in ("seq", "chain"):
+        return f"{path}: {_shown(a)} -> {_shown(b)}"
+    if tag == "chain" and a[1] != b[1]:  # (a linked list's end, past its cells)
+        return first_difference(a[1], b[1], f"{path} (end)")
+    for i, (x, y) in enumerate(zip(a[2], b[2])):
+        d = first_difference(x, y, f"{path}[{i}]")
+        if d is not None:
+            return d
+    return f"{path}: {len(a[2])} items -> {len(b[2])}"
+
+
+def _shown(snapshot: Any) -> str:
+    """A snapshot in a message: a plain value as itself, a container by its kind."""
+    if snapshot is None or isinstance(snapshot, (bool, int, float, complex, str, bytes)):
+        return short(snapshot, 40)
+    if isinstance(snapshot, tuple) and len(snapshot) == 2 and snapshot[0] == "digest":
+        return short(snapshot[1], 40)
+    return f"<{snapshot[0]}>" if isinstance(snapshot, tuple) and snapshot else "<value>"
 
 
 def _play(game_name: str, game, level: Any, seed: int, options: dict[str, Any],
@@ -211,9 +267,11 @@ def _check_copy(state, a, fail, step) -> None:
     c.apply(a)
     if _view(state) != before:
         raise fail(step, f"applying {a!r} to a copy changed the original")
-    if state_digest(state) != whole:
-        raise fail(step, f"applying {a!r} to a copy changed the original's hidden state "
-                         "(does copy() share a list, dict or object with its original?)")
+    after = state_digest(state)
+    if after != whole:
+        raise fail(step, f"applying {a!r} to a copy changed the original's hidden state (the "
+                         f"first difference: {first_difference(whole, after)}; does copy() "
+                         f"share a list, dict or object with its original?)")
 
 
 def _check_illegal(state, seen, legal, fail, step) -> None:
@@ -232,8 +290,11 @@ def _check_illegal(state, seen, legal, fail, step) -> None:
                              f"{e}") from None
         else:
             raise fail(step, f"the illegal action {bad!r} was applied without an error")
-        if (_view(state), state_digest(state)) != before:
-            raise fail(step, f"the refused action {bad!r} changed the state")
+        after = (_view(state), state_digest(state))
+        if after != before:
+            where = first_difference(before[1], after[1]) or "what the protocol shows"
+            raise fail(step, f"the refused action {bad!r} changed the state (the first "
+                             f"difference: {where})")
 
 
 def _check_results(state, n: int, fail) -> None:

@@ -13,7 +13,13 @@ Three checks, each run to its end so that one report lists every problem:
   with a reason; an agent whose portfolio script fails (`ScriptError`) fails the check;
 * its evaluation terms (`check_terms`): every evaluator that declares terms gives the same
   values rebuilt with its declared weights, finite values with each term reweighted, and
-  each term is read (a term that never changes a value in the positions is a note).
+  each term is read (a term that never changes a value in the positions is a note);
+* the checks a higher layer adds (`register_check`): `qd.features` adds its behaviour
+  features' check (`qd.features.check_features`), as every plug-in with features imports it.
+
+An unknown game is one error (ValueError) listing the known games, before any check runs. A
+failure names what reproduces it: the game seed and action (game), the seed, level and
+position index (scripts, agents).
 
 An error raised by the plug-in's own code is reported with its own traceback, as a failure of
 the check it happened in, never as a crash of the command.
@@ -27,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents.conformance import check_agents, positions_of
+from agents.conformance import check_agents, position_text, positions_of
 from agents.evaluators import EVALUATORS, evaluation_terms, evaluator_names
 from agents.portfolio.script import answer_problem, game_info, make_context, scripts_of
 from games.conformance import check_game
@@ -83,7 +89,8 @@ def check_scripts(game: str, positions: int = 20, seed: int = 0,
                 actions = types.get(info.action_kinds.get(si.action_type))
                 if not actions or name in failed:
                     continue
-                where = f"script {name} at position {k} (actor {actor!r})"
+                where = f"script {name} at position {k} ({position_text(seed, level)}, " \
+                        f"actor {actor!r})"
                 try:
                     r = si.fn(ctx, actor, actions)
                 except Exception as e:  # noqa: BLE001 - the plug-in's error is the finding
@@ -173,17 +180,37 @@ def check_terms(game: str, positions: int = 20, seed: int = 0,
     return out
 
 
+ADDED_CHECKS: dict[str, Callable[..., Check]] = {}
+"""Checks a higher layer adds to `run_checks`, by name (`register_check`)."""
+
+
+def register_check(name: str, check: Callable[..., Check]) -> None:
+    """Add a check to `run_checks` (a layer above `play` adds what it knows of a game:
+    `qd.features` its behaviour features).
+
+    Args:
+        name: the check's name in the report.
+        check: called as `check(game, games=N, options=OPTIONS)`; returns a `Check`.
+    """
+    ADDED_CHECKS[name] = check
+
+
 def run_checks(game: str, games: int = 10, positions: int = 20, budget: int = 30,
                options: dict[str, Any] | None = None) -> list[Check]:
-    """The game, its scripts and its agents, each checked to its end.
+    """The game, its scripts, its agents, its evaluation terms and the added checks
+    (`register_check`), each checked to its end.
 
     Args:
         game: the registered game.
-        games: random games of the game check.
+        games: random games of the game check (and of an added check's).
         positions: positions of the script check (the agents decide in a tenth of them).
         budget: forward-model calls per decision of the agents that take a budget.
         options: game options.
+
+    Raises:
+        ValueError: an unknown game, listing the known ones (before any check).
     """
+    get_game(game)  # loads the plug-in, whose imports may add checks
     results = []
 
     def guarded(check: Check, body: Callable[[Check], None]) -> None:
@@ -216,6 +243,9 @@ def run_checks(game: str, games: int = 10, positions: int = 20, budget: int = 30
     terms = Check("terms")
     guarded(terms, lambda c: _merge(c, check_terms(game, positions=positions,
                                                    options=options)))
+    for name, added in list(ADDED_CHECKS.items()):
+        guarded(Check(name), lambda c, f=added: _merge(c, f(game, games=games,
+                                                            options=options)))
     return results
 
 

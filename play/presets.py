@@ -302,8 +302,8 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
         raise _fail(where, "game", f"a game name expected, got {short(game)}")
     try:
         get_game(game)
-    except ValueError as e:
-        raise _fail(where, "game", str(e)) from None
+    except ValueError as e:  # (it names the field: "game: unknown game ...")
+        raise PresetError(f"{where}: {e}") from None
     kind = data.get("kind", "custom")
     if not isinstance(kind, str) or not kind:
         raise _fail(where, "kind", f"text expected, got {short(kind)}")

@@ -31,7 +31,7 @@ from agents.encodings import get_encoding
 from games.api import results
 from play.parallel import progress, run_games
 from play.runner import GameSpec, new_state, play_game
-from playstyles.files import npz_json, read_npz, save_npz
+from playstyles.files import load_json, npz_json, read_npz, save_npz
 
 VIEWS = ("all", "mover")
 
@@ -105,10 +105,10 @@ class Samples:
         other games, another encoding or other views than `fingerprint` says."""
         try:
             arrays = read_npz(path)
-            meta = json.loads(str(arrays.pop("meta")))
-        except (OSError, ValueError, KeyError) as e:
-            raise ValueError(f"{path}: not a samples file: {e}") from None
-        if meta.get("fingerprint") != fingerprint:
+            meta = load_json(str(arrays.pop("meta")), f"{path}: meta")
+        except KeyError as e:
+            raise ValueError(f"{path}: not a samples file: {e} missing") from None
+        if not isinstance(meta, dict) or meta.get("fingerprint") != fingerprint:
             raise ValueError(f"{path}: fingerprint: these samples come from other games, another "
                              f"encoding or other views than the config's; delete the file or "
                              f"name another")

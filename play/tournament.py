@@ -421,8 +421,8 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
     game = data["game"]
     try:
         g = get_game(game)
-    except ValueError as e:
-        raise ValueError(f"{source}: game: {e}") from None
+    except ValueError as e:  # (it names the field: "game: unknown game ...")
+        raise ValueError(f"{source}: {e}") from None
     # one agent is enough when the pairings seat it against itself (self-play)
     least = 1 if data.get("pairings") else 2
     if not data.get("agents"):

@@ -51,27 +51,24 @@ def count(lo: int, hi: int, note: str = "") -> Callable[[str], int]:
     return parse
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a number of seconds >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of seconds expected, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text}")
-    return value
+def between(lo: float, hi: float, unit: str = ""):
+    """An argparse type: a number from lo to hi (argparse names the flag in its error).
 
+    Args:
+        lo: the smallest value allowed.
+        hi: the largest value allowed.
+        unit: what the number counts, in the error (`seconds`).
+    """
+    unit = f" {unit}" if unit else ""
 
-def between(lo: float, hi: float, what: str):
-    """An argparse type: a number from lo to hi, named `what` in its error."""
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what}: a number expected, got {text[:40]!r}"
-                                             ) from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{what}: must be from {lo:g} to {hi:g}, got "
+            raise argparse.ArgumentTypeError(f"a number{unit and ' of' + unit} expected, got "
+                                             f"{text[:40]!r}") from None
+        if not lo <= value <= hi:  # (NaN too)
+            raise argparse.ArgumentTypeError(f"must be from {lo:g} to {hi:g}{unit}, got "
                                              f"{text[:40]}")
         return value
     parse.__name__ = f"number from {lo:g} to {hi:g}"
@@ -314,8 +311,8 @@ def _validate(args: argparse.Namespace) -> int:
                       workers=args.workers, address=args.address, show_progress=not args.quiet,
                       resume=args.resume, control=not args.no_control, null=args.null,
                       **{k: v for k, v in (("delta", args.delta), ("margin", args.margin))
-                         if v is not None})
-    chart = _validation_chart(result.run_dir)
+                         if v is not None}, chart=_validation_chart)
+    chart = result.files[-1]
     print((result.run_dir / "validation.md").read_text(), end="")
     print(f"results in {result.run_dir}/ (validation.csv, validation_summary.json, "
           f"{chart.name})")
@@ -337,6 +334,7 @@ def _see_styles(run_dir: Path, summary: dict[str, Any]) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    import qd.features  # noqa: F401 - adds the behaviour features' check to run_checks
     from play.check import report, run_checks
     checks = run_checks(args.game, games=args.games, positions=args.positions,
                         options=_options(args, args.game) or None)
@@ -555,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rounds", type=ROUNDS, default=None, metavar="N",
                       help="play at most N rounds (Tribes: max_rounds N-1)")
     play.add_argument("--watch", action="store_true", help="show the board after every round")
-    play.add_argument("--delay", type=_seconds, default=None, metavar="SECONDS",
+    play.add_argument("--delay", type=between(0, L.MAX_DELAY, "seconds"), default=None, metavar="SECONDS",
                       help=f"with --watch, wait this long after each round's board (default "
                            f"{WATCH_DELAY} in a terminal without a human player, else 0)")
     play.add_argument("--ascii", action="store_true", help="ASCII symbols only")
@@ -626,11 +624,11 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--null", action="store_true",
                      help="also play the null baseline (the all-zero and every one-hot "
                           "genome, no evolution) on the same games and count its styles")
-    val.add_argument("--delta", type=between(0, 10, "--delta"),
+    val.add_argument("--delta", type=between(0, 10),
                      help="the minimum effect two styles differ by, in per-game standard "
                           "deviations (default 1, qd.styles.DELTA; counts at 0, 0.5 and 1 are "
                           "always given)")
-    val.add_argument("--margin", type=between(0, 1, "--margin"),
+    val.add_argument("--margin", type=between(0, 1),
                      help="the non-inferiority margin against the control: win-rate points "
                           "as a fraction (default 0.1, qd.styles.MARGIN: 10 points), or in a "
                           "one-player game a fraction of the control's mean score")
@@ -751,12 +749,13 @@ def build_parser() -> argparse.ArgumentParser:
     lad.set_defaults(func=_ladder)
 
     chk = sub.add_parser("check", help="every conformance check of a game's plug-in (the game, "
-                                       "its scripts, its agents): one report, exit 1 on a "
-                                       "failure")
+                                       "its scripts, its agents, its evaluation terms, its "
+                                       "features): one report, exit 1 on a failure")
     _game_arg(chk)
     _option_arg(chk)
     chk.add_argument("--games", type=count(1, 1000), default=10,
-                     help="random games played to the end (default 10)")
+                     help="random games played to the end, by the game check and by the "
+                          "features check (default 10)")
     chk.add_argument("--positions", type=count(1, 10_000), default=20,
                      help="random positions the scripts answer in (default 20; the agents "
                           "decide in a tenth of them)")

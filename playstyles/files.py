@@ -56,11 +56,43 @@ from playstyles.limits import (
 
 # ------------------------------------------------------------------------------ reading
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def open_regular(path: str | Path, error: type[ValueError] = ValueError) -> io.BufferedReader:
+    """`path` opened for reading in binary, after checking that it is a regular file: a FIFO
+    is opened without waiting for a writer (`O_NONBLOCK`) and refused, as are a device and a
+    directory, so that no read ever blocks or runs without end. An error is one line naming
+    the file.
+
+    Args:
+        path: the file.
+        error: the exception class to raise (a `ValueError` subclass).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise error(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+            raise error(f"{path}: is {what}, not a regular file; it is not read")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueError,
               what: str = "file") -> str:
-    """A text file's content, UTF-8: its size is checked before it is read, and a file that
-    cannot be read, is too large or is not UTF-8 raises `error` naming the file (and, for a
-    bad byte, its line).
+    """A text file's content, UTF-8: the file must be a regular file (`open_regular`) and its
+    size is checked before it is read; a file that cannot be read, is too large or is not
+    UTF-8 raises `error` naming the file (and, for a bad byte, its line).
 
     Args:
         path: the file.
@@ -68,16 +100,16 @@ def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueE
         error: the exception class to raise (a `ValueError` subclass).
         what: what the file is, in the too-large message (`config`, `record`, `level`).
     """
-    try:
-        with open(path, "rb") as fh:
+    with open_regular(path, error) as fh:
+        try:
             size = os.fstat(fh.fileno()).st_size
             if size > max_bytes:
                 raise error(f"{path}: {size} bytes, more than the {max_bytes} bytes a {what} "
                             f"may have")
             data = fh.read(max_bytes + 1)
-    except OSError as e:
-        raise error(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(data) > max_bytes:  # a file that grew, or a pipe
+        except OSError as e:
+            raise error(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > max_bytes:  # a file that grew
         raise error(f"{path}: more than the {max_bytes} bytes a {what} may have")
     try:
         return data.decode("utf-8")
@@ -266,20 +298,29 @@ def read_json(path: str | Path, error: type[ValueError] = ValueError,
     return load_json(text, str(path), error)
 
 
-def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz file of plain arrays"
+def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz file of plain arrays",
+             keys: Collection[str] | None = None,
+             check: Callable[[str, tuple[int, ...], Any], str | None] | None = None
              ) -> dict[str, Any]:
-    """The arrays of a `.npz` file, read without pickle: numbers and strings only (an array of
-    objects is refused), each array's size checked from the zip's directory before anything
-    is decompressed, so a small file cannot expand past `limit` bytes.
+    """The arrays of a `.npz` file, read without pickle and within bounds, in this order
+    before anything is decompressed: the file must be a regular file (`open_regular`) of at
+    most `MAX_NPZ_BYTES`; the arrays to read must hold at most `limit` bytes by the zip's
+    directory; each array's header (its shape and type, a few bytes at the start of its
+    member) must declare numbers or text (an array of objects is a pickle) of no more bytes
+    than its member holds, and pass `check`. Only then are the arrays read.
 
     Args:
         path: the file.
-        limit: the most its arrays may hold, in bytes (default `MAX_NPZ_BYTES`).
+        limit: the most the arrays read may hold, in bytes (default `MAX_NPZ_BYTES`).
         what: what the file should be, for messages.
+        keys: the arrays to read (None: all); one the file lacks is absent from the result.
+        check: called with each array's name, shape and dtype before any array is read;
+            returns what is wrong with it (None: nothing), which is raised naming the file
+            and the array.
 
     Raises:
-        ValueError: naming the file, when it is not a readable `.npz` of plain arrays or
-            holds more than `limit` bytes.
+        ValueError: one line naming the file (and the array), when it is not a readable
+            `.npz` of plain arrays, is too large, or fails `check`.
     """
     import zipfile
     import zlib
@@ -287,20 +328,58 @@ def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz fil
     import numpy as np
 
     limit = MAX_NPZ_BYTES if limit is None else limit
-    path = Path(path)
-    try:
-        with zipfile.ZipFile(path) as z:
-            total = sum(info.file_size for info in z.infolist())
-    except (OSError, zipfile.BadZipFile, EOFError) as e:
-        raise ValueError(f"{path}: not {what}: {e}") from None
-    if total > limit:
-        raise ValueError(f"{path}: its arrays hold {total} bytes, more than the {limit} "
-                         f"allowed")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as e:
-        raise ValueError(f"{path}: not {what}: {e}") from None
+    fmt = np.lib.format
+
+    def header(name: str, info: zipfile.ZipInfo, z: zipfile.ZipFile) -> None:
+        with z.open(info) as f:
+            version = fmt.read_magic(f)
+            if version not in ((1, 0), (2, 0)):
+                raise _Refused(f"{path}: {name}: .npy format version {version}; not {what}")
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, _, dtype = read(f)
+            start = f.tell()
+        if dtype.hasobject:
+            raise _Refused(f"{path}: {name}: an array of objects (a pickle); not {what}")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if min(shape, default=0) < 0 or start + nbytes > info.file_size:
+            raise _Refused(f"{path}: {name}: its header declares the shape {short(shape)}, "
+                           f"{nbytes} bytes, more than its {info.file_size} bytes hold")
+        problem = check(name, shape, dtype) if check is not None else None
+        if problem is not None:
+            raise _Refused(f"{path}: {name}: {problem}")
+
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max(limit, MAX_NPZ_BYTES):
+            raise ValueError(f"{path}: {size} bytes, more than the {max(limit, MAX_NPZ_BYTES)} "
+                             f"bytes a .npz file may have")
+        try:
+            with zipfile.ZipFile(fh) as z:
+                members = {info.filename[:-4]: info for info in z.infolist()
+                           if info.filename.endswith(".npy")}
+                if keys is not None:
+                    members = {k: members[k] for k in keys if k in members}
+                total = sum(info.file_size for info in members.values())
+                if total > limit:
+                    held = "its arrays hold" if keys is None else f"{', '.join(members)}:"
+                    raise _Refused(f"{path}: {held} {total} bytes, more than the {limit} "
+                                   f"allowed")
+                for name, info in members.items():
+                    header(name, info, z)
+                arrays = {}
+                for name, info in members.items():
+                    with z.open(info) as f:
+                        arrays[name] = fmt.read_array(f, allow_pickle=False)
+                return arrays
+        except _Refused:
+            raise
+        except (OSError, EOFError, ValueError, RuntimeError, SyntaxError, RecursionError,
+                zipfile.BadZipFile, zlib.error, NotImplementedError) as e:
+            raise ValueError(f"{path}: not {what}: {' '.join(str(e).split())[:200]}") from None
+
+
+class _Refused(ValueError):
+    """A file refused by `read_npz` with its own message (not wrapped again)."""
 
 
 # ------------------------------------------------------------------------------ writing
@@ -308,11 +387,6 @@ def read_npz(path: str | Path, limit: int | None = None, what: str = "a .npz fil
 MARKER = ".playstyles.json"
 """The marker of a command's output folder: JSON, {"command": NAME, "format": MARKER_FORMAT}."""
 MARKER_FORMAT = 1
-
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"))
-
 
 def _not_regular(path: Path) -> str | None:
     """What `path` is when it exists and is not a regular file (None: absent or regular).
@@ -403,7 +477,7 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
 
     Raises:
         ValueError: `path` is not a regular file.
-        OSError: the write failed (the message is the system's).
+        OSError: the write failed (the system's message, naming `path`).
     """
     path = Path(path)
     _refuse_special(path)
@@ -420,11 +494,14 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.errno is not None \
+                and (e.filename is None or str(e.filename) == str(tmp)):
+            raise OSError(e.errno, e.strerror, str(path)) from None  # (a full disk: the file)
         raise
     return path
 
@@ -661,22 +738,16 @@ def save_npz(path: str | Path, **arrays: Any) -> Path:
 
 def npz_json(path: str | Path, key: str) -> Any:
     """The JSON text stored as the array `key` of an ``.npz`` file, parsed (None: not an npz
-    file, no such array, not JSON): how the commands recognize the npz files they wrote.
-    Nothing is unpickled.
+    file, no such array, not JSON, or more than `MAX_JSON_BYTES`): how the commands recognize
+    the npz files they wrote. It is read with `read_npz` and `load_json`, so nothing is
+    unpickled and nothing large is inflated or parsed.
 
     Args:
         path: the file.
         key: the array holding the JSON text (a model's `metadata`, samples' `meta`).
     """
-    import zipfile
-
-    import numpy as np
-
     try:
-        with zipfile.ZipFile(path) as z:  # a member that would expand too far is not read
-            if z.getinfo(f"{key}.npy").file_size > MAX_JSON_BYTES:
-                return None
-        with np.load(path, allow_pickle=False) as data:
-            return json.loads(str(data[key]))
-    except Exception:  # noqa: BLE001 - any file that is no such npz
+        text = read_npz(path, MAX_JSON_BYTES, keys=[key])[key]
+        return load_json(str(text), str(path))
+    except (ValueError, KeyError):  # any file that is no such npz
         return None

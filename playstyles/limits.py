@@ -111,6 +111,10 @@ MAX_NAME = 200
 bytes), a preset's name, an agent's label (a column of every table, a line of every
 chart)."""
 
+MAX_DELAY = 3600.0
+"""Seconds `play --watch --delay` waits after each round's board (an hour is a pause; a
+larger number overflowed the clock)."""
+
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a Ray cluster's address to answer before joining it."""
 
@@ -159,6 +163,7 @@ def check_planned(total: int, what: str) -> int:
 
 
 MAX_NPZ_BYTES = 2 * 2**30
-"""The most a `.npz` file (a model, saved samples) may hold once its arrays are read: checked
-from the zip's directory before anything is decompressed (a learned model of the largest
-network allowed, 16 layers of 4,096 units in float32, holds about 1 GiB)."""
+"""The most a `.npz` file (a model, saved samples) may hold once its arrays are read, and the
+largest such file: checked from the file's size and the zip's directory before anything is
+decompressed (a learned model of the largest network allowed, 16 layers of 4,096 units in
+float32, holds about 1 GiB)."""

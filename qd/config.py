@@ -448,8 +448,8 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     game = data["game"]
     try:
         g = get_game(game)
-    except ValueError as e:
-        raise _err(source, "game", str(e)) from None
+    except ValueError as e:  # (it names the field: "game: unknown game ...")
+        raise ConfigError(f"{source}: {e}") from None
     options = dict(_mapping(data.get("options"), source, "options"))
     try:
         check_game_options(g, options)

@@ -13,18 +13,23 @@ When a feature is undefined in every game of a genome, its archive coordinate is
 Features belong to a game: a game's plug-in registers its own (Tribes: attacks, research
 slope, ...) with the words that describe a low, middle and high value (they name exported
 styles); `game="*"` registers a feature every game has (game length, round of victory).
-Adding a feature is one function and one `register` call.
+Adding a feature is one function and one `register` call. `playstyles check` runs a game's
+features on random games (`check_features`, added to `play.check.run_checks`).
 """
 
 from __future__ import annotations
 
 import math
+import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from games.registry import Registry, get_game
+from play.check import Check, register_check
+from play.runner import AgentSpec, GameRecord, GameSpec, run_game
+from playstyles.limits import short
 
 
 @dataclass
@@ -282,3 +287,114 @@ def mean_spread(values: np.ndarray) -> tuple[float, float]:
 def measure(feature: Feature, mean: float) -> float:
     """The archive coordinate of a feature mean (its `missing` value when undefined)."""
     return feature.missing_value() if math.isnan(mean) else float(mean)
+
+
+# ------------------------------------------------------------------------------ the check
+
+MIN_VARIED = 5
+"""`check_features`: the games over which a feature that gives the same number in every one
+fails (over fewer, it is a note)."""
+
+
+def _random_games(game: str, games: int, options: dict[str, Any]) -> list[GameRecord]:
+    """Game k: random players on the game's default level k (in turn), seeded k, as the game
+    check plays them (`games.conformance.check_game`)."""
+    g = get_game(game)
+    levels = g.level_set(g.default_levels)
+    records = []
+    for k in range(games):
+        level = levels[k % len(levels)]
+        n = g.new_state(level, k, **options).num_players
+        records.append(run_game(GameSpec(game, level, k, (AgentSpec.of("random"),) * n,
+                                         tuple(range(k * n, k * n + n)),
+                                         tuple(sorted(options.items())))))
+    return records
+
+
+def _where(rec: GameRecord, player: int) -> str:
+    return f"seed {rec.spec.seed} (level {short(rec.spec.level)}, seat {player})"
+
+
+def check_features(game: str, games: int = 10, options: dict[str, Any] | None = None
+                   ) -> Check:
+    """A game's behaviour features on `games` random games (random players on the game's
+    default levels in turn, game k seeded k), from every seat, as `evolve` computes them.
+
+    A feature fails, naming it and a game seed, when it raises or returns what is not a
+    number (or an infinity); when it is undefined (NaN) in every game from every seat (each
+    elite would sit at its `missing` value with an empty mean); when every value lies outside
+    its range (its grid axis would separate nothing); or when it gives the same number in
+    every game from every seat, over at least `MIN_VARIED` games (a misspelled event name
+    counts 0 in every game). Notes: the same number over fewer games, and values outside
+    the range in some games (the archive puts them in its edge cells). The features every
+    game has (`rounds`, `win_round`) are checked alike, with notes only: the plug-in does not
+    write them, and random games may all reach the round limit, or never be won.
+
+    Args:
+        game: the registered game.
+        games: random games to measure.
+        options: game options.
+    """
+    out = Check("features")
+    features = features_of(game)
+    records = _random_games(game, games, dict(options or {}))
+    views = [(rec, p, PlayerGame.from_record(rec, p)) for rec in records
+             for p in range(len(rec.spec.agents))]
+    for name, f in features.items():
+        shared = name in FEATURES and FEATURES[name] is f
+        failures, notes = _feature_problems(f, views, len(records), shared)
+        (out.notes if shared else out.failures).extend(f"feature {name}: {x}" for x in failures)
+        out.notes.extend(f"feature {name}: {x}" for x in notes)
+    out.done = f"{len(features)} features on {len(records)} random games"
+    return out
+
+
+def _feature_problems(f: Feature, views: list[tuple[GameRecord, int, PlayerGame]],
+                      games: int, shared: bool) -> tuple[list[str], list[str]]:
+    """A feature's failures and notes on the games' views (`shared`: a feature of every
+    game, whose failures the caller makes notes)."""
+    values = []
+    for rec, p, view in views:
+        try:
+            v = f.fn(view)
+        except Exception as e:  # noqa: BLE001 - the plug-in's error is the finding
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip()
+            return [f"raised {type(e).__name__}: {e} at {_where(rec, p)}\n{tb}"], []
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            return [f"returned {short(v)}, not a number, at {_where(rec, p)}"], []
+        v = float(v)
+        if math.isinf(v):
+            return [f"returned {v} at {_where(rec, p)}"], []
+        values.append(v)
+    seeds = f"seeds {views[0][0].spec.seed} to {views[-1][0].spec.seed}" if views else "no game"
+    defined = [(v, rec, p) for v, (rec, p, _) in zip(values, views) if not math.isnan(v)]
+    if not defined:
+        return [f"undefined (NaN) in every game from every seat ({seeds}): each elite would "
+                f"sit at its missing value ({f.missing}) with an empty mean"
+                + (" (a feature of every game: random games may go unwon)" if shared else "")
+                ], []
+    failures, notes = [], []
+    outside = [(v, rec, p) for v, rec, p in defined if not f.lo <= v <= f.hi]
+    if outside:
+        v, rec, p = max(outside, key=lambda x: max(f.lo - x[0], x[0] - f.hi))
+        text = (f"{len(outside)} of {len(defined)} values outside its range [{f.lo:g}, "
+                f"{f.hi:g}], e.g. {v:g} at {_where(rec, p)}")
+        if len(outside) == len(defined):
+            failures.append(f"{text}: every value is, so its grid axis separates nothing")
+        else:
+            notes.append(f"{text} (the archive puts them in its edge cells)")
+    if len(defined) == len(values) and len({v for v, _, _ in defined}) == 1:
+        text = f"{defined[0][0]:g} in every game from every seat ({seeds})"
+        if shared:
+            notes.append(f"{text} (a feature of every game: random games may all reach the "
+                         f"round limit)")
+        elif games >= MIN_VARIED:
+            failures.append(f"{text}: it separates no play-style (an event the game never "
+                            f"logs counts 0 in every game)")
+        else:
+            notes.append(f"{text}, over {games} games only (with {MIN_VARIED} or more it "
+                         f"fails)")
+    return failures, notes
+
+
+register_check("features", check_features)

@@ -36,7 +36,7 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -445,9 +445,14 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              workers: int | None = None, address: str | None = None,
              show_progress: bool = True, resume: bool = False,
              control: bool = True, null: bool = False, delta: float = DELTA,
-             margin: float = MARGIN) -> ValidationResult:
+             margin: float = MARGIN,
+             chart: Callable[[Path], Path] | None = None) -> ValidationResult:
     """Replay the run's elites on held-out levels and write Table II and its summary into the
     run directory (`plots.validation` draws its chart).
+
+    The journal of the games played is removed only once every output is written, the chart
+    included: a write that fails (a full disk) leaves it, and `resume` then plays no game
+    again and writes every output anew.
 
     Args:
         run_dir: the run directory.
@@ -467,9 +472,13 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         delta: the minimum effect two styles differ by, in per-game standard deviations.
         margin: the non-inferiority margin: points of win rate, or in a one-player game a
             fraction of the control's mean score.
+        chart: draws the chart of the written tables into the run directory and returns its
+            file (the command line passes `plots.validation.draw_validation`'s; None: no
+            chart).
 
     Raises:
         play.journal.Interrupted: on Ctrl-C, once the finished games are kept.
+        OSError: an output could not be written, naming it; the games stay in the journal.
     """
 
     run = RunFiles(run_dir).check(ELITES, METRICS)  # what it reads, before it writes
@@ -496,10 +505,18 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
                                                       margin)
         files = [run.path(VALIDATION), run.path(VALIDATION_GAMES), run.path(VALIDATION_SUMMARY),
                  run.path(VALIDATION_TABLE)]
-        atomic_write(files[0], table.to_csv(index=False))
-        atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
-        atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
-        atomic_write(files[3], table_two_markdown(table, summary["features"], summary))
+        try:
+            atomic_write(files[0], table.to_csv(index=False))
+            atomic_write(files[1], pd.DataFrame(game_rows).to_csv(index=False))
+            atomic_write(files[2], json.dumps(summary, indent=2) + "\n")
+            atomic_write(files[3], table_two_markdown(table, summary["features"], summary))
+            if chart is not None:
+                files.append(chart(run_dir))
+        except OSError as e:
+            raise OSError(e.errno, f"{e.filename or run_dir}: cannot write: "
+                                   f"{e.strerror or e}; the {len(records)} games played are "
+                                   f"kept in {VALIDATION_JOURNAL}: continue with playstyles "
+                                   f"validate --resume") from None
     journal.finish()
     return ValidationResult(run_dir, table, summary, files)
 

@@ -281,6 +281,56 @@ def test_models(tmp_path, data):
     assert error is None or (tmp_path / "m.npz").name in error, error  # naming it
 
 
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=4),
+    max_leaves=12)
+HOSTILE = st.sampled_from(["[" * 100_000 + "]" * 100_000, "9" * 100_000, '"' + "x" * 2**20 + '"',
+                           "{" * 70 + "}" * 70, "", "NaN", "[1, 2", "\ud800"])
+
+
+def test_model_metadata(tmp_path):
+    """A model whose metadata text is damaged, replaced, or has one field (a nested one too)
+    set to any JSON value: the model, or one error naming the file (`read_or_refuse`)."""
+    import itertools
+    import json
+
+    import numpy as np
+
+    from agents.learned import load_model, model_path
+    with np.load(model_path("tribes", None)) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    good = str(arrays["metadata"])
+    names = itertools.count()
+
+    @FUZZ
+    @given(data=st.data())
+    def one(data):
+        how = data.draw(st.sampled_from(["damage", "replace", "field"]))
+        if how == "damage":
+            text = data.draw(damaged(good.encode())).decode("utf-8", "replace")
+        elif how == "replace":
+            text = data.draw(HOSTILE)
+        else:
+            meta = json.loads(good)
+            where = data.draw(st.sampled_from([(k,) for k in meta] + [
+                ("encoding", k) for k in meta["encoding"]] + [("layers", 1)]))
+            target = meta
+            for key in where[:-1]:
+                target = target[key]
+            target[where[-1]] = data.draw(JSON)
+            text = json.dumps(meta)
+        path = tmp_path / f"m{next(names)}.npz"  # a new name: no cached model is reused
+        np.savez(path, **{**arrays, "metadata": np.array(text)})
+        result, error = read_or_refuse(load_model, path, "tribes")
+        assert (result is None) != (error is None)  # read, or refused
+        assert error is None or (path.name in error and "\n" not in error
+                                 and len(error) < 400), error
+        path.unlink()
+    one()
+
+
 @pytest.mark.parametrize("name", ["elites.csv", "individuals.csv", "metrics.csv",
                                   "validation.csv", "validation_summary.json", "config.yaml"])
 def test_run_directory_files(tmp_path, nim_run, name, capsys):

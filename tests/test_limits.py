@@ -4,14 +4,19 @@ minutes of parsing or gigabytes of memory."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import socket
 import time
 import tracemalloc
+import zipfile
 from typing import Any, Callable
 
+import numpy as np
 import pytest
 
+from agents.learned import load_model, model_path
 from games.api import check_game_options
 from games.recording import FORMAT as RECORD_FORMAT
 from games.registry import get_game
@@ -21,7 +26,7 @@ from play.presets import VERSION as PRESET_VERSION
 from play.tournament import config_from_dict as tournament_config
 from playstyles import limits as L
 from playstyles.cli import main
-from playstyles.files import read_json, read_yaml
+from playstyles.files import read_json, read_npz, read_yaml
 from qd.config import ConfigError, config_from_dict, load_config
 
 SECONDS = 5.0
@@ -111,6 +116,18 @@ def test_a_config_larger_than_the_cap_is_refused_before_it_is_read(tmp_path):
         fh.truncate(50 * L.MIB)
     refused(lambda: load_config(path), f"{path}: {50 * L.MIB} bytes, more than the "
                                        f"{L.MAX_CONFIG_BYTES}", error=ConfigError)
+
+
+@pytest.mark.parametrize("command", ["evolve", "tournament", "probe", "train-evaluator"])
+def test_a_config_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path, capsys,
+                                                                        command):
+    """A FIFO is not waited on (nothing would ever write to it), nor a device read."""
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    for path, what in ((fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"),
+                       (tmp_path, "a directory")):
+        line = cli_refuses(capsys, command, path, "--quiet")
+        assert f"{path}: is {what}, not a regular file; it is not read" in line
 
 
 def test_a_list_just_under_the_cap_parses_quickly(tmp_path):
@@ -284,6 +301,111 @@ def test_a_run_name_with_a_newline_makes_nothing_and_forges_no_line(capsys, tmp_
     assert "name: a control character (U+000A)" in line and "\\n" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.yaml", stem.name])
 
+# ------------------------------------------------------------------------------ models
+
+def _default_model() -> dict[str, Any]:
+    with np.load(model_path("tribes", None)) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _model_with(path, arrays: dict[str, Any], **meta: Any):
+    """The shipped Tribes model saved to `path` with `meta` over its metadata (or, given
+    `text`, that text as its metadata)."""
+    text = meta.pop("text", None)
+    if text is None:
+        text = json.dumps({**json.loads(str(arrays["metadata"])), **meta})
+    np.savez(path, **{**arrays, "metadata": np.array(text)})
+    return path
+
+
+@pytest.mark.parametrize("meta, needle", [
+    ({"text": "[" * 100_000 + "]" * 100_000}, f"metadata: nested more than {L.MAX_NESTING} deep"),
+    ({"text": '{"format": ' + "9" * 100_000 + "}"}, "metadata: not valid JSON: Exceeds the limit"),
+    ({"text": "[1, 2"}, "metadata: not valid JSON: line 1"),
+    ({"text": json.dumps("x" * 3 * 2**20)}, f"metadata: {12 * 2**20 + 136} bytes, more than"),
+    ({"format": "x" * 2**20}, "format: expected 'playstyles-learned-evaluator', got 'xxx"),
+    ({"format_version": True}, "format_version: True"),
+    ({"format_version": 10 ** 50}, "format_version: 1000"),
+    ({"game": ["tribes"]}, "game: ['tribes'] is not a game name"),
+    ({"encoding": []}, "encoding: []; expected a name"),
+    ({"encoding": {"name": "counts", "version": "1", "length": 2899}}, "encoding: {"),
+    ({"layers": "abc"}, "layers: 'abc'; expected 2 to"),
+    ({"layers": [2899, "x", 1]}, "layers: [2899, 'x', 1]"),
+    ({"layers": [2899] + [64] * 200 + [1]}, "layers: [2899, 64, 64"),
+    ({"layers": [2899, 10 ** 6, 1]}, f"hidden layers of at most {L.MAX_LAYER_SIZE} units"),
+    ({"layers": [2899, 64, 64, 2]}, "and one output"),
+    ({"layers": [77, 64, 64, 1]}, "layers: [77, 64, 64, 1] take 77 inputs"),
+    ({"activation": {"relu": 1}}, "activation: {'relu': 1} is not one of"),
+    ({"game": "tribolo"}, "game: the model is for 'tribolo', not 'tribes'"),
+])
+def test_a_model_with_bad_metadata_is_one_line_naming_the_file_and_field(tmp_path, meta, needle):
+    path = _model_with(tmp_path / "bad.npz", _default_model(), **meta)
+    message = refused(lambda: load_model(path, "tribes"), f"{path}: ", needle)
+    assert len(message) < 400, message
+
+
+@pytest.fixture(scope="module")
+def declared_bomb(tmp_path_factory):
+    """The shipped model with a W0 of 640 MB (zeros compress to a file of a few MB)."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.npz"
+    shape = (2899, 55_000)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, array in _default_model().items():
+            if name != "W0":
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, array)
+                z.writestr(f"{name}.npy", buffer.getvalue())
+        with z.open("W0.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": "<f4", "fortran_order": False, "shape": shape})
+            chunk, left = bytes(2**24), shape[0] * shape[1] * 4
+            while left > 0:
+                f.write(chunk[:left])
+                left -= len(chunk)
+    return path
+
+
+def test_an_array_declared_larger_than_the_layers_is_refused_before_it_is_inflated(
+        declared_bomb, capsys):
+    assert declared_bomb.stat().st_size < 16 * L.MIB
+    refused(lambda: load_model(declared_bomb, "tribes"),
+            f"{declared_bomb}: W0: shape (2899, 55000); layers [2899, 64, 64, 1] make it")
+    line = cli_refuses(capsys, "play", "--game", "tribes", "--p1",
+                       f"mcts:evaluator=learned:{declared_bomb},budget=5", "--p2", "random")
+    assert f"{declared_bomb}: W0: shape (2899, 55000)" in line
+
+
+def test_an_array_header_that_declares_more_than_its_member_holds_is_refused(tmp_path):
+    path = tmp_path / "liar.npz"
+    header = io.BytesIO()
+    np.lib.format.write_array_header_2_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (2**28,)})
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("w.npy", header.getvalue() + bytes(64))
+    refused(lambda: read_npz(path), f"{path}: w: its header declares the shape (268435456,)")
+
+
+def test_saved_samples_with_deep_or_foreign_metadata_are_one_line(tmp_path):
+    from play.selfplay import Samples
+    path = tmp_path / "samples.npz"
+    for meta, needle in (("[" * 100_000 + "]" * 100_000, "meta: nested more than"),
+                         ("[1, 2]", "fingerprint: these samples come from other games")):
+        np.savez(path, meta=np.array(meta))
+        refused(lambda: Samples.load(path, "f"), f"{path}: {needle}")
+    np.savez(path, other=np.zeros(2))
+    refused(lambda: Samples.load(path, "f"), f"{path}: not a samples file: 'meta' missing")
+
+
+def test_a_model_path_that_is_no_regular_file_is_refused_without_reading(tmp_path, capsys):
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)
+    for path, what in (("/dev/zero", "a character device"), (fifo, "a FIFO (named pipe)"),
+                       (tmp_path, "a directory")):
+        refused(lambda: load_model(path, "tribes"), f"{path}: is {what}, not a regular file")
+    line = cli_refuses(capsys, "play", "--game", "tribes", "--p1",
+                       "mcts:evaluator=learned:/dev/zero,budget=5", "--p2", "random")
+    assert "/dev/zero: is a character device" in line
+
 
 # ------------------------------------------------------------------------------ counts
 
@@ -334,6 +456,10 @@ def test_tournament_config_counts_are_bounded(patch, needle):
     (["ladder", "p.json", "--games", "1000000000"], "--games: must be at most"),
     (["evolve", "c.yaml", "--workers", "1000000"], "--workers: must be at most"),
     (["levels", "show", "--seed", "1", "--size", "1000000"], "--size: must be at most"),
+    (["play", "--watch", "--delay", "1e300"], "--delay: must be from 0 to 3600 seconds, got "
+                                              "1e300"),
+    (["play", "--watch", "--delay", "nan"], "--delay: must be from 0 to 3600 seconds"),
+    (["validate", "run", "--delta", "20"], "argument --delta: must be from 0 to 10, got 20"),
 ])
 def test_every_cli_count_is_bounded(capsys, argv, needle):
     assert needle in cli_refuses(capsys, *argv)
@@ -447,6 +573,38 @@ def test_config_options_are_checked(tmp_path):
     refused(lambda: tournament_config({"game": "tribes", "agents": ["random", "random:label=b"],
                                        "options": {"foo": 1}}, source="t.yaml"),
             "t.yaml: options.foo: unknown game option")
+
+
+def test_an_unknown_tribe_or_game_names_the_file_once(capsys, tmp_path):
+    """The tribe names are checked with the options (not later, when a level is made, where
+    the file is no longer known), and the game's message is not prefixed twice."""
+    run = tmp_path / "run.yaml"
+    run.write_text("game: tribes\nlevels: {set: 'range:1-4', train: 2}\nagent: {name: pmcts_pu, "
+                   "budget: 5}\noptions: {tribes: [xeno, imperius]}\nevaluations: 4\n")
+    tour = tmp_path / "tour.yaml"
+    tour.write_text("game: tribes\nagents: [random, 'random:label=b']\n"
+                    "options: {tribes: [imperius, Imperius]}\n")
+    preset = tmp_path / "presets.json"
+    preset.write_text(json.dumps({"format": PRESET_FORMAT, "version": PRESET_VERSION,
+                                  "game": "tribes", "options": {"tribes": ["xeno", "bardur"]},
+                                  "presets": [{"name": "a", "agent": "random", "params": {}}]}))
+    for argv, needle in (
+            (["evolve", run, "--out", tmp_path / "r", "--quiet"],
+             f"{run}: options.tribes: unknown tribe 'xeno'; known: XIN_XI"),
+            (["tournament", tour, "--out", tmp_path / "t", "--quiet"],
+             f"{tour}: options.tribes: each tribe may appear once"),
+            (["ladder", preset, "--out", tmp_path / "l", "--quiet"],
+             f"{preset}: options.tribes: unknown tribe 'xeno'"),
+            (["play", "--option", "tribes=[xeno, bardur]"], "--option tribes: unknown tribe")):
+        assert needle in cli_refuses(capsys, *argv)
+    for command, text in (("evolve", "game: othello\n"),
+                          ("tournament", "game: Tribes\nagents: [random, 'random:label=b']\n")):
+        run.write_text(text)
+        line = cli_refuses(capsys, command, run, "--quiet")
+        assert f"{run}: game: unknown game" in line and "game: game" not in line, line
+    preset.write_text(preset.read_text().replace('"tribes"', '"othello"', 1))
+    line = cli_refuses(capsys, "ladder", preset, "--quiet")
+    assert f"{preset}: game: unknown game 'othello'" in line and "game: game" not in line
 
 
 def test_a_preset_with_a_bad_option_is_one_error(capsys, tmp_path):

@@ -12,7 +12,7 @@ from games.tribes.level import Level, load_level, tribe_key
 from games.tribes.level_sets import LEVEL_SETS
 from games.tribes.levelgen import generate_level
 from games.tribes.state import TribesOptions, TribesState, new_game
-from playstyles.limits import MAX_BOARD, MAX_ROUNDS
+from playstyles.limits import MAX_BOARD, MAX_ROUNDS, short
 
 DEFAULT_TRIBES = ("XIN_XI", "IMPERIUS")
 
@@ -21,6 +21,13 @@ MIN_SIZE = 5
 
 SNAPSHOT_EVENTS = ("techs", "tiles", "cities", "production", "score", "stars")
 """Events the engine logs at the end of each of a player's turns (a state, not a count)."""
+
+
+def check_tribes(tribes: Any) -> None:
+    """The `tribes` option's names: each a known tribe (any case, `tribe_key`), none twice."""
+    keys = [tribe_key(t) for t in tribes]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"each tribe may appear once, got {short(list(tribes))}")
 
 
 class TribesGame(BaseGame):
@@ -42,7 +49,8 @@ class TribesGame(BaseGame):
                    "reference_bugs": "reproduce the reference engine's bugs"}
     option_specs = {"mode": OptionSpec(str, choices=(K.CAPITALS, K.SCORE), none=False),
                     "max_rounds": OptionSpec(int, lo=0, hi=MAX_ROUNDS - 1),
-                    "tribes": OptionSpec(list, items=(2, 4), none=False),
+                    "tribes": OptionSpec(list, items=(2, 4), none=False,
+                                         check_value=check_tribes),
                     "size": OptionSpec(int, lo=MIN_SIZE, hi=MAX_BOARD),
                     "reference_bugs": OptionSpec(bool, none=False)}
     """Bounds checked before a game starts (`games.api.check_game_options`)."""

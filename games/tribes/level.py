@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from playstyles.files import atomic_write, read_text
-from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES
+from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES, short
 
 __all__ = [
     "TRIBE_KEYS",
@@ -57,14 +57,14 @@ def tribe_key(tribe: str | int) -> int:
     """Normalise a tribe given by name (case-insensitive) or key to its key."""
     if not isinstance(tribe, str):
         if isinstance(tribe, bool):
-            raise ValueError(f"not a tribe: {tribe!r}")
+            raise ValueError(f"not a tribe: {short(tribe)}")
         k = operator.index(tribe)  # ints, numpy ints
         if 0 <= k < len(TRIBE_NAMES):
             return k
         raise ValueError(f"tribe key {k} out of range 0..{len(TRIBE_NAMES) - 1}")
     key = TRIBE_KEYS.get(tribe.strip().upper().replace("-", "_"))
     if key is None:
-        raise ValueError(f"unknown tribe {tribe!r}; known: {', '.join(TRIBE_NAMES)}")
+        raise ValueError(f"unknown tribe {short(tribe)}; known: {', '.join(TRIBE_NAMES)}")
     return key
 
 

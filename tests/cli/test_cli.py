@@ -59,7 +59,7 @@ def test_counts_are_checked_by_the_parser(capsys):
     for argv, message in ((["play", "--rounds", "0"], "--rounds: must be >= 1, got 0"),
                           (["tournament", "--reps", "0"], "--reps: must be >= 1, got 0"),
                           (["tournament", "--budget", "0"], "--budget: must be >= 1, got 0"),
-                          (["play", "--delay", "-1"], "--delay: must be a number of seconds"),
+                          (["play", "--delay", "-1"], "--delay: must be from 0 to 3600 seconds, got -1"),
                           (["evolve", "x.yaml", "--workers", "two"],
                            "--workers: a whole number expected, got 'two'")):
         code, _, err = run(capsys, *argv)

@@ -124,5 +124,5 @@ def test_an_unreadable_or_broken_config_yaml_is_one_clear_error(tmp_path):
         RunFiles(d).config
     (d / "config.yaml").unlink()
     (d / "config.yaml").mkdir()  # exists, but cannot be read as a file
-    with pytest.raises(ValueError, match=r"config\.yaml: cannot read"):
+    with pytest.raises(ValueError, match=r"config\.yaml: is a directory, not a regular file"):
         RunFiles(d).config

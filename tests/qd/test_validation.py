@@ -165,6 +165,41 @@ def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
     assert set(pd.read_csv(d / "validation_games.csv")["level"]) == {21, 22}
 
 
+def test_a_full_disk_at_the_chart_keeps_the_journal_and_resume_finishes(
+        tmp_path_factory, tmp_path, capsys, monkeypatch):
+    """validation.png fails to write (no space left): the error names it, the games stay in
+    the journal, and `validate --resume` plays none again and writes every output."""
+    import errno
+    import os
+
+    d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
+    argv = ["validate", str(d), "--games", "2", "--workers", "0", "--quiet"]
+    write = os.write
+
+    def full_disk(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("validation.png.tmp"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{d / 'validation.png'}: cannot write: No space left on device" in err, err
+    assert "validate --resume" in err and "Traceback" not in err
+    assert (d / "validation.journal").exists() and not (d / "validation.png").exists()
+    assert not list(d.glob("*.tmp"))
+    table = (d / "validation.csv").read_bytes()
+    monkeypatch.setattr(os, "write", write)
+    played = []
+    monkeypatch.setattr("qd.validation.GameJournal.add",
+                        lambda self, i, rec: played.append(i))
+    assert main([*argv, "--resume"]) == 0
+    assert played == []  # every game came from the journal
+    assert (d / "validation.png").stat().st_size > 0
+    assert (d / "validation.csv").read_bytes() == table
+    assert not (d / "validation.journal").exists()
+
+
 @pytest.mark.slow
 def test_same_results_on_ray(validated, tmp_path):
     """Seeds come from the run seed and the game's place: Ray workers change nothing."""
