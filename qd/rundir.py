@@ -1443,14 +1443,15 @@ _SUMMARY_WHOLE = (
 _SUMMARY_SHARES = (
     "same_cell_share", "neighbour_share", "mean_win_rate_evolved", "mean_win_rate_validated",
     "mean_abs_gap.win_rate", "styles.alpha", "styles.margin", "styles.ties.share.*",
-    "styles.non_inferiority.*.margin", "styles.non_inferiority.*.power",
-    "styles.identification.accuracy", "styles.identification.chance",
+    "styles.non_inferiority.*.power", "styles.identification.accuracy", "styles.identification.chance",
     "styles.identification.per_style.*", "control.win_rate", "control.win_rate_ci.*",
     "corrected.coverage", "corrected.coverage_evolved", "by_level_group.*.mean_win_rate",
     "by_level_group.*.mean_abs_gap_win_rate")
 """... a number in [0, 1]."""
-_SUMMARY_POSITIVE = ("styles.delta", "styles.sd.*", "mean_abs_gap.*")
-"""... a number >= 0."""
+_SUMMARY_POSITIVE = ("styles.delta", "styles.sd.*", "mean_abs_gap.*",
+                     "styles.non_inferiority.*.margin")
+"""... a number >= 0 (a style's margin is in the units of its quality: a share of first
+place, or in a one-player game a score)."""
 _SUMMARY_SIGNED = (
     "styles.non_inferiority.*.difference", "styles.non_inferiority.*.lower",
     "control.mean_score", "control.mean_score_ci.*", "control.features.*.mean",

@@ -269,7 +269,7 @@ def test_a_failed_table_append_leaves_no_torn_row(tmp_path, monkeypatch):
     run_mod._append_csv(path, pd.DataFrame({"batch": [0], "x": [1.5]}))
     before = path.read_bytes()
 
-    real_open = open
+    real_open = run_mod.open_own
 
     class Torn:  # a disk that fills up after part of the row is written
         def __init__(self, fh):
@@ -286,10 +286,10 @@ def test_a_failed_table_append_leaves_no_torn_row(tmp_path, monkeypatch):
             self.fh.flush()
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    def torn_open(path, mode="r", *args, **kw):
+    def torn_open(path, mode="ab", *args, **kw):
         fh = real_open(path, mode, *args, **kw)
         return Torn(fh) if "a" in mode else fh
-    monkeypatch.setattr(run_mod, "open", torn_open, raising=False)
+    monkeypatch.setattr(run_mod, "open_own", torn_open)
     with pytest.raises(run_mod._WriteFailed, match="t.csv: No space left on device"):
         run_mod._append_csv(path, pd.DataFrame({"batch": [1], "x": [2.5]}))
     assert path.read_bytes() == before
