@@ -12,6 +12,8 @@ class Agent(Protocol):
 
     `act` receives the real state (agents copy it before searching) and may be given a
     forward-model budget; an agent constructed with the same seed makes the same decisions.
+    Search agents also take `ms`, a time per move (`agents.search.Budget`), which makes
+    their decisions depend on the machine's speed.
     """
 
     name: str

@@ -6,6 +6,13 @@ The budget is counted in forward-model calls: one `apply` on a search copy is on
 applies actions only through `Budget.apply`, which refuses to go past the limit, so no agent
 can overspend whatever its control flow.
 
+A budget may also have a time limit (`act(state, ms=...)`): the clock is read where the search
+asks the budget (`exhausted`, `apply`), and the first reading past the deadline closes the
+budget at the calls spent so far, exactly as if the call limit had been that number. Every
+search loop already stops on a spent call budget, so each stops on time the same way, in the
+thread that searches; without a time limit the clock is never read and the search is the
+same as before, call for call.
+
 Hooks are looked up by game name, so this module never imports a game: a game without hooks
 still works, it only loses the optional refinements (root grouping, excluded random actions,
 buffer reuse within a turn).
@@ -20,6 +27,7 @@ from __future__ import annotations
 import gc
 import math
 import numbers
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator, Mapping
 
@@ -28,7 +36,7 @@ import numpy as np
 from agents.evaluators import check_evaluator, deciding, make_evaluator
 from games.api import Action, GameState, is_pass
 from games.registry import Registry, get_game
-from playstyles.limits import MAX_BUDGET, short
+from playstyles.limits import MAX_BUDGET, MAX_MS, short
 
 DEFAULT_BUDGET = 2000
 """Forward-model calls per decision, as in the reference's tournament configuration."""
@@ -40,22 +48,53 @@ class BudgetExhausted(RuntimeError):
     """Raised by `Budget.apply`/`charge` when the decision's budget is spent."""
 
 
+def now() -> float:
+    """The clock a time limit is measured on (seconds, monotonic; tests replace it)."""
+    return time.perf_counter()
+
+
 class Budget:
-    """A forward-model budget for one decision: `apply` spends one call or refuses."""
+    """A forward-model budget for one decision: `apply` spends one call or refuses. With a
+    time limit, the budget closes at the first reading of the clock past the deadline."""
 
-    __slots__ = ("total", "used")
+    __slots__ = ("total", "used", "ms", "deadline", "clock", "timed_out")
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, ms: float | None = None,
+                 clock: Callable[[], float] | None = None, start: float | None = None) -> None:
+        """Args:
+            total: the most forward-model calls the decision may spend.
+            ms: the most milliseconds it may take (None: no time limit, the clock is never
+                read).
+            clock: seconds on a monotonic clock (default `now`).
+            start: when the decision began on `clock` (default: now).
+        """
         if total < 0:
             raise ValueError(f"budget: must be >= 0 forward-model calls, got {total}")
         self.total = int(total)
         self.used = 0
+        self.ms = None if ms is None else check_ms(ms)
+        self.clock = clock or now
+        self.timed_out = False
+        self.deadline = None
+        if self.ms is not None:
+            self.deadline = (self.clock() if start is None else start) + self.ms / 1000.0
+
+    def _late(self) -> bool:
+        """Whether the deadline has passed; if so the budget closes at the calls spent."""
+        if self.deadline is None or self.clock() < self.deadline:
+            return False
+        self.total = self.used
+        self.deadline = None
+        self.timed_out = True
+        return True
 
     def left(self) -> int:
         return self.total - self.used
 
     def exhausted(self) -> bool:
-        return self.used >= self.total
+        if self.used >= self.total:
+            return True
+        return self.deadline is not None and self._late()
 
     def charge(self, n: int = 1) -> None:
         """Spend `n` calls without applying anything (for reference-style accounting)."""
@@ -64,9 +103,13 @@ class Budget:
         self.used += n
 
     def apply(self, state: GameState, action: Action) -> None:
-        """Apply `action` to a search copy, spending one forward-model call."""
+        """Apply `action` to a search copy, spending one forward-model call. Past the
+        deadline, this call is the last one: the budget closes after it (a search that asked
+        `exhausted` before it is never refused mid-step)."""
         if self.used >= self.total:
             raise BudgetExhausted(f"budget of {self.total} forward-model calls spent")
+        if self.deadline is not None and self._late():
+            self.total = self.used + 1
         self.used += 1
         state.apply(action)
 
@@ -84,6 +127,12 @@ class Share(Budget):
         """
         super().__init__(max(0, min(int(calls), parent.left())))
         self.parent = parent
+
+    def left(self) -> int:
+        return min(self.total - self.used, self.parent.left())
+
+    def exhausted(self) -> bool:
+        return self.used >= self.total or self.parent.exhausted()
 
     def charge(self, n: int = 1) -> None:
         if self.used + n > self.total:
@@ -149,9 +198,31 @@ def check_budget(budget: Any) -> int:
     return int(budget)
 
 
-def resolve_budget(default: int, override: int | None) -> Budget:
-    """The budget of one decision: the agent's default unless `act` was given one."""
-    return Budget(default if override is None else check_budget(override))
+def check_ms(ms: Any) -> float:
+    """A time limit as given: milliseconds per decision, a number > 0 and at most `MAX_MS`.
+
+    Args:
+        ms: the time limit as given.
+    """
+    if isinstance(ms, bool) or not isinstance(ms, numbers.Real) or not math.isfinite(ms) \
+            or not 0 < ms <= MAX_MS:
+        raise ValueError(f"ms: a time per decision in milliseconds, > 0 and at most {MAX_MS}, "
+                         f"expected, got {short(ms)}")
+    return float(ms)
+
+
+def resolve_budget(default: int, override: int | None, ms: float | None = None,
+                   start: float | None = None) -> Budget:
+    """The budget of one decision: the agent's default unless `act` was given one, with a
+    time limit when `ms` is given.
+
+    Args:
+        default: the agent's own calls per decision.
+        override: the calls `act` was given (None: the default).
+        ms: milliseconds the decision may take (None: no time limit).
+        start: when the decision began (`now()`; default: when the budget is made).
+    """
+    return Budget(default if override is None else check_budget(override), ms=ms, start=start)
 
 
 def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
@@ -307,16 +378,23 @@ class SearchAgent:
         if game != self._bound:
             self.bind(game)
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
+    def act(self, state: GameState, budget: int | None = None,
+            ms: float | None = None) -> Action:
         """The agent's action in `state`, searched with Python's garbage collector paused and
-        the evaluator told that a decision is under way (`agents.evaluators.deciding`).
+        the evaluator told that a decision is under way (`agents.evaluators.deciding`). The
+        budget it searched with, and the calls it spent (`last_budget.used`), stay readable
+        in `last_budget` until the next decision.
 
         Args:
             state: the position to decide in (not modified).
             budget: forward-model calls for this decision; None: the agent's default.
+            ms: the most milliseconds this decision may take, counted from this call (None:
+                no time limit). The search stops at the first check past it, spent calls
+                counted as ever, `last_budget.timed_out` set.
         """
+        start = now() if ms is not None else None
         self.prepare(state)
-        b = resolve_budget(self.default_budget(), budget)
+        b = resolve_budget(self.default_budget(), budget, ms=ms, start=start)
         self.last_budget = b
         with collector_paused(), deciding(self.evaluator_object):
             return self.decide(state, b)

@@ -50,6 +50,9 @@ a 3000x3000 board takes gigabytes)."""
 MAX_BUDGET = 1_000_000
 """Forward-model calls per decision (the paper's agents use 1000 to 10000)."""
 
+MAX_MS = 3_600_000
+"""Milliseconds per decision of a time limit (`act(state, ms=...)`): an hour."""
+
 MAX_AGENT_COUNT = MAX_BUDGET
 """A count among an agent's parameters (RHEA's population and length, HOP's samples and
 particles, HPS's moves): each costs at least one forward-model call, so none exceeds the

@@ -13,10 +13,11 @@ import sys
 
 import pytest
 
+import agents.search
 from agents.evaluators import TerminalAware, deciding, make_evaluator
 from agents.mcts import MCTSAgent, _Node
 from agents.registry import make_agent
-from agents.search import Budget, BudgetExhausted, hooks_for
+from agents.search import Budget, BudgetExhausted, Share, hooks_for
 from games.registry import get_game
 from games.tribes import constants as K
 from games.tribes.evaluators import TribesDiffHeuristic
@@ -143,6 +144,91 @@ def test_default_budget_is_2000_and_act_overrides_it():
     s = CountingState(new_state())
     agent.act(s, 40)
     assert s.counter.n == 40
+
+
+# ------------------------------------------------------------------------------ time limit
+class Ticks:
+    """A fake clock: the time is set by the test (seconds); readings are counted."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.t
+
+
+def test_a_time_limit_closes_the_budget_at_the_first_check_past_it():
+    clock = Ticks()
+    s = new_state()
+    b = Budget(100, ms=5, clock=clock)
+    c = s.copy()
+    b.apply(c, c.legal_actions()[0])
+    clock.t = 0.004
+    assert not b.exhausted() and b.left() == 99 and not b.timed_out
+    clock.t = 0.005
+    assert b.exhausted() and b.timed_out
+    assert (b.used, b.total, b.left()) == (1, 1, 0)  # closed at the calls spent
+    reads = clock.reads
+    with pytest.raises(BudgetExhausted):
+        b.apply(c, c.legal_actions()[0])
+    assert b.exhausted() and clock.reads == reads  # closed: the clock is not read again
+    # a call asked for past the deadline is the last one (a search that checked
+    # `exhausted` just before is not refused in the middle of its step)
+    clock.t = 0.0
+    b = Budget(100, ms=5, clock=clock)
+    share = Share(b, 50)
+    clock.t = 0.006
+    share.apply(c, c.legal_actions()[0])
+    assert (b.used, b.total, b.timed_out, share.used) == (1, 1, True, 1)
+    assert share.exhausted() and share.left() == 0
+    with pytest.raises(ValueError, match="ms: a time per decision in milliseconds"):
+        Budget(10, ms=0)
+
+
+def test_without_a_time_limit_the_clock_is_never_read(monkeypatch):
+    """The same search as ever, call for call: no clock in it."""
+    def no_clock():
+        raise AssertionError("the clock was read")
+    monkeypatch.setattr(agents.search, "now", no_clock)
+    for name in ("mcts", "pmcts_pu"):
+        s = CountingState(new_state())
+        agent = make_agent(name, game="tribes", seed=1, budget=40)
+        assert agent.act(s) in s.legal_actions()
+        assert agent.last_budget.used == s.counter.n == 40 and not agent.last_budget.timed_out
+
+
+TIMED = ["osla", "mc", "mcts", "rhea", "pmcts_pu", "turn_rollout", "hillclimb", "hps", "atree",
+         "hop"]
+
+
+@pytest.mark.parametrize("name", TIMED + ["tribolo_ai", "tribolo_maxn"])
+def test_every_search_stops_when_its_time_is_up(monkeypatch, name):
+    """A clock that advances one millisecond per forward-model call: with 5 ms and a budget
+    of 5000 calls, every search stops at the first check past the deadline, within one call
+    of it, and its budget counts every call it made."""
+    game = "tribolo" if name.startswith("tribolo") else "tribes"
+    inner = new_state() if game == "tribes" else get_game(game).new_state(1, 0)
+    s = CountingState(inner)
+    monkeypatch.setattr(agents.search, "now", lambda: s.counter.n / 1000.0)
+    agent = make_agent(name, game=game, seed=1, budget=5000)
+    a = agent.act(s, ms=5)
+    b = agent.last_budget
+    assert a in s.legal_actions()
+    assert b.timed_out and b.used == s.counter.n and 5 <= b.used <= 6
+    # the agent's own budget, a larger time: the calls stop it, as before
+    s.counter.n = 0
+    agent = make_agent(name, game=game, seed=1, budget=30)
+    agent.act(s, ms=1000)
+    assert agent.last_budget.used == s.counter.n <= 30 and not agent.last_budget.timed_out
+
+
+def test_a_bad_time_limit_is_refused_by_act():
+    agent = make_agent("mcts", game="tribes", seed=1, budget=10)
+    for bad in (0, -5, float("nan"), True, "100"):
+        with pytest.raises(ValueError, match="ms: a time per decision in milliseconds"):
+            agent.act(new_state(), ms=bad)
 
 
 # ------------------------------------------------------------------------------ reproducibility
