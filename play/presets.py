@@ -8,18 +8,23 @@ win rates and how many games they rest on). Presets are exported from a run dire
 preset without knowing anything about runs or archives.
 
     {"format": "playstyles-presets", "version": 1, "kind": "difficulty",
-     "game": "tribes", "options": {"max_rounds": 15}, "source": {...},
+     "game": "tribes", "options": {"max_rounds": 15},
+     "source": {"run": "quickstart", ..., "exported_by": {"playstyles": "0.1.0",
+                "commit": "9f3c...", "uncommitted_changes": false}},
      "presets": [{"name": "level 1 (easiest)", "agent": "pmcts_pu",
                   "params": {"budget": 100, "weights": {"ResearchFarms": 0.25, ...}, ...},
                   "description": "...", "evidence": {"cell": "0.4:0.2", ...}}, ...]}
 
 Loading checks the whole file and names the first bad field
-(`presets.json: presets[1].params.weights.SpawnRange: a weight in [0, 1] expected, got 2`).
-Every place that takes an agent spec also takes `preset:FILE#NAME` (see `resolve_spec`).
+(`presets.json: presets[1].params.weights.SpawnRange: a weight in [0, 1] expected, got 2`);
+a game, agent or script this code does not know, or a newer version of the format, is
+refused the same way. Every place that takes an agent spec also takes `preset:FILE#NAME`
+(see `resolve_spec`); a game's own loop calls `load_preset` (docs/presets.md).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import re
@@ -27,9 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from agents import search
 from agents.portfolio.portfolio import GENOME_RENAMED
+from agents.portfolio.script import SCRIPTS, scripts_of
 from agents.registry import agent_names, check_agent, make_agent_from
-from games.api import check_game_options
+from agents.search import Budget, check_budget, check_ms
+from games.api import Action, GameState, check_game_options
 from games.registry import get_game
 from play.journal import plain
 from play.runner import AgentSpec
@@ -39,6 +47,7 @@ from playstyles.schema import check_keys, check_name
 
 FORMAT = "playstyles-presets"
 VERSION = 1
+"""The schema version written; a file of a newer one is refused (upgrade playstyles)."""
 PREFIX = "preset:"
 
 TOP_KEYS = ("format", "version", "kind", "game", "options", "source", "presets")
@@ -48,6 +57,8 @@ EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
                  "features_ci95", "rating", "candidate", "budget", "budget_evolved",
                  "features_validated_ci95", "style", "evolved_from", "validated_from")
+EXPORTED_BY_KEYS = ("playstyles", "commit", "uncommitted_changes")
+"""`source.exported_by`: the code that wrote the file (`playstyles.version.provenance`)."""
 
 
 class PresetError(ValueError):
@@ -262,6 +273,8 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         for n, v in w.items():
             if not _is_number(v) or not 0.0 <= v <= 1.0:
                 raise _fail(where, f"{key}.weights.{n}", f"a weight in [0, 1] expected, got {short(v)}")
+    for k in ("weights", "opponent_weights"):
+        _check_scripts(params.get(k), game, where, f"{key}.{k}")
     if "game" in params and params["game"] != game:
         raise _fail(where, f"{key}.game", f"{short(params['game'])} differs from the file's game "
                                           f"{short(game)}")
@@ -269,6 +282,44 @@ def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> N
         make_agent_from(agent, {**params, "seed": 0}, game)
     except (ValueError, TypeError, KeyError) as e:
         raise _fail(where, key, f"the agent cannot be built: {e}") from None
+
+
+def _check_scripts(weights: Any, game: str, where: str, key: str) -> None:
+    """Weights by script name name scripts the game has: one error naming the first that
+    it does not (a preset from newer code, or from a plug-in not installed)."""
+    if not isinstance(weights, dict):
+        return
+    try:
+        known = list(scripts_of(game))
+    except ValueError:  # a game without scripts: building the agent says so
+        return
+    for n in weights:
+        if n not in known:
+            raise _fail(where, f"{key}.{short(n) if not isinstance(n, str) else n[:80]}",
+                        SCRIPTS.unknown(n, f" for game {game!r}", known))
+
+
+def _check_source(source: Any, where: str) -> None:
+    """The file's provenance: `source.run` text, `source.exported_by` the code that wrote
+    it (the rest of `source` is the exporter's own record, read by no one here)."""
+    if source is None:
+        return
+    if source.get("run") is not None and not isinstance(source["run"], str):
+        raise _fail(where, "source.run", f"text expected, got {short(source['run'])}")
+    by = source.get("exported_by")
+    if by is None:
+        return
+    if not isinstance(by, dict):
+        raise _fail(where, "source.exported_by", f"a mapping expected, got {short(by)}")
+    _keys(by, EXPORTED_BY_KEYS, where, "source.exported_by")
+    for k in ("playstyles", "commit"):
+        if by.get(k) is not None and not isinstance(by[k], str):
+            raise _fail(where, f"source.exported_by.{k}", f"text or null expected, "
+                                                         f"got {short(by[k])}")
+    changed = by.get("uncommitted_changes")
+    if changed is not None and not isinstance(changed, bool):
+        raise _fail(where, "source.exported_by.uncommitted_changes",
+                    f"true, false or null expected, got {short(changed)}")
 
 
 def _renamed_to_layout(agent: str, game: str) -> bool:
@@ -294,9 +345,12 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise _fail(where, "version", f"an integer expected, got {short(version)}")
+    if version > VERSION:
+        raise _fail(where, "version", f"version {version} is newer than this playstyles reads "
+                                      f"(version {VERSION}): upgrade playstyles")
     if version != VERSION:
-        raise _fail(where, "version", f"version {version} is not supported (this playstyles "
-                                      f"reads version {VERSION})")
+        raise _fail(where, "version", f"version {version} is unknown (this playstyles reads "
+                                      f"version {VERSION})")
     game = data.get("game")
     if not isinstance(game, str) or not game:
         raise _fail(where, "game", f"a game name expected, got {short(game)}")
@@ -310,6 +364,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
     for k in ("options", "source"):
         if data.get(k) is not None and not isinstance(data[k], dict):
             raise _fail(where, k, f"a mapping expected, got {short(data[k])}")
+    _check_source(data.get("source"), where)
     try:
         check_game_options(get_game(game), data.get("options") or {})
     except ValueError as e:
@@ -404,6 +459,119 @@ def full_params(agent: str, params: Mapping[str, Any], game: str) -> dict[str, A
 def build_agent(path: str | Path, name: str | int | None = None, seed: int = 0):
     """The exact agent of preset `name` in the file at `path`, in one call."""
     return load_presets(path).get(name).build(seed)
+
+
+@dataclass(frozen=True)
+class Move:
+    """What one decision of a `PresetAgent` cost."""
+
+    calls: int | None  # forward-model calls spent (None: the agent does not count them)
+    ms: float  # milliseconds `act` took
+    timed_out: bool  # the time limit ended the search
+
+
+class PresetAgent:
+    """A preset's agent for a game's own loop: `act(state)` returns a legal action for the
+    player to move in `state`, searched within the preset's budget of forward-model calls (or
+    the one given) and, with `ms`, within that many milliseconds per move. The cost of every
+    decision is kept in `moves` (calls spent, time taken, whether the time limit stopped it);
+    `last_budget` is the last decision's budget (`last_budget.used`: the calls it spent).
+
+    It is also an agent like any other (`act(state, budget)`, `params()`), so that
+    `play.runner.play_game` and tournaments can seat it.
+    """
+
+    def __init__(self, preset: Preset, seed: int = 0, ms: float | None = None,
+                 budget: int | None = None, where: str = "presets") -> None:
+        """Args:
+            preset: the preset played.
+            seed: the agent's seed (same preset, same seed, same state: same action, unless
+                a time limit cut the search).
+            ms: milliseconds per move (None: none; the call budget alone decides).
+            budget: forward-model calls per move (None: the preset's own).
+            where: the preset's file, for messages.
+        """
+        here = f"{where}: preset {short(preset.name)}"
+        try:
+            self.ms = None if ms is None else check_ms(ms)
+            self.budget = None if budget is None else check_budget(budget)
+        except ValueError as e:
+            raise PresetError(f"{here}: {e}") from None
+        self.preset = preset
+        self.agent = preset.build(seed)
+        if self.budget is not None and "budget" not in preset.params:
+            raise PresetError(f"{here}: budget: agent {preset.agent} takes no budget of "
+                              f"forward-model calls")
+        self._timed = "ms" in inspect.signature(self.agent.act).parameters
+        if self.ms is not None and not self._timed:
+            raise PresetError(f"{here}: ms: agent {preset.agent} takes no time per move")
+        self.name = preset.agent
+        self.label = preset.name
+        self.game = preset.game
+        self.options = dict(preset.options)
+        self.moves: list[Move] = []
+
+    @property
+    def last_budget(self) -> Budget | None:
+        """The last decision's budget (None before the first, or for an agent that keeps
+        none): `used` the calls spent, `total` the limit (cut to `used` when the time limit
+        stopped the search), `timed_out` whether it did."""
+        return getattr(self.agent, "last_budget", None)
+
+    def act(self, state: GameState, budget: int | None = None,
+            ms: float | None = None) -> Action:
+        """A legal action for the player to move in `state` (not modified).
+
+        Args:
+            state: a position of the preset's game with a player to move.
+            budget: forward-model calls for this move (None: the agent's, see `__init__`).
+            ms: milliseconds for this move (None: the agent's).
+        """
+        if state.game_name != self.game:
+            raise ValueError(f"preset {short(self.label)} plays {self.game}, not "
+                             f"{state.game_name}")
+        budget = self.budget if budget is None else budget
+        ms = self.ms if ms is None else ms
+        if ms is not None and not self._timed:
+            raise ValueError(f"ms: agent {self.preset.agent} takes no time per move")
+        before = getattr(self.agent, "last_budget", None)
+        start = search.now()  # (looked up here: the clock a test may replace)
+        if ms is None:
+            action = self.agent.act(state, budget)
+        else:
+            action = self.agent.act(state, budget, ms=ms)
+        took = (search.now() - start) * 1000.0
+        b = self.last_budget
+        b = b if b is not before else None
+        self.moves.append(Move(None if b is None else b.used, took,
+                               bool(b is not None and b.timed_out)))
+        return action
+
+    def params(self) -> dict[str, Any]:
+        """The agent's parameters (`Preset.build` rebuilds it with these and the seed)."""
+        return self.agent.params() if hasattr(self.agent, "params") else dict(self.preset.params)
+
+
+def load_preset(path: str | Path, name: str | int | None = None, seed: int = 0,
+                ms: float | None = None, budget: int | None = None) -> PresetAgent:
+    """The agent of a preset, ready for a game's own loop: `load_preset(path).act(state)`.
+
+    The file is checked completely first (`load_presets`): a game, agent or script this
+    code does not know, or a newer version of the format, is one error naming the file and
+    the field.
+
+    Args:
+        path: the preset file (from `playstyles export`).
+        name: the preset: its name, its slug (`level-2`) or its 1-based position; None: the
+            file's first (its only one, for a file of one preset).
+        seed: the agent's seed.
+        ms: milliseconds per move (None: no time limit). The search stops at the first
+            check past it; the calls it spent are counted as ever (`PresetAgent.moves`).
+        budget: forward-model calls per move (None: the preset's own).
+    """
+    pf = load_presets(path)
+    preset = pf.presets[0] if name is None else pf.get(name)
+    return PresetAgent(preset, seed=seed, ms=ms, budget=budget, where=str(path))
 
 
 def resolve_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -39,7 +39,6 @@ from play.tournament import (
     parse_agent,
     plan,
 )
-from playstyles import __version__
 from playstyles.files import read_yaml, save_npz
 from playstyles.limits import (
     MAX_BATCH,
@@ -50,6 +49,7 @@ from playstyles.limits import (
     short,
 )
 from playstyles.schema import check_keys
+from playstyles.version import __version__
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""

@@ -30,7 +30,10 @@ levels)` (`qd.rundir.RunFiles.elites_source`, `qd.rundir.validation_source`).
 
 A preset holds the agent's every parameter (the agent is built once and asked for its
 `params()`, checked to rebuild the same agent), so it does not depend on defaults that may
-change; the file format belongs to `play.presets`.
+change; the file format belongs to `play.presets`. Its provenance: each preset's run and
+cell with every number it was chosen on (`evidence`), and the file's run, levels, selection
+and the code that exported it (`source`, `source.exported_by`: version, commit and whether
+the code had uncommitted changes).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from play.ladder import calibrate as play_calibration
 from play.parallel import check_playable
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from playstyles.files import check_folder, check_output_file
+from playstyles.version import provenance
 from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (
@@ -481,7 +485,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
               "selection": _selection_text(kind, validated, by_rating, len(presets), n_cand,
                                            budgets, count, distinct,
                                            validated_from if validated else evolved_from,
-                                           named=bool(cells))}
+                                           named=bool(cells)),
+              "exported_by": provenance()}
     few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
                         "validated" else p.evidence["games_evolved"])) for p in presets]
     few = [(n, g) for n, g in few if g < min_games]

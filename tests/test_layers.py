@@ -12,7 +12,8 @@ The layers, bottom up (docs/design.md):
     qd        the evolution, the probe, validation and export
     plots     figures and the report, from run directories only
     plugin    games.<game>: one game, registering its parts into the layers it uses
-    cli       playstyles.cli: parses, calls the libraries, draws
+    cli       playstyles.cli: parses, calls the libraries, draws; and the package itself
+              (playstyles/__init__.py), whose Python entry points load on first use
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ MAY_IMPORT = {
 
 def layer(module: str) -> str:
     parts = module.split(".")
+    if module == "playstyles":
+        return "cli"
     if parts[0] == "playstyles":
         return "cli" if len(parts) > 1 and parts[1] in ("cli", "__main__") else "base"
     if parts[0] == "games":

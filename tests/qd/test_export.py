@@ -11,9 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from play.presets import load_presets
+from games.api import results
+from games.registry import get_game
+from play.presets import load_preset, load_presets
 from play.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
+from playstyles.version import __version__
 from qd.config import load_config
 from qd.export import corner_order, export_presets, pick_difficulty, pick_styles, style_name
 from qd.features import Feature, features_of
@@ -87,6 +90,11 @@ def test_difficulty_presets_from_a_run(run_dir, tmp_path):
     data = json.loads(path.read_text())
     assert data["format"] == "playstyles-presets" and data["version"] == 1
     assert data["source"]["held_out_levels"] == [13, 14, 15]
+    by = data["source"]["exported_by"]  # the code that exported it
+    assert by["playstyles"] == __version__ and set(by) == {"playstyles", "commit",
+                                                           "uncommitted_changes"}
+    assert by["commit"] is None or len(by["commit"]) == 40
+    assert all(p.evidence["run"] == "tiny" for p in pf.presets)
 
 
 def test_preset_agent_makes_the_elites_decisions(run_dir, tmp_path):
@@ -104,6 +112,37 @@ def test_preset_agent_makes_the_elites_decisions(run_dir, tmp_path):
     b = run_game(GameSpec(agents=(preset.spec(), opp), **base))
     assert a.events == b.events and a.decisions == b.decisions
     assert elite.build(5, "tribes").params() == preset.build(5).params()
+
+
+def _own_loop(agents, level: int, seed: int, options) -> tuple[list, list]:
+    """A game played the way a game's own loop calls its agents (docs/presets.md): every
+    decision asked of the player to move; the actions and each player's result."""
+    state = get_game("tribes").new_state(level, seed, **dict(options))
+    actions = []
+    while not state.is_terminal():
+        a = agents[state.current_player].act(state)
+        actions.append(a)
+        state.apply(a)
+    return actions, results(state)
+
+
+def test_a_loaded_preset_plays_the_elites_game(run_dir, tmp_path):
+    """`load_preset` from the exported file plays the same game, action for action and to
+    the same result, as the elite's agent built from the run's plan, at the same calls."""
+    pf, path = export_presets(run_dir, "difficulty", 2, out=tmp_path / "p.json")
+    cfg = load_config(run_dir / "config.yaml")
+    plan = cfg.plan()
+    elites = pd.read_csv(run_dir / "elites.csv").set_index("cell")
+    for k, preset in enumerate(pf.presets):
+        genome = np.array([elites.loc[preset.evidence["cell"], n] for n in cfg.genome_names])
+        elite = plan.agent_for(genome).build(5, "tribes")
+        loaded = load_preset(path, preset.name, seed=5)
+        assert loaded.options == dict(plan.options) and loaded.params()["budget"] == 8
+        opponents = [AgentSpec.of("mcts", budget=8).build(6, "tribes") for _ in range(2)]
+        a = _own_loop([elite, opponents[0]], 13 + k, 21, plan.options)
+        b = _own_loop([loaded, opponents[1]], 13 + k, 21, plan.options)
+        assert a == b and len(a[0]) > 10
+        assert len(loaded.moves) > 5 and all(m.calls <= 8 for m in loaded.moves)
 
 
 def test_validated_win_rates_take_precedence(run_dir, tmp_path):
