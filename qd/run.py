@@ -88,9 +88,12 @@ from qd.rundir import (
     OCCUPIED,
     OWN_FILES,
     PARTIAL,
+    RESUMED_KEYS,
     VALIDATION_JOURNAL,
     VALIDATION_SUMMARY,
     RunFiles,
+    config_diff,
+    config_problem,
     event_count_prefixes,
     table_problem,
 )
@@ -200,16 +203,6 @@ def _write_table(path: Path, data: bytes, digests: TableDigests | None = None) -
         digests.written(path.name, data)
 
 
-def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
-    """Key paths where two resolved configs differ."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            out += _diff(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
-        return out
-    return [] if a == b else [prefix or "(config)"]
-
-
 # ------------------------------------------------------------------------------ rows
 
 # ------------------------------------------------------------------------------ the run
@@ -287,6 +280,9 @@ def _prepare(config_path: str | Path, out, resume: bool
         except CheckpointError as e:
             raise RunError(str(e)) from None
         previous, kept = header["config"], (entries, stopped)
+        problem = config_problem(run_dir, previous)  # the run's own copy, read by later steps
+        if problem is not None:
+            raise RunError(problem)
     config = load_config(config_path, seed=previous.get("seed") if previous else None)
     if previous is not None:
         if isinstance(raw, dict) and "noise" not in raw:
@@ -294,8 +290,8 @@ def _prepare(config_path: str | Path, out, resume: bool
             config.noise = noise_params(previous.get("noise", {"method": PLAIN}))
         now = config.to_dict()
         # how the run is validated does not change the run
-        diff = _diff({k: v for k, v in previous.items() if k != "validate"},
-                     {k: v for k, v in now.items() if k != "validate"})
+        diff = config_diff({k: v for k, v in previous.items() if k not in RESUMED_KEYS},
+                           {k: v for k, v in now.items() if k not in RESUMED_KEYS})
         if diff:
             raise RunError(f"{run_dir} holds a run of a different config (differs in: "
                            f"{', '.join(diff)}); resume with the config it was started with "

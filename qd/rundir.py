@@ -53,7 +53,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from playstyles.datalog import last_entry
+from playstyles.datalog import last_entry, log_header
 from playstyles.files import decoding_problem, read_json, read_yaml
 from playstyles.limits import short
 
@@ -521,6 +521,54 @@ def check_table(run_dir: str | Path, name: str) -> None:
                              f"rebuilds the run's tables from its checkpoint")
 
 
+def config_diff(a: Any, b: Any, prefix: str = "") -> list[str]:
+    """Key paths where two resolved configs differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            out += config_diff(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [] if a == b else [prefix or "(config)"]
+
+
+RESUMED_KEYS = ("validate",)
+"""Keys of a run config a resumed run may change (how the run is validated does not change
+the run)."""
+
+
+def config_problem(run_dir: str | Path, started: Mapping[str, Any] | None = None
+                   ) -> str | None:
+    """What is wrong with a run directory's config.yaml, measured against the resolved config
+    its checkpoint recorded when the run started (None: it holds that config, or the run
+    recorded none, e.g. an older run).
+
+    Args:
+        run_dir: the run directory.
+        started: the checkpoint's config (default: read from the checkpoint's header).
+    """
+    run_dir = Path(run_dir)
+    if started is None:
+        header = log_header(run_dir / CHECKPOINT, CHECKPOINT_FORMAT)
+        started = header.get("config") if header else None
+        if not isinstance(started, dict):
+            return None
+    path = run_dir / CONFIG
+    if not path.is_file():
+        return None
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        return f"{path}: not a run config"
+    # (a key config.yaml does not hold is one an older version did not write)
+    diff = [d for k in started if k not in RESUMED_KEYS and k in data
+            for d in config_diff(started[k], data[k], str(k))]
+    if not diff:
+        return None
+    keys = ", ".join(d if len(d) <= 80 and d.isprintable() else short(d) for d in diff[:8])
+    return (f"{path}: not the config the run was started with (differs in: {keys}"
+            f"{', ...' if len(diff) > 8 else ''}; {CHECKPOINT} records the one it started "
+            f"with); put it back, or start a new run in another directory (--out)")
+
+
 class RunFiles:
     """The files of one run directory, read lazily; missing optional files read as None.
 
@@ -595,8 +643,12 @@ class RunFiles:
             names: file names of this module (tables and validation_summary.json).
 
         Raises:
-            ValueError: naming the file (and the line and column) of the first problem.
+            ValueError: naming the file (and the line and column) of the first problem; a
+                config.yaml that is not the config the run's checkpoint recorded.
         """
+        problem = config_problem(self.dir)
+        if problem is not None:
+            raise ValueError(problem)
         self.axes
         for name in names or TOOL_INPUTS:
             if name.endswith(".json"):

@@ -174,6 +174,33 @@ def test_run_directory_protection(tmp_path, capsys):
     assert "already holds a run" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("key, value, named", [
+    ("seed", 99, "seed"), ("evaluations", 40, "evaluations"),
+    ("options", {"max_rounds": 9}, "options.max_rounds"),
+    ("genome_scripts", ["SpawnStrongest", "SpawnDefensive"], "genome_scripts")])
+def test_an_edited_run_config_is_refused(tmp_path, capsys, key, value, named):
+    cfg = write(tmp_path, evaluations=4)
+    d = tmp_path / "run"
+    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=1)  # interrupted
+    own = yaml.safe_load((d / "config.yaml").read_text())
+    (d / "config.yaml").write_text(yaml.safe_dump({**own, key: value}))
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+    capsys.readouterr()
+    # from the original config, from the run's own copy, and validate on the run
+    for args in (["evolve", str(cfg), "--out", str(d), "--resume"],
+                 ["evolve", str(d / "config.yaml"), "--resume"],
+                 ["validate", str(d)]):
+        assert main([*args, "--workers", "0", "--quiet"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        assert f"config.yaml: not the config the run was started with (differs in: {named};" \
+            in err and "start a new run" in err
+        assert {p.name: p.read_bytes() for p in d.iterdir()} == before
+    # the config it was started with resumes it
+    (d / "config.yaml").write_text(yaml.safe_dump(own))
+    assert evolve(cfg, out=d, workers=0, show_progress=False, resume=True).complete
+
+
 def test_resume_without_a_seed_keeps_the_run_seed(tmp_path):
     data = {k: v for k, v in TINY.items() if k != "seed"}
     data["evaluations"] = 8
