@@ -47,6 +47,24 @@ def test_the_starter_holds_every_part_with_the_name_filled_in(tmp_path):
     assert "class MyGameState" in (starter.folder / "my_game_game/game.py").read_text()
 
 
+def test_the_kit_installs_what_its_tests_need_and_says_what_its_config_plays(tmp_path):
+    import tomllib
+
+    import yaml
+
+    starter = write_starter("my_game", tmp_path / "pkg")
+    readme = (starter.folder / "README.md").read_text()
+    project = tomllib.loads((starter.folder / "pyproject.toml").read_text())["project"]
+    assert 'pip install -e ".[test]"' in readme and "pytest tests" in readme
+    assert any(d.startswith("pytest") for d in project["optional-dependencies"]["test"])
+    assert "After you replace the starter game, update" in readme
+    text = (starter.folder / "tiny.yaml").read_text()
+    tiny = yaml.safe_load(text)
+    per_genome = tiny["levels"]["train"] * tiny["repetitions"]  # Plan.games_per_individual
+    line = next(ln for ln in text.splitlines() if ln.startswith("repetitions:"))
+    assert f"= {per_genome} per genome" in line
+
+
 @pytest.mark.slow
 def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
     """The acceptance path: new-game, pip install -e, check, the package's tests, evolve."""
