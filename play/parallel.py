@@ -9,7 +9,8 @@ by index, never by arrival. A pool may hold the games of several batches at once
 A task whose worker dies is retried by Ray (`TASK_RETRIES` times); a game is a pure function
 of its spec, so a retry neither loses nor double-counts it, and the pool reports how many
 attempts each game took. A game still lost after the retries raises `GameLost`; an exception
-raised by game or agent code is not retried and propagates. `workers=0` plays in this process
+raised by game or agent code is not retried: it comes back as `PluginFailed`, the plug-in's
+own frames and error (none of Ray's), ending with the check to run. `workers=0` plays in this process
 (no Ray).
 
 A pool plays `run_game` unless given another function of the spec (`play`, e.g. one that
@@ -39,9 +40,11 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import traceback
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -70,6 +73,53 @@ class GameLost(RuntimeError):
     def __init__(self, key: Hashable, index: int, cause: BaseException) -> None:
         self.key, self.index, self.cause = key, index, cause
         super().__init__(f"game {index} ({key}) was lost: {type(cause).__name__}: {cause}")
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_FRAMEWORK = ("agents", "games", "play", "playstyles", "qd", "ray")
+"""Packages whose frames a plug-in's error leaves out (the framework's and Ray's own)."""
+
+
+def _framework_dirs() -> tuple[str, ...]:
+    dirs = []
+    for name in _FRAMEWORK:
+        spec = importlib.util.find_spec(name)
+        for d in (spec.submodule_search_locations or []) if spec else []:
+            dirs.append(os.path.join(os.path.realpath(d), ""))
+    return tuple(dirs)
+
+
+class PluginFailed(RuntimeError):
+    """A game's plug-in (its game, agent or script code) raised while a game played, on a Ray
+    worker or in the trial game before a run: the plug-in's own frames (`frames`, none of
+    the framework's or Ray's, no terminal colour codes) and its error as one line ending with
+    what to run (`playstyles check --game GAME`)."""
+
+    def __init__(self, game: str, error: str, frames: str = "") -> None:
+        self.game, self.error, self.frames = game, error, frames
+        super().__init__(f"{error}; run playstyles check --game {game}")
+
+    def __reduce__(self):  # (back from a Ray worker as itself)
+        return type(self), (self.game, self.error, self.frames)
+
+    @classmethod
+    def of(cls, game: str, e: BaseException) -> "PluginFailed":
+        """The plug-in's part of `e` and of the exceptions that caused it."""
+        chain, seen = [], set()
+        while e is not None and id(e) not in seen:
+            seen.add(id(e))
+            chain.append(e)
+            e = e.__cause__ or (None if e.__suppress_context__ else e.__context__)
+        ours = _framework_dirs()
+        lines = []
+        for ex in reversed(chain):  # the first cause first, as Python prints a chain
+            frames = [f for f in traceback.extract_tb(ex.__traceback__)
+                      if not os.path.realpath(f.filename).startswith(ours)]
+            if frames:
+                lines += traceback.format_list(frames)
+                lines.append(f"{type(ex).__name__}: {ex}\n")
+        error = f"{type(chain[0]).__name__}: {chain[0]}"
+        return cls(game, _ANSI.sub("", error), _ANSI.sub("", "".join(lines)).rstrip())
 
 
 class PluginUnreachable(ValueError):
@@ -566,7 +616,11 @@ _remote_cache: dict = {}
 def play_counted(spec: GameSpec, play: Callable[[GameSpec], Any] = run_game) -> tuple[Any, int]:
     """A game (`play(spec)`, by default its record) and the attempt that played it (0: the
     first; more when Ray retried the task after its worker or node died)."""
-    return play(spec), _attempt_number()
+    try:
+        record = play(spec)
+    except Exception as e:  # noqa: BLE001 - the plug-in's error, without Ray's frames
+        raise PluginFailed.of(spec.game, e) from None
+    return record, _attempt_number()
 
 
 def _attempt_number() -> int:
@@ -682,8 +736,11 @@ class GamePool:
         key, i = self._pending.pop(ref)
         try:
             record, attempt = ray.get(ref)
-        except ray.exceptions.RayTaskError:
-            raise  # the game's own code raised: retrying would raise again
+        except ray.exceptions.RayTaskError as e:  # the game's own code raised: no retry
+            cause = getattr(e, "cause", None)
+            if isinstance(cause, PluginFailed):
+                raise PluginFailed(cause.game, cause.error, cause.frames) from None
+            raise
         except ray.exceptions.RuntimeEnvSetupError as e:  # a node could not set the code up
             cause = RuntimeError("the job's code could not be set up on a node of the Ray "
                                  "cluster: " + " ".join(

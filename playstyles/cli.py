@@ -831,6 +831,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.portfolio.script import ScriptError
     from play.journal import Interrupted
+    from play.parallel import PluginFailed
     set_mode = _quiet_local_ray(args)
     try:
         _check_cluster(args)
@@ -844,6 +845,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"playstyles: {one_line(str(e))}", file=sys.stderr)
         return INTERRUPTED
     except (ValueError, OSError) as e:
+        print(f"playstyles: error: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    except PluginFailed as e:  # a plug-in raised in a game: its own frames, then the error
+        if e.frames:
+            print(e.frames, file=sys.stderr)
         print(f"playstyles: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except ScriptError as e:  # a plug-in's script: its own traceback, then what it broke

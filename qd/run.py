@@ -45,12 +45,13 @@ from play.journal import Interrupted
 from play.parallel import (
     TASK_RETRIES,
     GameLost,
+    PluginFailed,
     check_address,
     check_playable,
     cluster_size,
     ray_session,
 )
-from play.runner import GameRecord
+from play.runner import GameRecord, run_game
 from playstyles.files import atomic_write, check_folder, claim_folder, open_own, refuse_link
 from qd.checkpoint import (
     CheckpointError,
@@ -299,6 +300,18 @@ def _prepare(config_path: str | Path, out, resume: bool
     return config, run_dir, kept
 
 
+def _trial_game(config: RunConfig) -> None:
+    """One game of the control genome against the opponent, in this process, before anything
+    is written: a plug-in that raises stops the run here (`PluginFailed`, its own frames), not
+    on a worker after the run directory was started."""
+    plan = config.plan()
+    spec = plan.games(plan.control(), 0)[0]
+    try:
+        run_game(spec)
+    except Exception as e:  # noqa: BLE001 - the plug-in's error, named as such
+        raise PluginFailed.of(config.game, e) from None
+
+
 def evolve(config_path: str | Path, out: str | Path | None = None, address: str | None = None,
            resume: bool = False, workers: int | None = None, *, show_progress: bool = True,
            max_batches: int | None = None) -> RunResult:
@@ -323,6 +336,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
     check_playable([config.game], address, workers)  # (a game the workers cannot play)
     if cluster and workers != 0:  # a cluster that does not answer: nothing is written
         check_address(cluster)
+    _trial_game(config)
     claim_folder(run_dir, command=EVOLVE, resume=resume, ours=_occupied)
     checkpoint = CheckpointLog(run_dir / CHECKPOINT)
     digests = TableDigests(run_dir)
