@@ -108,6 +108,33 @@ def test_a_registered_plugin_plays_on_local_ray_workers(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_plugin_that_raises_on_a_worker_is_its_own_error_without_rays_frames(tmp_path):
+    plugins = write_plugin(tmp_path / "plugins")
+    with (plugins / "outgame" / "plugin.py").open("a") as fh:
+        fh.write("\n\ndef _scores(self):\n    return [1 / 0]\n\n\nNimState.scores = _scores\n")
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(plugins)!r})
+        from games.registry import register_plugin
+        register_plugin("outgame", "outgame.plugin")
+        from play.parallel import PluginFailed, run_games, shutdown
+    """) + SPECS + textwrap.dedent("""
+        try:
+            list(run_games(specs[:1], workers=1))
+        except PluginFailed as e:
+            print(json.dumps({"frames": e.frames, "message": str(e)}))
+        finally:
+            shutdown()
+    """)
+    got = last_json(run_python(script, tmp_path / "work", environment([]), timeout=240))
+    text = got["frames"] + "\n" + got["message"]
+    assert "\x1b[" not in text and "ray" not in text.lower()
+    assert "outgame/plugin.py" in got["frames"] and "return [1 / 0]" in got["frames"]
+    assert got["message"] == ("ZeroDivisionError: division by zero; "
+                              "run playstyles check --game outgame")
+
+
+@pytest.mark.slow
 def test_an_entry_point_plugin_plays_in_a_tournament_on_ray_workers(tmp_path):
     site = write_plugin(tmp_path / "site")
     info = site / "outgame_plugin-0.1.dist-info"
