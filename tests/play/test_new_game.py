@@ -10,6 +10,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from play.new_game import check_name, write_starter
@@ -85,9 +86,11 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
         return subprocess.run(args, cwd=pkg, env=env, capture_output=True, text=True,
                               timeout=600)
 
+    # the README's install line (its `test` extra: what `pytest tests` needs, here from the
+    # outer environment)
     pip = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
-              "-e", str(pkg))
-    assert pip.returncode == 0, pip.stderr
+              "-e", f"{pkg}[test]")
+    assert pip.returncode == 0 and "does not provide the extra" not in pip.stderr, pip.stderr
     check = run(python, "-m", "playstyles", "check", "--game", "demo", "--games", "5")
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.rstrip().endswith("demo: every check passed")
@@ -99,6 +102,9 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
                  "--workers", "2", "--quiet")
     assert evolve.returncode == 0, evolve.stdout + evolve.stderr
     assert "finished: 8 evaluations" in evolve.stdout
+    games = pd.read_csv(pkg / "runs" / "tiny" / "games.csv")
+    first = games[games["replay"] == 0]  # (the elites' re-estimation plays them again)
+    assert set(first.groupby("evaluation").size()) == {8}  # as tiny.yaml says
     assert "apart on held-out levels" in evolve.stdout
     elites = (pkg / "runs" / "tiny" / "elites.csv").read_text().splitlines()
     assert len(elites) >= 2 and "raids" in elites[0] and "centre" in elites[0]
