@@ -29,7 +29,10 @@ from playstyles.cli import main
 from playstyles.files import read_json, read_npz, read_yaml
 from qd.config import ConfigError, config_from_dict, load_config
 
-SECONDS = 5.0
+SECONDS = 30.0
+"""A bad input is refused well within this (about a second on a quiet machine): far above
+what a busy machine adds, far below the minutes an unbounded read (inflating a declared
+array, recursing into deep nesting) took before it was bounded."""
 MEGABYTES = 500
 
 

@@ -209,6 +209,7 @@ def test_reestimated_values_are_labelled_as_such(run_dir, tmp_path):
     cfg = yaml.safe_load((d / "config.yaml").read_text())
     cfg["noise"] = {"method": "reestimate", "replays": 2}
     (d / "config.yaml").write_text(yaml.safe_dump(cfg))
+    (d / "checkpoint.jsonl").unlink()  # it records the config the tiny run was made with
     metrics = pd.read_csv(d / "metrics.csv")
     closing = metrics.iloc[[-1]].assign(batch=len(metrics), batch_size=0)
     pd.concat([metrics, closing]).to_csv(d / "metrics.csv", index=False)
