@@ -36,10 +36,11 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from playstyles.files import atomic_write, claim_folder
+from playstyles.files import atomic_write, claim_folder, read_json
 from playstyles.limits import short
 from qd.config import ConfigError, config_from_dict, read_yaml
 from qd.probe import run_probe
+from qd.rundir import read_table
 from qd.styles import DELTAS, delta_key
 
 COMPARE = "probe-compare"
@@ -202,10 +203,10 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
 
 def _rows(k: int, setting: dict[str, Any], folder: Path) -> tuple[list[dict], dict]:
     """One probe's rows of comparison.csv and its row of comparison_settings.csv."""
-    probe = json.loads((folder / "probe.json").read_text())
+    probe = read_json(folder / "probe.json")
     st, res = probe["settings"], probe["results"]
-    table = pd.read_csv(folder / "probe.csv")
-    games = pd.read_csv(folder / "probe_games.csv")
+    table = read_table(folder / "probe.csv")
+    games = read_table(folder / "probe_games.csv")
     head = {"setting": k, "label": setting_label(setting), **setting}
     rows = [{**head, "feature": r["feature"], "mapped": bool(r["mapped"]),
              "range_sd": r["range_sd"], "ratio": r["ratio"], "moves": bool(r["moves"]),
