@@ -348,8 +348,14 @@ def test_run_directory_files(tmp_path, nim_run, name, capsys):
         shutil.rmtree(out, ignore_errors=True)
         before = snapshot(tmp_path)
         cli(["export", str(d), "--count", "2", "-o", str(out / "p.json")], capsys)
+        if name in REPORTED:
+            cli(["report", str(d)], capsys)
         assert written_outside(before, snapshot(tmp_path), ("run", "out")) == []
     one()
+
+
+REPORTED = ("elites.csv", "validation.csv", "validation_summary.json")
+"""The damaged files `report` is also run on (it draws every one of them)."""
 
 
 def test_checkpoints_and_journals(tmp_path, nim_run, capsys):

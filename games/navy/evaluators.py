@@ -20,7 +20,7 @@ TERMS = ("move", "navy", "cargo", "guard", "centre")
 TRUE_WEIGHTS = {"move": 1.0, "navy": 1.0, "cargo": 1.0, "guard": 0.0, "centre": 0.0}
 """The weights under which a style's value is the game's cost."""
 _NAVY_COST = {2: 0, 1: COSTS["navy_hit"], 0: COSTS["navy_hit"] + COSTS["navy_destroyed"]}
-_CARGO_COST = {2: 0, 1: COSTS["cargo_hit"], 0: COSTS["cargo_hit"] + COSTS["cargo_destroyed"]}
+_MOVE = COSTS["move"]
 
 
 class CostEvaluator:
@@ -59,12 +59,6 @@ def check_weights(weights: Mapping[str, float], key: str = "costs") -> dict[str,
     return out
 
 
-def damage_costs(state) -> tuple[int, int]:
-    """The costs of the damage so far to the Navy ship and to the cargo ships (every vessel
-    starts at full health, and each health lost has one cost)."""
-    return _NAVY_COST[max(state.navy_hp, 0)], sum(_CARGO_COST[max(h, 0)] for h in state.c_hp)
-
-
 class StyleEvaluator:
     """Minus the weighted cost terms incurred since the root (module docstring).
 
@@ -87,10 +81,13 @@ class StyleEvaluator:
 
     def evaluate(self, root, leaf, player: int) -> float:
         wm, wn, wc, wg, wo = self._w
-        rn, rc = damage_costs(root)
-        ln, lc = damage_costs(leaf)
-        return -(wm * COSTS["move"] * (leaf.moves - root.moves) + wn * (ln - rn)
-                 + wc * (lc - rc) + wg * (leaf.far - root.far) + wo * (leaf.off - root.off))
+        moves = leaf.moves - root.moves
+        # the damage since the root, each side in the game's cost units: the Navy ship's
+        # from its health, the cargo ships' as the rest of the cost charged since the root
+        navy = _NAVY_COST[leaf.navy_hp] - _NAVY_COST[root.navy_hp]
+        cargo = leaf.cost - root.cost - _MOVE * moves - navy
+        return -(wm * _MOVE * moves + wn * navy + wc * cargo + wg * (leaf.far - root.far)
+                 + wo * (leaf.off - root.off))
 
     def __repr__(self) -> str:
         return "StyleEvaluator(" + ", ".join(f"{t}={w:g}" for t, w in self.weights.items()) + ")"

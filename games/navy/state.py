@@ -148,10 +148,7 @@ class NavyState:
             raise IllegalAction(f"navy: {action!r}: the game is over")
         dest = None
         if self.navy_hp > 0:
-            for a, d in self.board.moves[self.navy]:
-                if a == action:
-                    dest = d
-                    break
+            dest = self.board.move_to[self.navy].get(action) if isinstance(action, str) else None
         elif action == "STAY":
             dest = self.navy
         if dest is None:
@@ -219,14 +216,21 @@ class NavyState:
         if cargo_damage:
             log = log_add(log, t, 0, "cargo_damage", cargo_damage)
         dist, c_hp, c_idx, routes = b.manhattan[here], self.c_hp, self.c_idx, self.c_route
-        near = min((dist[routes[c][c_idx[c]]] for c in range(len(c_hp)) if c_hp[c] > 0),
-                   default=-1)
+        near = -1
+        for c in range(len(c_hp)):
+            if c_hp[c] > 0:
+                d = dist[routes[c][c_idx[c]]]
+                if near < 0 or d < near:
+                    near = d
         if near >= 0:
             self.far += near
             log = log_add(log, t, 0, "cargo_distance", near)
         if self.navy_hp > 0:
             block = b.block[here]
-            seen = sum(1 for p, h in zip(self.s_pos, self.s_hp) if h > 0 and block >> p & 1)
+            seen = 0
+            for p, h in zip(self.s_pos, self.s_hp):
+                if h > 0 and block >> p & 1:
+                    seen += 1
             if seen:
                 log = log_add(log, t, 0, "sub_seen", seen)
         self._log = log

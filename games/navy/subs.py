@@ -29,14 +29,19 @@ TRUE, BELIEVED = "true", "believed"
 POLICIES = (TRUE, BELIEVED)
 
 
-def intercept(b, dist_q: list[int], route: tuple[int, ...], idx: int) -> tuple[int, int]:
+def intercept(near_q: list[int], route: tuple[int, ...], idx: int, cells: int
+              ) -> tuple[int, int]:
     """(interception time k, distance to the nearest cell within reach of the ship at time k)
-    for a ship at `route[idx]`; (FAR, FAR) when it cannot be intercepted."""
+    for a ship at `route[idx]`; (FAR, FAR) when it cannot be intercepted.
+
+    Args:
+        near_q: the sub's row of `world.Board.reach_distances`.
+        route, idx: the ship's route and where on it the ship is.
+        cells: the board's cell count (the longest wait worth checking beyond one lap).
+    """
     n = len(route)
-    reach = b.reach
-    for k in range(1, n + b.cells + 1):
-        pos = route[(idx + k) % n]
-        d = min(dist_q[x] for x in reach[pos])
+    for k in range(1, n + cells + 1):
+        d = near_q[route[(idx + k) % n]]
         if d <= k:
             return k, d
     return FAR, FAR
@@ -54,7 +59,8 @@ def choose(state, sid: int, dist: list[list[int]], blocked: int, pick=pick
     Args:
         state: the state after the cargo ships moved.
         sid: the sub.
-        dist: the board's distances outside the sonar block (`world.Board.distances`).
+        dist: the board's distances outside the sonar block (`world.Board.distances` of
+            the Navy ship's cell, -1 once it is destroyed).
         blocked: the sonar block's cells (a bit set; 0 without sonar).
         pick: the random choice, `world.pick` (seed, step, sub, purpose) by default; the
             exact belief passes one that enumerates every option.
@@ -75,7 +81,7 @@ def choose(state, sid: int, dist: list[list[int]], blocked: int, pick=pick
         return STAY, q
     routes, cidx = state.c_route, state.c_idx
     reach_q = b.reach[q]
-    cells = sorted({routes[c][cidx[c]] for c in live} & set(reach_q))
+    cells = sorted({p for c in live if (p := routes[c][cidx[c]]) in reach_q})
     if cells:
         return ATTACK, pick(cells, seed, t, sid, 2)
     dist_q = dist[q]
@@ -88,8 +94,9 @@ def choose(state, sid: int, dist: list[list[int]], blocked: int, pick=pick
             state.s_target[sid] = tg
         candidates = [tg]
     best, tied = FAR, []
+    near_q = b.reach_distances(navy)[q]
     for c in candidates:
-        k, d = intercept(b, dist_q, routes[c], cidx[c])
+        k, d = intercept(near_q, routes[c], cidx[c], b.cells)
         if k < best:
             best, tied = k, [(c, d)]
         elif k == best and k < FAR:

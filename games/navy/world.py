@@ -57,6 +57,9 @@ class Board:
         self.centre = [abs(x - cx) + abs(y - cy) for x, y in self.xy]
         self.manhattan = [[abs(x - u) + abs(y - v) for u, v in self.xy] for x, y in self.xy]
         self._dist: dict[int, list[list[int]]] = {}
+        self._near: dict[int, list[list[int]]] = {}
+        # the destination of each of the Navy ship's actions, by cell
+        self.move_to: list[dict[str, int]] = [dict(mv) for mv in self.moves]
 
     def ring(self, cell: int) -> int:
         """The ring index of a cell: its distance to the nearest edge."""
@@ -105,6 +108,19 @@ class Board:
                                 todo.append(v)
                 table.append(d)
             self._dist[navy] = table
+        return table
+
+    def reach_distances(self, navy: int) -> list[list[int]]:
+        """`reach_distances(navy)[a][p]`: the fewest steps from a, outside the sonar block
+        of a ship on `navy`, to the nearest cell within a sub's reach of p (p itself or an
+        orthogonal neighbour); `FAR` when none can be reached. How soon a sub can strike a
+        ship on p: the subs' interception reads it once per step of a route."""
+        table = self._near.get(navy)
+        if table is None:
+            reach = self.reach
+            table = [[min(row[x] for x in reach[p]) for p in range(self.cells)]
+                     for row in self.distances(navy)]
+            self._near[navy] = table
         return table
 
 

@@ -54,31 +54,43 @@ for _b in BIT.values():
 del _b
 
 
+_PACK = 256
+"""Where the second opponent's copy of the board starts in `moves_of`'s packed ints: past the
+board's 192 bits by more than the longest shift, so the two copies never meet."""
+_LOW = (1 << _PACK) - 1
+
+
 def moves_of(me: int, opp1: int, opp2: int, empty: int) -> int:
     """The set of empty cells where the owner of `me` has a jump: from one of its cells,
     one or more cells of a single opponent in a row, then the empty destination.
+
+    Both opponents are flooded at once: opp2's board is packed above opp1's (bits from
+    `_PACK` on), `me` and `empty` copied into both halves; a shift that leaves one half lands
+    on bits no set of the other half holds, so the halves stay apart.
 
     Args:
         me: the player's cells.
         opp1, opp2: each opponent's cells.
         empty: the empty cells.
     """
+    o = opp1 | (opp2 << _PACK)
+    if not o:
+        return 0
+    mm = me | (me << _PACK)
+    e = empty | (empty << _PACK)
     m = 0
-    for o in (opp1, opp2):
-        if not o:
-            continue
-        for s in _POSITIVE:
-            x = (me << s) & o
-            while x:
-                x <<= s
-                m |= x & empty
-                x &= o
-            x = (me >> s) & o
-            while x:
-                x >>= s
-                m |= x & empty
-                x &= o
-    return m
+    for s in _POSITIVE:
+        x = (mm << s) & o
+        while x:
+            x <<= s
+            m |= x & e
+            x &= o
+        x = (mm >> s) & o
+        while x:
+            x >>= s
+            m |= x & e
+            x &= o
+    return (m | (m >> _PACK)) & _LOW
 
 
 def flips(me: int, opp1: int, opp2: int, dest: int) -> int:
