@@ -56,7 +56,8 @@ EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
                  "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
                  "features_ci95", "rating", "candidate", "budget", "budget_evolved",
-                 "features_validated_ci95", "style", "evolved_from", "validated_from")
+                 "features_validated_ci95", "style", "evolved_from", "validated_from",
+                 "tier", "tiers", "holds", "non_inferior")
 EXPORTED_BY_KEYS = ("playstyles", "commit", "uncommitted_changes")
 """`source.exported_by`: the code that wrote the file (`playstyles.version.provenance`)."""
 
@@ -228,8 +229,15 @@ def _check_evidence(ev: Any, where: str, key: str) -> None:
                 raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {short(v)}")
     for k in ("win_rate_evolved", "win_rate_validated"):
         _rate(ev.get(k), where, f"{key}.{k}")
-    for k in ("games_evolved", "games_validated", "budget", "budget_evolved", "style"):
+    for k in ("games_evolved", "games_validated", "budget", "budget_evolved", "style", "tier"):
         _count(ev.get(k), where, f"{key}.{k}")
+    for k in ("holds", "non_inferior"):  # (a style at a tier: `qd.tiers`)
+        if ev.get(k) is not None and not isinstance(ev[k], bool):
+            raise _fail(where, f"{key}.{k}", f"true, false or null expected, got {short(ev[k])}")
+    tiers = ev.get("tiers")
+    if tiers is not None and not (isinstance(tiers, list) and all(
+            isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiers)):
+        raise _fail(where, f"{key}.tiers", f"a list of budgets expected, got {short(tiers)}")
     if ev.get("candidate") is not None and not isinstance(ev["candidate"], str):
         raise _fail(where, f"{key}.candidate", f"text expected, got {short(ev['candidate'])}")
     ci = ev.get("win_rate_validated_ci")

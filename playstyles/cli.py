@@ -366,6 +366,19 @@ def _versus(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tiers(args: argparse.Namespace) -> int:
+    from qd.tiers import GAMES as TIER_GAMES
+    from qd.tiers import REPORT, TABLE, style_tiers
+    result = style_tiers(args.run, args.budgets, out=args.out, games=args.games,
+                         levels=args.levels, workers=args.workers, address=args.address,
+                         show_progress=not args.quiet, resume=args.resume, force=args.force,
+                         delta=args.delta)
+    print((result.out / REPORT).read_text(), end="")
+    print(f"results in {result.out}/ ({TABLE}, {TIER_GAMES}, {REPORT}); "
+          f"{len(result.table)} presets (style x tier) in {result.presets}")
+    return 0
+
+
 def _validation_chart(run_dir) -> Path:
     """validation.png of a run that was validated (libraries return data; the CLI draws)."""
     from plots.validation import draw_validation
@@ -661,6 +674,29 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "cores; 0: no Ray)")
     vs.add_argument("--quiet", action="store_true", help="no progress bar")
     vs.set_defaults(func=_versus)
+
+    tie = sub.add_parser("tiers", help="each distinct style at chosen strengths: the styles "
+                                       "and the control at several budgets on the held-out "
+                                       "levels, and one preset per style and tier")
+    tie.add_argument("run", help="run directory (validated: its distinct styles are played)")
+    tie.add_argument("--budgets", type=count(1, L.MAX_BUDGET), nargs="+", metavar="CALLS",
+                     required=True, help="forward-model calls per decision, one tier each")
+    tie.add_argument("--games", type=GAMES, help="games per style and tier (default: the "
+                                                  "validation's games per elite)")
+    tie.add_argument("--levels", help="level set (default: the validation's levels, so that "
+                                      "the run's own budget replays its games)")
+    tie.add_argument("--delta", type=float, default=1.0,
+                     help="minimum effect, in per-game standard deviations, by which a style "
+                          "must still differ from every other at a tier (default 1)")
+    tie.add_argument("--out", help="output directory (default RUN/tiers): new or empty, or an "
+                                   "earlier tiers' (--force)")
+    _force_arg(tie, "the results of an earlier tiers")
+    tie.add_argument("--resume", action="store_true", help="continue an interrupted tiers")
+    tie.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    tie.add_argument("--workers", type=WORKERS, help="local worker processes (default: all "
+                                                     "cores; 0: no Ray)")
+    tie.add_argument("--quiet", action="store_true", help="no progress bar")
+    tie.set_defaults(func=_tiers)
 
     prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
                                        "games' noise (before a run)")

@@ -166,7 +166,7 @@ def style_name(values: dict[str, float], ranges: dict[str, tuple[float, float]],
 
 # ------------------------------------------------------------------------------ export
 
-def _spec_text(a: dict[str, Any]) -> str:
+def spec_text(a: dict[str, Any]) -> str:
     params = dict(a.get("params") or {})
     if a.get("budget") is not None:
         params["budget"] = a["budget"]
@@ -187,7 +187,7 @@ MIN_GAMES = 20
 interval 40 points wide); fewer are reported in the preset file's `warnings`."""
 
 
-def _style_labels(config: RunConfig, rows: pd.DataFrame, validated: bool) -> list[str]:
+def style_labels(config: RunConfig, rows: pd.DataFrame, validated: bool) -> list[str]:
     """Each elite named by its feature means (held-out ones when `validated`, else
     elites.csv's), by thirds of each feature's grid range; a name shared by several gets its
     cell."""
@@ -238,7 +238,7 @@ def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
     if cells:
         rows = _named_cells(elites, cells)
         validated = WIN_RATE_VALIDATED in rows and bool(rows[WIN_RATE_VALIDATED].notna().all())
-        return rows, _style_labels(config, rows, validated), [], validated, False
+        return rows, style_labels(config, rows, validated), [], validated, False
     validated = WIN_RATE_VALIDATED in elites and \
         int(elites[WIN_RATE_VALIDATED].notna().sum()) >= count
     warnings: list[str] = []
@@ -287,18 +287,18 @@ def _choose(config: RunConfig, run_dir: Path, elites: pd.DataFrame, validation,
             rows = pool.iloc[picked]
         # named by the feature means printed beside the name (held-out when the win rate is,
         # else elites.csv's), by thirds of each feature's grid range
-        labels = _style_labels(config, rows, validated)
+        labels = style_labels(config, rows, validated)
     return rows, labels, warnings, validated, distinct
 
 
-def _presets(config: RunConfig, rows: pd.DataFrame, labels: Sequence[str],
+def elite_presets(config: RunConfig, rows: pd.DataFrame, labels: Sequence[str],
              budgets: Sequence[int], kind: str, validated: bool, vsummary: dict[str, Any],
              evolved_from: str, validated_from: str | None) -> list[Preset]:
     """The chosen elites as presets (no file read or written): each one's agent and every
     parameter, and its evidence (features and win rate with their intervals, from every
     source, and where they come from)."""
     plan = config.plan()
-    opponent = _spec_text(config.opponent)
+    opponent = spec_text(config.opponent)
     feats = [f.name for f in config.features]
     presets = []
     for label, r, budget in _crossed(labels, rows.to_dict("records"), budgets):
@@ -471,8 +471,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if names is not None and not by_rating:
         labels = [str(n) for n in names][:len(labels)]
 
-    opponent = _spec_text(config.opponent)
-    presets = _presets(config, rows, labels, budgets, kind, validated, vsummary, evolved_from,
+    opponent = spec_text(config.opponent)
+    presets = elite_presets(config, rows, labels, budgets, kind, validated, vsummary, evolved_from,
                        validated_from)
     source = {"run": config.name, "run_seed": config.seed,
               "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
