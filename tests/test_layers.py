@@ -8,7 +8,8 @@ The layers, bottom up (docs/design.md):
     agents    the agents and what only they use
     play      everything that plays whole games: runner, Ray pool, journals, tournaments,
               ladders, presets, statistics, self-play and training
-    rundir    qd.rundir: the run directory's schema, readable without any code of the run
+    rundir    qd.rundir and its modules (qd.rundir.names, .read, ...): the run directory's
+              schema, readable without any code of the run
     qd        the evolution, the probe, validation and export
     plots     figures and the report, from run directories only
     plugin    games.<game>: one game, registering its parts into the layers it uses
@@ -46,7 +47,7 @@ def layer(module: str) -> str:
         return "cli" if len(parts) > 1 and parts[1] in ("cli", "__main__") else "base"
     if parts[0] == "games":
         return "plugin" if len(parts) > 1 and parts[1] not in GAMES_CORE else "games"
-    if module == "qd.rundir":
+    if module == "qd.rundir" or module.startswith("qd.rundir."):
         return "rundir"
     return parts[0]
 
@@ -106,6 +107,15 @@ def test_every_import_keeps_the_layer_contracts():
                 offenders.append(f"{path.relative_to(REPO)}:{line}: {layer(src)} {src} imports "
                                  f"{layer(target)} {target}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_the_run_directory_package_is_one_layer():
+    """Every module of qd.rundir is the layer `rundir` (the package's own modules import each
+    other; the rest of qd is above them)."""
+    modules = sorted(module_of(p) for p in (REPO / "qd" / "rundir").glob("*.py"))
+    assert "qd.rundir" in modules and "qd.rundir.read" in modules
+    assert {layer(m) for m in modules} == {"rundir"}
+    assert layer("qd.rundirs") == "qd" and layer("qd.run") == "qd"
 
 
 def test_the_contract_test_sees_an_upward_import(tmp_path):

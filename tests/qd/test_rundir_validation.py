@@ -310,7 +310,7 @@ def test_old_run_directories_read_without_a_false_alarm(validated, tmp_path, cap
 def test_each_file_is_read_and_checked_once(validated, monkeypatch):
     reads = []
     real = rundir.read_table
-    monkeypatch.setattr(rundir, "read_table", lambda path, **kw: reads.append(path.name)
+    monkeypatch.setattr(rundir.read, "read_table", lambda path, **kw: reads.append(path.name)
                         or real(path, **kw))
     run = RunFiles(validated).check()
     run.check()
