@@ -36,7 +36,7 @@ from play.journal import GameJournal, journal_command, play_missing
 from play.parallel import check_playable, ray_session
 from play.presets import dump_presets, load_presets, weight_controls
 from play.runner import AgentSpec, GameSpec
-from play.stats import Ratings, bradley_terry, wilson_interval
+from play.stats import ALPHA, Ratings, ahead_p, bradley_terry, games_to_show, holm, wilson_interval
 from play.tournament import (
     JOURNAL,
     agent_records,
@@ -461,31 +461,89 @@ def _json_default(x: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {x!r}")
 
 
-def separated_chain(ratings: Ratings, labels: Sequence[str], count: int) -> list[str]:
-    """`count` of `labels` whose rating intervals are separated, weakest first: of all such
-    chains, the one whose smallest step between neighbouring ratings is largest (then the
-    widest span; then the earliest labels). When no chain is that long, the longest one,
-    spread the same way.
+@dataclass
+class Step:
+    """One adjacent pair of an order (easier, harder): the harder one's score against the
+    easier, its one-sided p-value (`play.stats.ahead_p`), whether Holm's correction over the
+    order's steps shows it ahead, and, when not, about how many games per pair would
+    (`play.stats.games_to_show` at the Bonferroni level, None when its estimate is not
+    ahead at all)."""
+
+    easier: str
+    harder: str
+    games: int
+    score: float
+    rate: float
+    p: float
+    shown: bool
+    games_needed: int | None
+
+    def text(self) -> str:
+        head = f"{self.harder} over {self.easier}: {100 * self.rate:.1f}% of {self.games} " \
+               f"games, one-sided p = {self.p:.3g}"
+        if self.shown:
+            return head + ": shown"
+        if self.games_needed is None:
+            return head + ": not ahead (no number of games would show it)"
+        return head + f": not shown (about {self.games_needed} games per pair would)"
+
+
+def adjacent_steps(order: Sequence[str], score: np.ndarray, games: np.ndarray,
+                   alpha: float = ALPHA) -> list[Step]:
+    """The steps of `order` (easiest first), each tested one-sided, Holm over the steps.
 
     Args:
-        ratings: the fitted ratings (they may hold other agents too).
+        order: the agents, easiest first (indices of `score` and `games`).
+        score: `score[i, j]`: what agent i scored against j (wins plus half the draws).
+        games: `games[i, j]`: games between them.
+        alpha: the family-wise error of the order's steps.
+    """
+    pairs = [(a, b) for a, b in zip(range(len(order)), range(1, len(order)))]
+    ps = [ahead_p(score[h, e], games[h, e]) for e, h in pairs]
+    shown = holm(ps, alpha) if ps else []
+    out = []
+    for (e, h), p, ok in zip(pairs, ps, shown):
+        n = int(games[h, e])
+        rate = float(score[h, e]) / n if n else float("nan")
+        need = games_to_show(rate, alpha / len(pairs)) if n else float("inf")
+        out.append(Step(order[e], order[h], n, float(score[h, e]), rate, p, bool(ok),
+                        None if ok or not np.isfinite(need) else int(need)))
+    return out
+
+
+def shown_chain(ratings: Ratings, labels: Sequence[str], count: int, score: np.ndarray,
+                games: np.ndarray, alpha: float = ALPHA) -> list[str]:
+    """`count` of `labels` whose order is shown, weakest first: in order of rating, every
+    adjacent pair's harder one ahead of its easier one (one-sided, Holm over the chain's
+    steps, `adjacent_steps`). Of all such chains, the one whose smallest rating step is
+    largest (then the widest span; then the earliest labels). When no chain is that long,
+    the longest one, chosen the same way.
+
+    Args:
+        ratings: the fitted ratings (they may hold other agents too; they give the order).
         labels: the candidates.
         count: presets wanted.
+        score, games: the round robin's matrices, indexed like `ratings.labels`.
+        alpha: the family-wise error of a chain's steps.
     """
     pos = {lab: k for k, lab in enumerate(ratings.labels)}
     idx = sorted((pos[lab] for lab in labels), key=lambda k: (ratings.rating[k], k))
-    low, high, rating = ratings.low, ratings.high, ratings.rating
+    rating = ratings.rating
 
     def chains(start: list[int], rest: list[int], size: int):
         if len(start) == size:
             yield start
             return
-        for n, k in enumerate(rest):
-            if not start or low[k] > high[start[-1]]:
+        for n, k in enumerate(rest):  # a step must at least pass unadjusted
+            if not start or ahead_p(score[k, start[-1]], games[k, start[-1]]) <= alpha:
                 yield from chains(start + [k], rest[n + 1:], size)
 
+    def shown(chain: list[int]) -> bool:
+        sub = np.ix_(chain, chain)
+        return all(st.shown for st in adjacent_steps(chain, score[sub], games[sub], alpha))
+
     for size in range(min(count, len(idx)), 0, -1):
-        best = max(chains([], idx, size), default=None,
+        best = max((c for c in chains([], idx, size) if shown(c)), default=None,
                    key=lambda c: (min(np.diff(rating[c]), default=0.0),
                                   rating[c[-1]] - rating[c[0]], [-k for k in c]))
         if best is not None:
@@ -523,9 +581,9 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         workers: local Ray workers (0: in this process).
         address: a Ray cluster.
         show_progress: a progress bar.
-        keep: treat the file's presets as candidates and keep this many whose rating
-            intervals are separated (`separated_chain`), weakest first; fewer, with a
-            warning, when no such chain is that long.
+        keep: treat the file's presets as candidates and keep this many whose order is
+            shown (`shown_chain`), weakest first; fewer, with a warning, when no such chain
+            is that long.
         resume: continue an interrupted calibration: play only the ladder's missing games.
             The ladder's journal stays until the preset file is rewritten, so a calibration
             that stops after its games (or is interrupted during them) loses none.
@@ -546,8 +604,9 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
     names = [p.name for p in pf.presets]
     candidates = len(names)
     base_labels = result.labels[candidates:]
+    score, played, _ = matrices(result.pairs, result.labels)
     if keep is not None:
-        chosen = separated_chain(r, names, keep)
+        chosen = shown_chain(r, names, keep, score, played)
         by_name = {p.name: p for p in pf.presets}
         pf.presets = [by_name[n] for n in chosen]
         names = chosen
@@ -560,20 +619,25 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
             "games": int(r.games[k]),
             "win_rate_vs": {b: float(rates[(p.name, b)]) for b in base_labels}}
     separated = r.separated(names)
+    idx = [result.labels.index(n) for n in names]
+    steps = adjacent_steps(names, score[np.ix_(idx, idx)], played[np.ix_(idx, idx)])
     pf.source = {**(pf.source or {}), "calibration": {
         "ladder": result.out.name, "baselines": base_labels,
         "games_per_pair": int(result.pairs["games"].iloc[0]), "separated": separated,
-        "order": _subset_verdict(result, names).status}}
+        "order": _subset_verdict(result, names).status,
+        "steps_shown": all(st.shown for st in steps),
+        "steps": [{**vars(st), "text": st.text()} for st in steps]}}
     if keep is not None:
         pf.source["calibration"]["candidates"] = candidates
     warnings = list(pf.source.get("warnings") or [])
     if keep is not None and len(names) < keep:
-        warnings.append(f"only {len(names)} of the {keep} presets asked have separated rating "
-                        f"intervals among the {candidates} candidates: play more games per "
-                        f"pair (--games), or give candidates that differ more (--budgets)")
-    if not separated:
-        warnings.append("the presets' rating intervals overlap or are out of order: play more "
-                        "games per pair (--games) or export fewer presets")
+        warnings.append(f"only {len(names)} of the {keep} presets asked are shown in order "
+                        f"(every step one-sided, Holm) among the {candidates} candidates: "
+                        f"play more games per pair (--games), or give candidates that differ "
+                        f"more (--budgets)")
+    for st in steps:
+        if not st.shown:
+            warnings.append(f"the step {st.text()}")
     if warnings:
         pf.source["warnings"] = warnings
     dump_presets(pf, presets_path)

@@ -6,6 +6,8 @@
   percentile bootstrap interval that resamples whole clusters;
 * `welch_p`: Welch's t test of two samples (unequal variances), two-sided or one-sided;
 * `holm`: Holm's step-down correction, family-wise error at `alpha`;
+* `ahead_p`, `games_to_show`: one-sided tests of one agent ahead of another, and the games
+  they need;
 * `detectable`: the smallest difference of two means a test finds with 80% power;
 * `bradley_terry`: Bradley-Terry ratings of a round robin on the Elo scale, with intervals.
 
@@ -190,6 +192,39 @@ def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> np.ndarray:
             break
         out[i] = True
     return out
+
+
+def ahead_p(score: float, games: int) -> float:
+    """One-sided p-value that the first of two agents is the stronger: an exact binomial test
+    of H0 "it scores at most half" on `games` games, its `score` (wins plus half the draws)
+    rounded down, so a draw never counts for it; 1.0 without games.
+
+    Args:
+        score: what it scored against the other.
+        games: games between them.
+    """
+    n = int(games)
+    if n <= 0:
+        return 1.0
+    k = int(math.floor(score + 1e-9))
+    return float(stats.binom.sf(k - 1, n, 0.5))
+
+
+def games_to_show(rate: float, alpha: float, power: float = POWER) -> float:
+    """Games a pair needs for a one-sided test at level `alpha` to show, with probability
+    `power`, that the first is ahead when it scores `rate` (normal approximation); inf when
+    `rate` is not above one half.
+
+    Args:
+        rate: the first agent's score rate against the other.
+        alpha: the test's level (after a correction, the corrected level).
+        power: the chance to show it.
+    """
+    if not rate > 0.5:
+        return math.inf
+    rate = min(rate, 1.0 - 1e-6)
+    z = stats.norm.ppf(1 - alpha) * 0.5 + stats.norm.ppf(power) * math.sqrt(rate * (1 - rate))
+    return float(math.ceil((z / (rate - 0.5)) ** 2))
 
 
 def detectable(sd_a: float, sd_b: float, n_a: int, n_b: int, alpha: float,

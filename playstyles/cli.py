@@ -738,7 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--candidates", type=count(1, L.MAX_COUNT), metavar="N",
                      help="difficulty, with --calibrate: consider N elites spread over win "
                           "rate (default --count; with --budgets, 1: the strongest) and keep "
-                          "the --count whose rating intervals are separated")
+                          "--count whose order is shown (every adjacent pair ahead, one-sided, "
+                          "Holm)")
     exp.add_argument("--budgets", type=count(1, L.MAX_BUDGET), nargs="+", metavar="CALLS",
                      help="difficulty, with --calibrate: every candidate elite also plays at "
                           "each of these budgets (calls per decision), as a candidate of its "

@@ -8,7 +8,9 @@ Two kinds of selection:
   each preset's evidence says which. Targets are K evenly spaced win rates from the lowest to
   the highest; each takes the nearest elite not taken yet. With calibration, more candidates
   can be given (N elites, each also at several budgets); all play the calibration round
-  robin, and the K whose rating intervals are separated are kept, weakest first.
+  robin, and K whose order is shown are kept, weakest first: in order of Bradley-Terry
+  rating, every adjacent pair's harder one ahead of the easier (one-sided binomial test,
+  Holm over the steps; `play.ladder.shown_chain`), each step's test in the file.
 * `style`: from a run whose validation counted distinct styles (`playstyles validate`), the
   first K distinct styles that held up on held-out levels, strongest first (validation.csv
   `style`), fewer with a warning when fewer held up. Otherwise (`all_elites`, a run not
@@ -388,8 +390,8 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
         address: a Ray cluster for `play_missing` and `calibrate`.
         candidates: difficulty: elites to consider, spread over win rate as the presets are
             (default `count`; with `budgets`, 1: the strongest elite). More candidates than
-            `count` need `calibrate`, which keeps the `count` whose rating intervals are
-            separated.
+            `count` need `calibrate`, which keeps `count` whose order is shown (every
+            adjacent pair one-sided, Holm; `play.ladder.shown_chain`).
         budgets: difficulty: every candidate elite also plays at each of these budgets
             (forward-model calls per decision), each a candidate of its own. An archive's
             elites are the best of their cells against one opponent, so they differ in
@@ -576,8 +578,8 @@ def _selection_text(kind: str, validated: bool, by_rating: bool, made: int, elit
     if by_rating:
         text += (f"; {made} candidates ({elites} elite{'s' if elites != 1 else ''}"
                  + (f" x budgets {list(budgets)}" if budgets else "")
-                 + f"), {count} asked, the ones kept being those whose calibrated rating "
-                 "intervals are separated (source.calibration)")
+                 + f"), {count} asked, the ones kept being those whose order the calibration "
+                 "shows: every adjacent pair one-sided, Holm (source.calibration.steps)")
     return text
 
 

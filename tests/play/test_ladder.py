@@ -238,7 +238,8 @@ def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, cap
     cal = pf.source["calibration"]
     assert cal["baselines"] == ["baseline"] and cal["games_per_pair"] == 4
     assert cal["separated"] == result.ratings.separated(pf.names)
-    assert ("warnings" in pf.source) == (not cal["separated"])
+    assert ("warnings" in pf.source) == (not cal["steps_shown"])
+    assert len(cal["steps"]) == len(pf.presets) - 1
     with pytest.raises(ValueError, match="at least one shared baseline"):
         calibrate(path, baselines=[], workers=0)
 
@@ -250,21 +251,52 @@ def _ratings(values, half_width):
     return Ratings([f"a{k}" for k in range(len(r))], r, r - w, r + w, np.full(len(r), 10))
 
 
-def test_separated_chain_spreads_evenly_and_falls_back_to_the_longest():
-    from play.ladder import separated_chain
+def _round_robin(rates, games):
+    """score/games matrices where agent i scores rates[i][j] of `games` against j."""
+    n = len(rates)
+    score = np.array([[rates[i][j] * games if i != j else 0.0 for j in range(n)]
+                      for i in range(n)])
+    played = np.full((n, n), games) - np.eye(n, dtype=int) * games
+    return score, played
+
+
+def test_shown_chain_keeps_steps_a_one_sided_holm_test_shows():
+    from play.ladder import adjacent_steps, shown_chain
     r = _ratings([-300, -120, -100, 0, 90, 300], 40)
-    # chains of 3 with gaps > 80: the most even one is -300, 0, 300 (steps 300, 300)
-    assert separated_chain(r, r.labels, 3) == ["a0", "a3", "a5"]
-    # four: every separated chain takes one of a1/a2; -300 -100 90 300 has the largest step
-    assert separated_chain(r, r.labels, 4) == ["a0", "a2", "a4", "a5"]
-    # six cannot be separated (a1, a2 overlap): the longest chain, five
-    five = separated_chain(r, r.labels, 6)
-    assert len(five) == 5 and r.separated(five)
+    # agent i scores 0.5 + 0.1 * (i - j) against j (capped): neighbours a1/a2 are 0.6 apart
+    # only in rating; their games: a2 scores 0.52 against a1, never shown at 100 games
+    base = [[min(0.95, max(0.05, 0.5 + 0.12 * (i - j))) for j in range(6)] for i in range(6)]
+    base[2][1], base[1][2] = 0.52, 0.48
+    score, played = _round_robin(base, 100)
+    three = shown_chain(r, r.labels, 3, score, played)
+    assert len(three) == 3
+    steps = adjacent_steps(three, *(m[np.ix_(*(2 * [[r.labels.index(x) for x in three]]))]
+                                     for m in (score, played)))
+    assert all(st.shown for st in steps)
+    six = shown_chain(r, r.labels, 6, score, played)  # a1 < a2 is not shown: five at most
+    assert len(six) == 5 and not {"a1", "a2"} <= set(six)
     # only the candidates named are considered, weakest first whatever the order given
-    assert separated_chain(r, ["a5", "a1", "a2"], 2) == ["a1", "a5"]
-    # all overlapping: one preset, the chain of one
-    wide = _ratings([0, 10, 20], 100)
-    assert len(separated_chain(wide, wide.labels, 3)) == 1
+    assert shown_chain(r, ["a5", "a0"], 2, score, played) == ["a0", "a5"]
+    # too few games: no step is shown, the chain of one, and the step says what would show it
+    few_score, few = _round_robin(base, 4)
+    assert len(shown_chain(r, r.labels, 3, few_score, few)) == 1
+    (st,) = adjacent_steps(["a", "b"], few_score[:2, :2], few[:2, :2])
+    assert not st.shown and st.games_needed is not None and st.games_needed > 4
+    assert f"about {st.games_needed} games per pair" in st.text()
+    # a step the easier one wins: no number of games shows it
+    (back,) = adjacent_steps(["b", "a"], score[np.ix_([1, 0], [1, 0])],
+                             played[np.ix_([1, 0], [1, 0])])
+    assert not back.shown and back.games_needed is None and "not ahead" in back.text()
+
+
+def test_games_to_show_reaches_the_power_it_promises():
+    from play.stats import ahead_p, games_to_show
+    rng = np.random.default_rng(5)
+    n = int(games_to_show(0.65, 0.05 / 3))
+    shown = np.mean([ahead_p(rng.binomial(n, 0.65), n) <= 0.05 / 3 for _ in range(2000)])
+    assert 0.75 <= shown <= 0.9  # 80% power, by the normal approximation
+    assert games_to_show(0.5, 0.05) == float("inf")
+    assert ahead_p(10, 10) < 0.001 < ahead_p(5, 10) and ahead_p(0, 0) == 1.0
 
 
 def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines_only(tmp_path):
