@@ -363,6 +363,92 @@ def elite_presets(config: RunConfig, rows: pd.DataFrame, labels: Sequence[str],
     return presets
 
 
+def _choice_arguments(kind: str, count: int, cells: Sequence[str] | None,
+                      candidates: int | None, budgets: Sequence[int] | None,
+                      calibrate: Sequence[str] | None
+                      ) -> tuple[list[str] | None, int, list[int], int, bool]:
+    """`export_presets`' choice arguments checked (one error naming the argument):
+    (cells, count, budgets, candidate elites, whether the calibration chooses by rating)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
+    if cells is not None:
+        cells = [str(c).strip() for c in cells]
+        if not cells:
+            raise ValueError("cells: name at least one elite's cell")
+        if candidates is not None or budgets:
+            raise ValueError("cells: the elites are named, so there are no candidates or "
+                             "budgets to choose among")
+        count = len(cells)
+    budgets = [int(b) for b in budgets] if budgets else []
+    n_cand = int(candidates) if candidates is not None else 1 if budgets else count
+    if kind != "difficulty" and (candidates is not None or budgets):
+        raise ValueError("candidates, budgets: only for --kind difficulty")
+    if n_cand * max(1, len(budgets)) < count:
+        raise ValueError(f"candidates: {n_cand} elites" + (
+            f" x {len(budgets)} budgets" if budgets else "") + f" give fewer than count "
+            f"({count}) presets")
+    if any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
+        raise ValueError(f"budgets: distinct positive numbers of calls, got {budgets}")
+    # the presets are chosen by the calibration among more (or re-budgeted) candidates
+    by_rating = n_cand * max(1, len(budgets)) > count or bool(budgets)
+    if by_rating and not calibrate:
+        raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
+                         + (f" x {len(budgets)} budgets" if budgets else "")
+                         + " needs their ratings; name the shared baselines (--calibrate)")
+    return cells, count, budgets, n_cand, by_rating
+
+
+def _with_validation(run: RunFiles) -> tuple[pd.DataFrame, pd.DataFrame | None, dict[str, Any]]:
+    """(elites.csv joined with validation.csv's replayed columns, validation.csv, its
+    summary); without a validation, elites.csv alone."""
+    elites = run.elites
+    if elites.empty:
+        raise ValueError(f"{run.dir}: the archive has no elite to export")
+    validation = run.validation
+    if validation is None:
+        return elites, None, {}
+    keep = validated_columns(validation.columns) + list(WIN_RATE_CI)
+    keep += [c for c in STYLE_COLUMNS if c in validation]
+    ci = {c: validated_column(c) for c in WIN_RATE_CI}  # elites.csv has its own interval
+    elites = elites.merge(validation[["index"] + keep].rename(columns=ci), on="index",
+                          how="left")
+    return elites, validation, run.validation_summary or {}
+
+
+def run_source(config: RunConfig, vsummary: dict[str, Any], evolved_from: str,
+               validated_from: str | None) -> dict[str, Any]:
+    """A preset file's `source`: the run, its features, scripts, opponent and levels, and
+    where the numbers come from."""
+    return {"run": config.name, "run_seed": config.seed,
+            "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
+                         for f in config.features],
+            "genome_scripts": list(config.genome_names), "opponent": spec_text(config.opponent),
+            "train_levels": list(config.train_levels),
+            "held_out_levels": list(config.held_out_levels),
+            "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
+            "evolved_from": evolved_from, "validated_from": validated_from}
+
+
+def _target(run: RunFiles, out: str | Path | None, kind: str, calibrate: bool, force: bool,
+            resume: bool) -> Path:
+    """The preset file to write, checked before anything is (and its calibration's ladder
+    folder): a file export did not write, or one of the run's own files, is refused."""
+    target = Path(out) if out is not None else run.path(presets_file(kind))
+    check_output_file(target, command="export", ours=is_preset_file, force=force or resume,
+                      protected=run_files(target.parent))
+    if calibrate:
+        check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
+                     ours=is_ladder_dir, writes=LADDER_FILES)
+    return target
+
+
+def _few_games(presets: Sequence[Preset], min_games: int) -> list[tuple[str, int]]:
+    """(name, games) of the presets whose win rate rests on fewer than `min_games` games."""
+    few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
+                        "validated" else p.evidence["games_evolved"])) for p in presets]
+    return [(n, g) for n, g in few if g < min_games]
+
+
 def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3,
                    out: str | Path | None = None, names: Sequence[str] | None = None,
                    min_games: int = MIN_GAMES, play_missing: bool = False,
@@ -413,55 +499,15 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             named by its style, instead of choosing; `count` is then their number.
     """
 
-    if kind not in KINDS:
-        raise ValueError(f"kind: {kind!r} unknown (known: {', '.join(KINDS)})")
-    if cells is not None:
-        cells = [str(c).strip() for c in cells]
-        if not cells:
-            raise ValueError("cells: name at least one elite's cell")
-        if candidates is not None or budgets:
-            raise ValueError("cells: the elites are named, so there are no candidates or "
-                             "budgets to choose among")
-        count = len(cells)
-    budgets = [int(b) for b in budgets] if budgets else []
-    n_cand = int(candidates) if candidates is not None else 1 if budgets else count
-    if kind != "difficulty" and (candidates is not None or budgets):
-        raise ValueError("candidates, budgets: only for --kind difficulty")
-    if n_cand * max(1, len(budgets)) < count:
-        raise ValueError(f"candidates: {n_cand} elites" + (
-            f" x {len(budgets)} budgets" if budgets else "") + f" give fewer than count "
-            f"({count}) presets")
-    if any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
-        raise ValueError(f"budgets: distinct positive numbers of calls, got {budgets}")
-    # the presets are chosen by the calibration among more (or re-budgeted) candidates
-    by_rating = n_cand * max(1, len(budgets)) > count or bool(budgets)
-    if by_rating and not calibrate:
-        raise ValueError(f"calibrate: choosing {count} presets among {n_cand} candidate elites"
-                         + (f" x {len(budgets)} budgets" if budgets else "")
-                         + " needs their ratings; name the shared baselines (--calibrate)")
+    cells, count, budgets, n_cand, by_rating = _choice_arguments(
+        kind, count, cells, candidates, budgets, calibrate)
     run = RunFiles(run_dir).check()  # every file it reads, before anything is written
     run_dir = run.dir
-    target = Path(out) if out is not None else run.path(presets_file(kind))
-    check_output_file(target, command="export", ours=is_preset_file, force=force or resume,
-                      protected=run_files(target.parent))
-    if calibrate:
-        check_folder(ladder_dir(target), command=LADDER, force=force, resume=resume,
-                     ours=is_ladder_dir, writes=LADDER_FILES)
+    target = _target(run, out, kind, bool(calibrate), force, resume)
     config = load_config(run.path(CONFIG))
     if calibrate or play_missing:  # games to play: refuse a game the workers lack, unwritten
         check_playable([config.game], address, workers)
-    elites = run.elites
-    if elites.empty:
-        raise ValueError(f"{run_dir}: the archive has no elite to export")
-    validation = run.validation
-    vsummary = {}
-    if validation is not None:
-        vsummary = run.validation_summary or {}
-        keep = validated_columns(validation.columns) + list(WIN_RATE_CI)
-        keep += [c for c in STYLE_COLUMNS if c in validation]
-        ci = {c: validated_column(c) for c in WIN_RATE_CI}  # elites.csv has its own interval
-        elites = elites.merge(validation[["index"] + keep].rename(columns=ci), on="index",
-                              how="left")
+    elites, validation, vsummary = _with_validation(run)
     if names is not None and len(names) != count:
         raise ValueError(f"names: {len(names)} given for {count} presets")
 
@@ -473,25 +519,15 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     if names is not None and not by_rating:
         labels = [str(n) for n in names][:len(labels)]
 
-    opponent = spec_text(config.opponent)
-    presets = elite_presets(config, rows, labels, budgets, kind, validated, vsummary, evolved_from,
-                       validated_from)
-    source = {"run": config.name, "run_seed": config.seed,
-              "features": [{"name": f.name, "range": [f.lo, f.hi], "width": f.width}
-                           for f in config.features],
-              "genome_scripts": list(config.genome_names), "opponent": opponent,
-              "train_levels": list(config.train_levels),
-              "held_out_levels": list(config.held_out_levels),
-              "validation_levels": [int(x) for x in vsummary.get("levels", [])] or None,
-              "evolved_from": evolved_from, "validated_from": validated_from,
-              "selection": _selection_text(kind, validated, by_rating, len(presets), n_cand,
-                                           budgets, count, distinct,
-                                           validated_from if validated else evolved_from,
-                                           named=bool(cells)),
-              "exported_by": provenance()}
-    few = [(p.name, int(p.evidence["games_validated"] if p.evidence["win_rate_source"] ==
-                        "validated" else p.evidence["games_evolved"])) for p in presets]
-    few = [(n, g) for n, g in few if g < min_games]
+    presets = elite_presets(config, rows, labels, budgets, kind, validated, vsummary,
+                            evolved_from, validated_from)
+    source = run_source(config, vsummary, evolved_from, validated_from)
+    source["selection"] = _selection_text(kind, validated, by_rating, len(presets), n_cand,
+                                          budgets, count, distinct,
+                                          validated_from if validated else evolved_from,
+                                          named=bool(cells))
+    source["exported_by"] = provenance()
+    few = _few_games(presets, min_games)
     if few and play_missing:
         if validation is not None:
             raise ValueError(
@@ -510,25 +546,36 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     pf = PresetFile(config.game, presets, kind, dict(config.options), source)
     dump_presets(pf, target)
     if calibrate:
-        pf, _ = play_calibration(target, baselines=calibrate, games=games,
-                                 keep=count if by_rating else None, workers=workers,
-                                 address=address, show_progress=show_progress, resume=resume,
-                                 force=force)
-        if by_rating:  # the kept candidates, weakest first, named as levels
-            kept = difficulty_labels(len(pf.presets)) if names is None else \
-                [str(n) for n in names][:len(pf.presets)]
-            renamed = {}
-            for p, label in zip(pf.presets, kept):
-                p.evidence["candidate"] = p.name
-                renamed[p.name] = p.name = label
-            warnings = _renamed_warnings(pf.source.get("warnings") or [], renamed,
-                                         [p.name for p in presets])
-            pf.source.pop("warnings", None)
-            if warnings:
-                pf.source["warnings"] = warnings
-            dump_presets(pf, target)
+        pf = _calibrated(pf, target, calibrate, games, count, by_rating, names, workers,
+                         address, show_progress, resume, force, [p.name for p in presets])
     pf.path = target
     return pf, target
+
+
+def _calibrated(pf: PresetFile, target: Path, baselines: Sequence[str], games: int | None,
+                count: int, by_rating: bool, names: Sequence[str] | None, workers: int | None,
+                address: str | None, show_progress: bool, resume: bool, force: bool,
+                candidates: Sequence[str]) -> PresetFile:
+    """The written preset file calibrated (`play.ladder.calibrate`); choosing `by_rating`,
+    the kept candidates renamed as levels, weakest first (or by `names`)."""
+    pf, _ = play_calibration(target, baselines=baselines, games=games,
+                             keep=count if by_rating else None, workers=workers,
+                             address=address, show_progress=show_progress, resume=resume,
+                             force=force)
+    if not by_rating:
+        return pf
+    kept = difficulty_labels(len(pf.presets)) if names is None else \
+        [str(n) for n in names][:len(pf.presets)]
+    renamed = {}
+    for p, label in zip(pf.presets, kept):
+        p.evidence["candidate"] = p.name
+        renamed[p.name] = p.name = label
+    warnings = _renamed_warnings(pf.source.get("warnings") or [], renamed, candidates)
+    pf.source.pop("warnings", None)
+    if warnings:
+        pf.source["warnings"] = warnings
+    dump_presets(pf, target)
+    return pf
 
 
 def _renamed_warnings(warnings: Sequence[str], renamed: dict[str, str],

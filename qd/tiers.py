@@ -209,25 +209,8 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
     with journal.interruptible():
         with ray_session():
             records = play_journal(journal, address, workers, show_progress, TIERS)
-    span = (len(chosen) + 1) * n_games
-    tables, game_rows, counts = [], [], []
-    for k, b in enumerate(tiers):
-        cfg = at_budget(config, b)
-        table, rows, summary = validation_tables(
-            cfg, chosen, names, level_list, n_games, records[k * span:(k + 1) * span],
-            control=True, delta=delta, margin=margin)
-        table.insert(0, "tier", k + 1)
-        table.insert(1, "budget", b)
-        tables.append(table)
-        game_rows += [{"tier": k + 1, "budget": b, **r} for r in rows]
-        counts.append({"tier": k + 1, "budget": b, "distinct_styles": summary["distinct_styles"],
-                       "non_inferior": summary["distinct_styles_non_inferior"],
-                       "styles": summary["styles"]["styles"], "control": summary["control"]})
-    table = pd.concat(tables, ignore_index=True)
-    run_style = dict(zip(chosen["index"], run.validation.set_index("index")
-                         .loc[chosen["index"], "style"]))
-    table.insert(2, "run_style", table["index"].map(run_style).astype(int))
-    table = table.rename(columns={"style": "tier_style", "distinct": "holds"})
+    table, game_rows, counts = tier_tables(config, run, chosen, names, tiers, level_list,
+                                           n_games, records, delta, margin)
     pf = _tier_presets(config, run, chosen, table, tiers, vsummary, level_list)
     summary = {"run": config.name, "budgets": tiers, "run_budget": config.agent["budget"],
                "levels": list(level_list), "games_per_style": n_games,
@@ -243,6 +226,44 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
     atomic_write(out / REPORT, tiers_markdown(config, table, summary))
     journal.finish()
     return TiersResult(out, table, summary, out / PRESETS)
+
+
+def tier_tables(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, names: Sequence[str],
+                tiers: Sequence[int], level_list: Sequence[int], n_games: int,
+                records: Sequence[Any], delta: float, margin: float
+                ) -> tuple[pd.DataFrame, list[dict[str, Any]], list[dict[str, Any]]]:
+    """tiers.csv, tiers_games.csv's rows and each tier's count from the games played (no
+    file): every tier's games counted as a validation counts them.
+
+    Args:
+        config: the run's config.
+        run: the run directory's files (its validation numbers the styles).
+        chosen: the styles played (rows of elites.csv), in plan order.
+        names: the weight columns.
+        tiers: the budgets, ascending.
+        level_list: the levels.
+        n_games: games per style and tier.
+        records: every game, tier-major, each tier's as `plan_games` plans them.
+        delta, margin: as for `style_tiers`.
+    """
+    span = (len(chosen) + 1) * n_games
+    tables, game_rows, counts = [], [], []
+    for k, b in enumerate(tiers):
+        table, rows, summary = validation_tables(
+            at_budget(config, b), chosen, names, level_list, n_games,
+            records[k * span:(k + 1) * span], control=True, delta=delta, margin=margin)
+        table.insert(0, "tier", k + 1)
+        table.insert(1, "budget", b)
+        tables.append(table)
+        game_rows += [{"tier": k + 1, "budget": b, **r} for r in rows]
+        counts.append({"tier": k + 1, "budget": b, "distinct_styles": summary["distinct_styles"],
+                       "non_inferior": summary["distinct_styles_non_inferior"],
+                       "styles": summary["styles"]["styles"], "control": summary["control"]})
+    table = pd.concat(tables, ignore_index=True)
+    run_style = dict(zip(chosen["index"], run.validation.set_index("index")
+                         .loc[chosen["index"], "style"]))
+    table.insert(2, "run_style", table["index"].map(run_style).astype(int))
+    return table.rename(columns={"style": "tier_style", "distinct": "holds"}), game_rows, counts
 
 
 def _tier_presets(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, table: pd.DataFrame,
