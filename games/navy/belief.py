@@ -20,10 +20,13 @@ search: it is counted in `calls`, not in a search agent's budget.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
-from games.navy.state import NavyObservation, NavyState, from_observation
 from games.navy.subs import BELIEVED, POLICIES
 from games.navy.world import board
+
+if TYPE_CHECKING:  # (the states it holds; state.py makes the filter)
+    from games.navy.state import NavyObservation, NavyState
 
 JITTER = 0.5
 """The chance that a hidden sub of a rejuvenated particle moves one cell."""
@@ -74,7 +77,7 @@ class ParticleBelief:
                                           for _ in range(self.size - len(survivors))]
         else:
             self.restarts += 1
-            self.particles = [from_observation(observation, self.rng, self.policy)
+            self.particles = [observation.draw(self.rng, self.policy)
                               for _ in range(self.size)]
         self.last = observation
 

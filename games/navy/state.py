@@ -32,6 +32,7 @@ import random
 from typing import NamedTuple
 
 from games.api import IllegalAction, log_add, log_to_list
+from games.navy.belief import ParticleBelief
 from games.navy.level import MAX_SUBS, NavyLevel
 from games.navy.subs import ATTACK, BELIEVED, MOVE, POLICIES, TRUE, choose
 from games.navy.world import DIRECTION_NAMES, board
@@ -61,6 +62,10 @@ class NavyObservation(NamedTuple):
     subs_seen: tuple[tuple[int, int], ...]  # sorted (cell, health) of the subs in the block
     sonar: tuple[int, int]  # subs the sonar hit, and destroyed, in the last step
     cost: int
+
+    def draw(self, rng: random.Random, policy: str = BELIEVED) -> "NavyState":
+        """A full state with this observation, drawn with `rng` (`from_observation`)."""
+        return from_observation(self, rng, policy)
 
 
 class NavyState:
@@ -325,7 +330,6 @@ class NavyState:
 
     def new_belief(self, player: int, size: int, seed: int):
         """A particle filter of `size` particles (`games.navy.belief.ParticleBelief`)."""
-        from games.navy.belief import ParticleBelief  # lazy: belief.py builds on this module
         return ParticleBelief(size, seed)
 
     # -- views ------------------------------------------------------------------------------
