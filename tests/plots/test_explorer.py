@@ -30,6 +30,7 @@ from experiments.bench_explorer import (
 )
 from playstyles.cli import main
 from plots.explorer import data_script, explorer_data, explorer_html, write_explorer
+from plots.numbers import num_text, pct_text
 from qd.features import feature_texts
 from qd.rundir import RunFiles
 from tests.plots.test_report import fake_run
@@ -42,13 +43,13 @@ NAVY = RESULTS / "navy" / "quickstart"
 
 
 def pct(v: float) -> str:
-    """A rate as the page prints it."""
-    return f"{100 * v:.1f}%"
+    """A rate as the page prints it (as report.html does)."""
+    return pct_text(v)
 
 
 def num(v: float) -> str:
-    """A number as the page prints it (3 significant digits)."""
-    return str(int(round(v))) if abs(v) >= 1000 else f"{float(f'{v:.3g}'):g}"
+    """A number as the page prints it (3 significant digits, as report.html does)."""
+    return num_text(v)
 
 
 def copy(src: Path, dst: Path) -> Path:
@@ -167,6 +168,14 @@ def click_elite(tab, cell: str, modifiers=()) -> int:
     return i
 
 
+def open_row(tab, cell: str) -> int:
+    """Open an elite's card from its row of the table of every elite."""
+    i = tab.evaluate(f"explorer.eliteIndex({json.dumps(cell)})")
+    tab.click(f'#elites tr[data-elite="{i}"] th button')
+    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    return i
+
+
 def text(tab, key: str) -> str:
     return tab.inner_text(f'#card [data-k="{key}"]').strip()
 
@@ -179,7 +188,12 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     cell = "1.7:0:0.62"
     e = pd.read_csv(d / "elites.csv").set_index("cell").loc[cell]
     v = pd.read_csv(d / "validation.csv").set_index("cell").loc[cell]
-    i = click_elite(tab, cell)
+    shown = click_elite(tab, "1.7:0:0.46")  # a style that held up, shown in the cell of
+    tab.wait_for_selector(f'#card[data-elite="{shown}"]')
+    assert "held up (style #2)" in tab.inner_text("#card h2")
+    assert "1.7:0:0.62" in tab.inner_text("#card .others")  # every elite of the cell listed
+    tab.click('#card .others button:text-is("1.7:0:0.62")')
+    i = tab.evaluate(f"explorer.eliteIndex({json.dumps(cell)})")
     tab.wait_for_selector(f'#card[data-elite="{i}"]')
     assert text(tab, "cell") == cell
     assert text(tab, "win_rate:evolved") == pct(e["win_rate"])
@@ -195,12 +209,13 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     assert text(tab, "w:ResearchMountains") == num(e["ResearchMountains"])
     assert text(tab, "dominant") == "ResearchMountains 1, ResearchRange 1 (+1 more at 1)"
     assert text(tab, "style_name") == "some buildings, few defenders, steady research"
-    assert "did not hold up" in tab.inner_text("#card h2")  # distinct is False for it
-    assert text(tab, "preset") == "preset:elite_1.7_0_0.62.json"
+    assert "not told apart from the other styles" in tab.inner_text("#card h2")
+    target = d.resolve() / "elite_1.7_0_0.62.json"
+    assert text(tab, "preset") == f"preset:{target}"
     assert f"--cells {cell}" in text(tab, "export")
     assert "No game of this elite was recorded" in text(tab, "boards")
     last = tab.evaluate("explorer.lastClick()")
-    assert last["elite"] == i and last["handler_ms"] < 1000
+    assert last["elite"] == shown and last["handler_ms"] < 1000
     # the held-out view: the elites at their held-out cells, coloured by held-out values
     before = tab.evaluate("document.getElementById('map').toDataURL()")
     legend = tab.inner_text("#legend-field")
@@ -214,7 +229,7 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     # an exported style: the card names its preset in the run directory's preset file
     styles = json.loads((d / "presets_style.json").read_text())["presets"]
     tab.evaluate(f"explorer.select(explorer.eliteIndex({json.dumps(styles[0]['evidence']['cell'])}))")
-    assert text(tab, "preset") == f"preset:{d.name}/presets_style.json#{styles[0]['name']}"
+    assert text(tab, "preset") == f"preset:{d.resolve()}/presets_style.json#{styles[0]['name']}"
     # two more elites compared side by side
     a, b = [j for j in tab.evaluate("explorer.shownElites()") if j != i][:2]
     cells = pd.read_csv(d / "elites.csv")["cell"]
@@ -262,7 +277,7 @@ def test_an_old_run_not_validated_shows_dashes_and_no_held_out_view(browser, tmp
     assert tab.evaluate("explorer.setView('held')") is False
     click_elite(tab, "6:-1")
     assert text(tab, "win_rate:evolved") == "75.0%"
-    assert text(tab, "win_rate-ci:evolved") == "\u2014"
+    assert text(tab, "win_rate-ci:evolved") == "too few games (4)"  # below 8 games
     assert text(tab, "w:SpawnRange") == "0.25"
     assert errors == []
     tab.close()
@@ -330,8 +345,7 @@ def test_the_boards_versus_drew_are_on_the_page(browser, tmp_path):
     loaded = tab.evaluate("Array.from(document.querySelectorAll('#versus img'))"
                           ".map(function (im) { return [im.alt, im.naturalWidth]; })")
     assert loaded == [["game0_round05.png", 200], ["game0_end.png", 200]]
-    i = click_elite(tab, "1.7:0:0.62")
-    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    open_row(tab, "1.7:0:0.62")
     assert "side by side are below the map" in text(tab, "boards")
     assert not errors
     shutil.rmtree(d / "versus")
