@@ -908,6 +908,11 @@
       var q = cellRect(p[0], p[1]), b = canvas.getBoundingClientRect();
       return {x: b.left + q[0] + q[2] / 2, y: b.top + q[1] + q[3] / 2};
     },
+    markedElites: function () {  // the styles that held up marked on the map, wherever they sit
+      var out = [];
+      Object.keys(L.styles).forEach(function (k) { out = out.concat(L.styles[k]); });
+      return out.sort(function (a, b) { return a - b; });
+    },
     shownElites: function () { return Array.prototype.filter.call(L.shown, function (i) { return i >= 0; }); },
     setView: setView,
     format: {pct: pct, num: num, shq: shq, interval: interval},
