@@ -4,7 +4,9 @@
 any pair of the grid's features, coloured by the win rate, any feature or any script weight,
 in the evolved view (each elite at the cell evolution found for it) and, once the run is
 validated, the held-out view (each validated elite at the cell its held-out games put it
-in); cells whose style did not hold up are crossed. A click on a cell opens the elite's card:
+in); every style that held up is marked wherever it sits, and a table beside the map lists
+every elite (sortable, filterable, linked both ways with the map; the map is also used from
+the keyboard). A click on a cell or a row opens the elite's card:
 its weights (a bar per script), dominant scripts, features and win rate with their 95%
 intervals and games from every source (evolution or re-estimation, held out, the control),
 its style name and the line that plays it. Shift- or Ctrl-click (or the card's button) adds
