@@ -51,6 +51,11 @@ COMMITTED_RUNS = {"experiments/results/quickstart": "tribes",
                   "experiments/results/navy/quickstart": "navy"}
 """The committed run directories whose explorer.html is committed too (relative to the
 repository, as the page's commands name them), and their games."""
+COMMITTED_VALIDATIONS = {"experiments/results/tribolo/quickstart": "recount",
+                         "experiments/results/navy/quickstart": "styles"}
+"""The committed runs whose styles were counted by a later validation kept in a folder beside
+their files (the run directory's own validation_summary.json predates the count): their pages
+show that validation."""
 SCRIPTS = ("Attack", "Defend", "Expand", "Research", "Build", "Trade")
 STATS = ("aggression", "expansion", "tempo", "economy", "defence")
 
@@ -164,10 +169,13 @@ def write_page(run_dir: Path) -> Path:
 def committed_page(folder: str, game: str) -> str:
     """The explorer.html of a committed run directory (`COMMITTED_RUNS`) as the code writes
     it now (run from the repository's root, so that its commands name the folder)."""
-    from plots.explorer import explorer_data, explorer_html
+    from plots.explorer import explorer_data, explorer_html, validation_beside
     from qd.features import feature_texts
     from qd.rundir import RunFiles
-    return explorer_html(explorer_data(RunFiles(folder).check(), feature_texts(game)))
+    run = RunFiles(folder).check()
+    later = COMMITTED_VALIDATIONS.get(folder)
+    return explorer_html(explorer_data(run, feature_texts(game), validation=validation_beside(
+        run, Path(folder) / later) if later else None))
 
 
 def write_committed_pages() -> None:

@@ -41,6 +41,7 @@ from playstyles.files import atomic_write
 from plots.curves import draw_progress, progress_data
 from plots.explorer import write_explorer
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data
+from plots.numbers import num_text, pct_text
 from plots.validation import draw_validation
 from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
@@ -290,25 +291,21 @@ def _esc(x: Any) -> str:
 
 
 def _num(x: Any, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
+    """A number as both pages print it (`plots.numbers.num_text`: 3 significant digits);
+    other `digits` for the run's totals; n/a when missing; text that is no number as is."""
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     try:
         v = float(x)
     except (TypeError, ValueError):
-        return _esc(x)
+        return "n/a" if x is None else _esc(x)
     if not math.isfinite(v):
         return "n/a"
-    return f"{v:.{digits}g}"
+    return num_text(v) if digits == 3 else f"{v:.{digits}g}"
 
 
 def _pct(x: Any) -> str:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return "n/a"
-    return f"{100 * v:.1f}%" if math.isfinite(v) else "n/a"
+    return pct_text(x)
 
 
 def _img(path: Path) -> str:
@@ -599,7 +596,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
         interval = f" <span class=small>({_pct(low)}-{_pct(high)})</span>" if low is not None \
             else ""
         row = [_esc(r["cell"]), _pct(r["win_rate"]) + interval,
-               f"{int(r['wins'])} / {int(r['games'])}", _num(r["mean_score"], 4)]
+               f"{int(r['wins'])} / {int(r['games'])}", _num(r["mean_score"])]
         for a in axes:
             mean, sd = r.get(mean_column(a.name)), r.get(std_column(a.name))
             row.append(f"{_num(mean)} &plusmn; {_num(sd, 2)}")

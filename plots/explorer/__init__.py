@@ -4,7 +4,9 @@
 any pair of the grid's features, coloured by the win rate, any feature or any script weight,
 in the evolved view (each elite at the cell evolution found for it) and, once the run is
 validated, the held-out view (each validated elite at the cell its held-out games put it
-in); cells whose style did not hold up are crossed. A click on a cell opens the elite's card:
+in); every style that held up is marked wherever it sits, and a table beside the map lists
+every elite (sortable, filterable, linked both ways with the map; the map is also used from
+the keyboard). A click on a cell or a row opens the elite's card:
 its weights (a bar per script), dominant scripts, features and win rate with their 95%
 intervals and games from every source (evolution or re-estimation, held out, the control),
 its style name and the line that plays it. Shift- or Ctrl-click (or the card's button) adds
@@ -37,13 +39,15 @@ from playstyles.files import atomic_write, read_json
 from plots.heatmap import axis_label
 from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
+    ELITES,
     EXPLORER,
     PRESET_KINDS,
     STYLE_COLUMNS,
+    VALIDATION,
+    VALIDATION_SUMMARY,
     WIDE_INTERVAL,
     WIN_RATE_CI,
     RunFiles,
-    command_path,
     csv_true,
     dominant_scripts,
     headline,
@@ -61,7 +65,11 @@ DATA_VERSION = 1
 """The version of the page's JSON blob (`explorer_data`)."""
 ASSETS = ("explorer.css", "explorer.js")
 """The hand-written style sheet and script inlined into every page (package data)."""
-MARK_MEANING = "did not hold up as a distinct style on held-out levels"
+MARK_MEANING = "a style that held up on held-out levels (its number: style #k)"
+"""What the map's style marks mean (every counted style is marked where it sits)."""
+MIN_GAMES = 8
+"""Below this many games an interval is not shown ("too few games"): with fewer, a 95%
+interval of a mean is mostly its spread's own noise (4-6 games of a rare event give 0 to 0)."""
 
 
 def _asset(name: str) -> str:
@@ -166,8 +174,79 @@ def _control(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+def _status(cols: Mapping[str, list[Any]], k: int, counted: bool,
+            summary: Mapping[str, Any], number: Mapping[str, Any]) -> tuple[str, str]:
+    """An elite's verdict in words, and its kind (`style`, `same`, `untested`): `held up
+    (style #k)`, `not told apart from style #k` (it played the same games as that style:
+    validation_summary.json's duplicates), `not told apart from the other styles` (no pair
+    of it with a counted style is recorded), or why it has no verdict."""
+    if cols.get("v:win_rate", [None] * (k + 1))[k] is None:
+        return "not validated", "untested"
+    if not counted or cols["distinct"][k] is None:
+        return "styles not counted", "untested"
+    if cols["distinct"][k]:
+        n = cols["style"][k]
+        return (f"held up (style #{int(n)})" if n is not None else "held up"), "style"
+    styles = summary.get("styles") if isinstance(summary.get("styles"), dict) else {}
+    for group in styles.get("duplicates") or []:
+        if isinstance(group, list) and cols["cell"][k] in group:
+            same = [int(number[c]) for c in group if c in number]
+            if same:
+                return f"not told apart from style #{same[0]} (the same games)", "same"
+    return "not told apart from the other styles", "same"
+
+
+def _feature_info(name: str, feature: Any, axis: Any = None) -> dict[str, Any]:
+    """A feature's words and declared range (the plug-in's, else the grid's), for axes,
+    legends, column heads, and for clipping intervals."""
+    doc = str(getattr(feature, "doc", "") or "") if feature is not None else ""
+    words = [str(w) for w in (getattr(feature, "words", ()) or ())] if feature is not None \
+        else []
+    lo = getattr(feature, "lo", None) if feature is not None else None
+    hi = getattr(feature, "hi", None) if feature is not None else None
+    if lo is None and axis is not None:
+        lo, hi = axis.lo, axis.hi
+    return {"doc": doc, "words": words if len(words) == 3 else [],
+            "label": axis_label(name, feature), "lo": _floats([lo])[0], "hi": _floats([hi])[0]}
+
+
+def _score_intervals(games: pd.DataFrame | None, index: list[Any]) -> tuple[list, list]:
+    """The held-out mean score's 95% interval (Student's t over the elite's games in
+    validation_games.csv), per elite; null without the games or with fewer than two."""
+    lo: list[float | None] = [None] * len(index)
+    hi: list[float | None] = [None] * len(index)
+    if games is None or games.empty or "elite_score" not in games or "index" not in games:
+        return lo, hi
+    from scipy import stats
+    score = pd.to_numeric(games["elite_score"], errors="coerce")
+    key = pd.to_numeric(games["index"], errors="coerce")
+    agg = score.groupby(key).agg(["mean", "std", "count"])
+    for k, e in enumerate(index):
+        try:
+            r = agg.loc[float(e)]
+        except (KeyError, TypeError, ValueError):
+            continue
+        n = int(r["count"])
+        if n < 2 or not math.isfinite(r["std"]):
+            continue
+        half = float(stats.t.ppf(0.975, n - 1) * r["std"] / math.sqrt(n))
+        lo[k], hi[k] = _floats([r["mean"] - half, r["mean"] + half])
+    return lo, hi
+
+
+def validation_beside(run: RunFiles, folder: str | Path) -> RunFiles:
+    """A folder that holds a later validation of the run's elites (its config.yaml,
+    validation.csv, validation_summary.json, validation_games.csv; no archive of its own), read
+    as a run directory whose archive is the run's: its tables are checked against the run's
+    elites.csv. For `explorer_data(..., validation=)`."""
+    other = RunFiles(folder)
+    other._cache[ELITES] = run.elites  # its validation is of these elites
+    return other.check(VALIDATION, VALIDATION_SUMMARY)
+
+
 def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
-                  title: str | None = None) -> dict[str, Any]:
+                  title: str | None = None,
+                  validation: RunFiles | None = None) -> dict[str, Any]:
     """Everything the page shows, as one JSON-ready mapping (columns of equal length, one
     entry per elite in elites.csv's order; null where a run lacks a value).
 
@@ -175,16 +254,20 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         run: the run directory (checked: `RunFiles.check`).
         features: feature name -> the feature (its `doc` and `words`); default bare names.
         title: the page's title (default: names the run).
+        validation: another folder holding a validation of the run's elites
+            (validation.csv, validation_summary.json, validation_games.csv), as a committed
+            run keeps a later one beside it; default the run directory's own.
     """
     features = features or {}
+    checked = validation if validation is not None else run
     axes = run.axes
     elites = run.elites
     n = len(elites)
     scripts = run.weight_columns()
     stats = run.feature_columns() if not elites.empty else []
-    v = run.validation
+    v = checked.validation
     validated = v is not None and not v.empty
-    summary = (run.validation_summary or {}) if validated else {}
+    summary = (checked.validation_summary or {}) if validated else {}
     counted = validated and styles_counted(summary) and "distinct" in v
     cols: dict[str, list[Any]] = {"cell": [str(c) for c in elites.get("cell", [])]}
     for c in ("win_rate", "wins", "games", "mean_score", "objective", "batch", "evaluation"):
@@ -225,6 +308,17 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         cols["style"] = _column(joined, STYLE_COLUMNS[0])
         for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "noninferior")):
             cols[key] = _flags(joined, c)
+        try:  # per-game scores are optional: a table the checks refuse gives no interval
+            per_game = checked.validation_games
+        except ValueError:
+            per_game = None
+        cols["v:score_low"], cols["v:score_high"] = _score_intervals(per_game,
+                                                                     list(elites["index"]))
+    number = {c: cols["style"][j] for j, c in enumerate(cols["cell"])
+              if counted and cols["distinct"][j] and cols["style"][j] is not None}
+    status = [_status(cols, k, bool(counted), summary, number) for k in range(n)]
+    cols["status"] = [t for t, _ in status]
+    cols["status_kind"] = [kind for _, kind in status]
     names = []
     for k in range(n):
         held = validated and cols["v:win_rate"][k] is not None
@@ -238,12 +332,17 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         "title": title or f"playstyles archive explorer: {run.name}",
         "run": run.name,
         "where": str(run.dir) if not run.dir.is_absolute() else run.dir.name,
+        "folder": run.dir.name,
         "game": str(run.config.get("game", "")),
         "opponent": (run.config.get("opponent") or {}).get("name"),
         "axes": [{"name": a.name, "lo": a.lo, "hi": a.hi, "width": a.width, "bins": a.bins,
                   "label": axis_label(a.name, features.get(a.name))} for a in axes],
         "scripts": scripts,
         "stats": stats,
+        "features": {f: _feature_info(f, features.get(f), next(
+            (a for a in axes if a.name == f), None)) for f in dict.fromkeys(
+            [a.name for a in axes] + list(stats))},
+        "min_games": MIN_GAMES,
         "n": n,
         "grid": grid.ravel().tolist(),
         "vgrid": vgrid.ravel().tolist(),
@@ -254,8 +353,8 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
         "counted": bool(counted),
         "score_quality": bool(scored),
         "headline": headline(summary) if validated else
-        f"No style has been checked on held-out levels: validate the run "
-        f"(playstyles validate {command_path(run.dir, page=True)}).",
+        "No style has been checked on held-out levels: validate the run (the command is "
+        "beside the held-out view).",
         "control": _control(summary) if validated else None,
         "wide": WIDE_INTERVAL,
         "mark": MARK_MEANING,
@@ -313,4 +412,5 @@ def write_explorer(run: RunFiles | str | Path, features: Mapping[str, Any] | Non
     return atomic_write(run.path(EXPLORER), explorer_html(explorer_data(run, features, title)))
 
 
-__all__ = ["explorer_data", "explorer_html", "write_explorer", "data_script", "style_name"]
+__all__ = ["explorer_data", "validation_beside", "explorer_html", "write_explorer", "data_script",
+           "style_name"]

@@ -30,6 +30,7 @@ from experiments.bench_explorer import (
 )
 from playstyles.cli import main
 from plots.explorer import data_script, explorer_data, explorer_html, write_explorer
+from plots.numbers import num_text, pct_text
 from qd.features import feature_texts
 from qd.rundir import RunFiles
 from tests.plots.test_report import fake_run
@@ -42,13 +43,13 @@ NAVY = RESULTS / "navy" / "quickstart"
 
 
 def pct(v: float) -> str:
-    """A rate as the page prints it."""
-    return f"{100 * v:.1f}%"
+    """A rate as the page prints it (as report.html does)."""
+    return pct_text(v)
 
 
 def num(v: float) -> str:
-    """A number as the page prints it (3 significant digits)."""
-    return str(int(round(v))) if abs(v) >= 1000 else f"{float(f'{v:.3g}'):g}"
+    """A number as the page prints it (3 significant digits, as report.html does)."""
+    return num_text(v)
 
 
 def copy(src: Path, dst: Path) -> Path:
@@ -167,6 +168,14 @@ def click_elite(tab, cell: str, modifiers=()) -> int:
     return i
 
 
+def open_row(tab, cell: str) -> int:
+    """Open an elite's card from its row of the table of every elite."""
+    i = tab.evaluate(f"explorer.eliteIndex({json.dumps(cell)})")
+    tab.click(f'#elites tr[data-elite="{i}"] th button')
+    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    return i
+
+
 def text(tab, key: str) -> str:
     return tab.inner_text(f'#card [data-k="{key}"]').strip()
 
@@ -179,7 +188,12 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     cell = "1.7:0:0.62"
     e = pd.read_csv(d / "elites.csv").set_index("cell").loc[cell]
     v = pd.read_csv(d / "validation.csv").set_index("cell").loc[cell]
-    i = click_elite(tab, cell)
+    shown = click_elite(tab, "1.7:0:0.46")  # a style that held up, shown in the cell of
+    tab.wait_for_selector(f'#card[data-elite="{shown}"]')
+    assert "held up (style #2)" in tab.inner_text("#card h2")
+    assert "1.7:0:0.62" in tab.inner_text("#card .others")  # every elite of the cell listed
+    tab.click('#card .others button:text-is("1.7:0:0.62")')
+    i = tab.evaluate(f"explorer.eliteIndex({json.dumps(cell)})")
     tab.wait_for_selector(f'#card[data-elite="{i}"]')
     assert text(tab, "cell") == cell
     assert text(tab, "win_rate:evolved") == pct(e["win_rate"])
@@ -195,12 +209,13 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     assert text(tab, "w:ResearchMountains") == num(e["ResearchMountains"])
     assert text(tab, "dominant") == "ResearchMountains 1, ResearchRange 1 (+1 more at 1)"
     assert text(tab, "style_name") == "some buildings, few defenders, steady research"
-    assert "did not hold up" in tab.inner_text("#card h2")  # distinct is False for it
-    assert text(tab, "preset") == "preset:elite_1.7_0_0.62.json"
+    assert "not told apart from the other styles" in tab.inner_text("#card h2")
+    target = d.resolve() / "elite_1.7_0_0.62.json"
+    assert text(tab, "preset") == f"preset:{target}"
     assert f"--cells {cell}" in text(tab, "export")
     assert "No game of this elite was recorded" in text(tab, "boards")
     last = tab.evaluate("explorer.lastClick()")
-    assert last["elite"] == i and last["handler_ms"] < 1000
+    assert last["elite"] == shown and last["handler_ms"] < 1000
     # the held-out view: the elites at their held-out cells, coloured by held-out values
     before = tab.evaluate("document.getElementById('map').toDataURL()")
     legend = tab.inner_text("#legend-field")
@@ -214,7 +229,7 @@ def test_a_click_opens_the_card_with_the_numbers_of_the_run(browser, tmp_path):
     # an exported style: the card names its preset in the run directory's preset file
     styles = json.loads((d / "presets_style.json").read_text())["presets"]
     tab.evaluate(f"explorer.select(explorer.eliteIndex({json.dumps(styles[0]['evidence']['cell'])}))")
-    assert text(tab, "preset") == f"preset:{d.name}/presets_style.json#{styles[0]['name']}"
+    assert text(tab, "preset") == f"preset:{d.resolve()}/presets_style.json#{styles[0]['name']}"
     # two more elites compared side by side
     a, b = [j for j in tab.evaluate("explorer.shownElites()") if j != i][:2]
     cells = pd.read_csv(d / "elites.csv")["cell"]
@@ -262,7 +277,7 @@ def test_an_old_run_not_validated_shows_dashes_and_no_held_out_view(browser, tmp
     assert tab.evaluate("explorer.setView('held')") is False
     click_elite(tab, "6:-1")
     assert text(tab, "win_rate:evolved") == "75.0%"
-    assert text(tab, "win_rate-ci:evolved") == "\u2014"
+    assert text(tab, "win_rate-ci:evolved") == "too few games (4)"  # below 8 games
     assert text(tab, "w:SpawnRange") == "0.25"
     assert errors == []
     tab.close()
@@ -330,11 +345,165 @@ def test_the_boards_versus_drew_are_on_the_page(browser, tmp_path):
     loaded = tab.evaluate("Array.from(document.querySelectorAll('#versus img'))"
                           ".map(function (im) { return [im.alt, im.naturalWidth]; })")
     assert loaded == [["game0_round05.png", 200], ["game0_end.png", 200]]
-    i = click_elite(tab, "1.7:0:0.62")
-    tab.wait_for_selector(f'#card[data-elite="{i}"]')
+    open_row(tab, "1.7:0:0.62")
     assert "side by side are below the map" in text(tab, "boards")
     assert not errors
     shutil.rmtree(d / "versus")
     write_explorer(RunFiles(d).check(), feature_texts("tribes"))
     tab, errors = open_page(browser, d / "explorer.html")
     assert tab.query_selector("#versus") is None and not errors
+
+
+# ------------------------------------------------------------------ what a designer does
+
+def test_the_page_rounds_and_quotes_as_python_does(browser, tmp_path):
+    """explorer.js prints a number as report.html does (`plots.numbers`: ties to even, three
+    significant digits) and quotes a shell word as `shlex.quote` does."""
+    import shlex
+    d = fake_run(tmp_path / "r")
+    write_explorer(d)
+    tab, errors = open_page(browser, d / "explorer.html")
+    rng = np.random.default_rng(0)
+    values = [k / 16 for k in range(-20, 40)] + [k / 32 for k in range(0, 33)] + \
+        [0.8125, 2.5, 12344.5, 12345.5, 999.96, 0.000123456, -0.01894, 2.675, 1.005, 1e-7] + \
+        list(rng.normal(0, 50, 40)) + list(rng.uniform(0, 1, 40))
+    page = tab.evaluate("v => v.map(x => [explorer.format.pct(x), explorer.format.num(x)])", values)
+    assert page == [[pct_text(v), num_text(v)] for v in values]
+    assert pct_text(0.8125) == "81.2%" and num_text(2088.90625) == "2089"
+    words = ["plain", "with space", "it's", "a'b'c", "", "$HOME", "x;rm -rf", "ü", "-1:2"]
+    quoted = tab.evaluate("w => w.map(explorer.format.shq)", words)
+    assert [shlex.split(q) for q in quoted] == [[w] for w in words]  # one word each, unchanged
+    assert [q == w for q, w in zip(quoted, words)] == [shlex.quote(w) == w for w in words]
+    assert errors == []
+    tab.close()
+
+
+def test_the_tribolo_and_navy_pages_show_their_counted_styles(monkeypatch):
+    """The committed Tribolo and Navy runs keep the validation that counted their styles in a
+    folder beside their files: their pages count the styles, and Navy leads with the score."""
+    monkeypatch.chdir(REPO)
+    for folder in ("experiments/results/tribolo/quickstart", "experiments/results/navy/quickstart"):
+        page = (REPO / folder / "explorer.html").read_text(encoding="utf-8")
+        data = json.loads(re.search(r'id="explorer-data">(.*?)</script>', page, re.S).group(1))
+        assert data["counted"] and "validate again to count them as docs" not in data["headline"] \
+            or data["counted"]
+        assert "not counted: validate again" not in data["headline"]
+        assert any(s.startswith("held up (style #") for s in data["cols"]["status"])
+    navy = json.loads(re.search(r'id="explorer-data">(.*?)</script>', (
+        NAVY / "explorer.html").read_text(encoding="utf-8"), re.S).group(1))
+    assert navy["score_quality"]
+    assert any(x is not None for x in navy["cols"]["v:score_low"])  # the score's own interval
+
+
+def test_a_designer_finds_the_elite_of_highest_feature_by_sorting_the_table(browser, tmp_path):
+    d = copy(QUICKSTART, tmp_path / "quickstart")
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    elites = pd.read_csv(d / "elites.csv")
+    assert tab.eval_on_selector_all("#elites tbody tr", "r => r.length") == len(elites)  # all
+    # colour by a feature that is not an axis: the table gains its column; sort by it
+    tab.select_option("#sel-field", "f:attacks")
+    head = '#elites button[data-sort="f:attacks"]'
+    assert "attack actions per game" in tab.inner_text(head)  # the feature's words
+    tab.click(head)
+    assert tab.evaluate(f"document.querySelector('{head}').parentElement"
+                        ".getAttribute('aria-sort')") == "descending"
+    top = elites.loc[elites["attacks_mean"].idxmax(), "cell"]
+    first = tab.inner_text("#elites tbody tr:first-child th")
+    assert first == top
+    tab.click("#elites tbody tr:first-child")
+    assert text(tab, "cell") == top
+    tab.click(head)  # and the lowest, the other way round
+    assert tab.inner_text("#elites tbody tr:first-child th") == \
+        elites.loc[elites["attacks_mean"].idxmin(), "cell"]
+    # clicking a cell marks its rows: all the elites of that cell
+    i = click_elite(tab, "1.7:0:0.46")
+    here = tab.eval_on_selector_all("#elites tr.here", "r => r.map(x => +x.dataset.elite)")
+    cells = tab.evaluate("explorer.data.cols.cell")
+    assert {cells[j] for j in here} == {"1.7:0:0.46", "1.7:0:0.62", "1.7:0:0.3"} and i in here
+    # a filter by text
+    tab.fill("#filter", "fast research")
+    rows = tab.eval_on_selector_all("#elites tbody tr", "r => r.length")
+    names = tab.evaluate("explorer.data.cols.style_name")
+    assert rows == sum("fast research" in n for n in names) > 0
+    # an interval of a count clipped to its declared range (no negative defenders)
+    tab.fill("#filter", "")
+    open_row(tab, "1.7:0:0.46")
+    assert text(tab, "f:defender_spawns:held-ci").startswith("0 to ")
+    assert errors == []
+    tab.close()
+
+
+@pytest.mark.parametrize("src,game", [(QUICKSTART, "tribes"), (TRIBOLO, "tribolo")])
+def test_every_style_that_held_up_opens_from_the_table_and_is_marked(browser, tmp_path, src,
+                                                                     game):
+    d = copy(src, tmp_path / game)
+    run = RunFiles(d).check()
+    if src == TRIBOLO:  # its counted validation is the one beside it
+        from plots.explorer import validation_beside
+        page = d / "explorer.html"
+        page.write_text(explorer_html(explorer_data(run, feature_texts(game), validation=(
+            validation_beside(run, d / "recount")))), encoding="utf-8")
+    else:
+        write_explorer(run, feature_texts(game))
+    tab, errors = open_page(browser, d / "explorer.html")
+    status = tab.evaluate("explorer.data.cols.status")
+    styles = [j for j, s in enumerate(status) if s.startswith("held up")]
+    assert styles and tab.evaluate("explorer.markedElites()") == styles
+    tab.fill("#filter", "held up (style")
+    rows = tab.eval_on_selector_all("#elites tbody tr", "r => r.map(x => +x.dataset.elite)")
+    assert sorted(rows) == styles
+    for j in rows:
+        tab.click(f'#elites tr[data-elite="{j}"]')
+        tab.wait_for_selector(f'#card[data-elite="{j}"]')
+        assert tab.inner_text("#card [data-k=status]") == status[j]
+    assert errors == []
+    tab.close()
+
+
+def test_the_map_is_used_from_the_keyboard_alone(browser, tmp_path):
+    d = copy(QUICKSTART, tmp_path / "quickstart")
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    assert tab.get_attribute("#map", "aria-describedby") == "list-caption"  # the table
+    for _ in range(20):
+        tab.keyboard.press("Tab")
+        if tab.evaluate("document.activeElement.id") == "map":
+            break
+    assert tab.evaluate("document.activeElement.id") == "map"
+    start = tab.inner_text("#map-status")
+    assert "Enter opens its card" in start
+    tab.keyboard.press("ArrowRight")
+    tab.keyboard.press("ArrowDown")
+    moved = tab.inner_text("#map-status")
+    assert moved != start
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector("#card[data-elite]")
+    i = int(tab.get_attribute("#card", "data-elite"))
+    assert f"elite {tab.evaluate('explorer.data.cols.cell')[i]}" in moved
+    assert "opened" in tab.inner_text("#map-status")
+    # the card's buttons are reached by Tab too: no link without href
+    assert tab.eval_on_selector_all("a:not([href])", "a => a.length") == 0
+    assert errors == []
+    tab.close()
+
+
+def test_the_cards_commands_work_from_any_folder(browser, tmp_path, monkeypatch):
+    """The export command names the run directory by its absolute path, shell-quoted: typed
+    in another folder, it writes the preset the card names."""
+    import shlex
+    d = copy(QUICKSTART, tmp_path / "a run's folder")
+    write_explorer(RunFiles(d).check(), feature_texts("tribes"))
+    tab, errors = open_page(browser, d / "explorer.html")
+    open_row(tab, "1.7:0:0.62")
+    words = shlex.split(text(tab, "export"))
+    assert words[:2] == ["playstyles", "export"] and words[2] == str(d.resolve())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(words[1:]) == 0
+    preset = text(tab, "preset").removeprefix("preset:")
+    assert Path(preset).is_file() and Path(preset).parent == d.resolve()
+    assert shlex.split(text(tab, "versus"))[2] == str(d.resolve())
+    assert errors == []
+    tab.close()

@@ -180,7 +180,8 @@ def test_report_of_a_real_run(tmp_path_factory, tmp_path, capsys, monkeypatch):
     assert out.startswith("No style has been checked on held-out levels: validate the run "
                           "(playstyles validate 'runs/my run').")
     assert html.escape("playstyles validate 'runs/my run'") in (d / "report.html").read_text()
-    assert "playstyles validate 'runs/my run'" in (d / "explorer.html").read_text()  # its data
+    # the explorer names the folder it lies in, absolute (explorer.js runDir), else this path
+    assert '"where":"runs/my run"' in (d / "explorer.html").read_text()
     assert main(["report", str(d)]) == 0  # an absolute path: the whole of it on the terminal
     assert f"(playstyles validate '{d}')." in capsys.readouterr().out
     assert html.escape("playstyles validate 'my run'") in (d / "report.html").read_text()
