@@ -410,6 +410,42 @@ def _remove_earlier(out: Path) -> None:
 
 # ------------------------------------------------------------------------------ versus
 
+def _style_words(config, chosen: pd.DataFrame) -> list[str]:
+    """Each chosen elite's style words (from elites.csv's means), then the control's."""
+    grid = [f.name for f in config.features]
+    ranges = {f.name: (f.lo, f.hi) for f in config.features}
+    styles = []
+    for row in chosen.to_dict("records"):
+        values = {f: float(row[mean_column(f)]) for f in grid if mean_column(f) in row}
+        styles.append(style_name(values, ranges, {f.name: f for f in config.features})
+                      if len(values) == len(grid) else "")
+    return styles + ["the run's agent without evolved weights"]
+
+
+def _report_lines(run_name: str, games: int, specs: Sequence[GameSpec], plan, note: str | None,
+                  images: Sequence[Path], skipped: Sequence[str], heads: Sequence[str]
+                  ) -> tuple[list[str], list[str]]:
+    """versus.md's introduction and its lines about the boards and records."""
+    opponent = plan.opponent.display() if plan.players > 1 else None
+    intro = [f"Run `{run_name}`: {games} game{'s' if games > 1 else ''} per genome on levels "
+             f"{', '.join(str(x) for x in dict.fromkeys(s.level for s in specs[:games]))}"
+             + (f" against {opponent}" if opponent else " (a one-player game)") + ". Game g "
+             "has the same level, seat and seeds for every genome (it is game g of "
+             "`playstyles validate` on these levels)."]
+    if note:
+        board_lines = [note]
+    else:
+        board_lines = [f"Boards ({len(images)} images, one per game and round; columns: "
+                       f"{', '.join(heads)}): " + ", ".join(f"`{p.name}`" for p in images)
+                       + "."]
+        if skipped:
+            board_lines.append(f"Not drawn, as every game had ended sooner: "
+                               f"{', '.join(skipped)}.")
+    board_lines.append(f"Each game's record is in `{RECORDS}/` (`playstyles replay FILE` "
+                       f"shows it turn by turn).")
+    return intro, board_lines
+
+
 def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int] | None = None,
            games: int = 1, rounds: Sequence[int | str] = DEFAULT_ROUNDS,
            out: str | Path | None = None, workers: int | None = 0, address: str | None = None,
@@ -474,13 +510,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
         [f"{CONTROL} (default weights)"]
     known = features_of(config.game)
     grid = [f.name for f in config.features]
-    ranges = {f.name: (f.lo, f.hi) for f in config.features}
-    styles = []
-    for row in chosen.to_dict("records"):
-        values = {f: float(row[mean_column(f)]) for f in grid if mean_column(f) in row}
-        styles.append(style_name(values, ranges, {f.name: f for f in config.features})
-                      if len(values) == len(grid) else "")
-    styles.append("the run's agent without evolved weights")
+    styles = _style_words(config, chosen)
 
     claim_folder(out, command=VERSUS, force=force, writes=FILES)
     results: list[Any] = [None] * len(specs)
@@ -504,23 +534,8 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
                                        [f"{h}\n{st}" if st else h for h, st in zip(heads, styles)])
         files += images
 
-    opponent = plan.opponent.display() if plan.players > 1 else None
-    intro = [f"Run `{run.name}`: {games} game{'s' if games > 1 else ''} per genome on levels "
-             f"{', '.join(str(x) for x in dict.fromkeys(s.level for s in specs[:games]))}"
-             + (f" against {opponent}" if opponent else " (a one-player game)") + ". Game g "
-             "has the same level, seat and seeds for every genome (it is game g of "
-             "`playstyles validate` on these levels)."]
-    if note:
-        board_lines = [note]
-    else:
-        board_lines = [f"Boards ({len(images)} images, one per game and round; columns: "
-                       f"{', '.join(heads)}): " + ", ".join(f"`{p.name}`" for p in images)
-                       + "."]
-        if skipped:
-            board_lines.append(f"Not drawn, as every game had ended sooner: "
-                               f"{', '.join(skipped)}.")
-    board_lines.append(f"Each game's record is in `{RECORDS}/` (`playstyles replay FILE` "
-                       f"shows it turn by turn).")
+    intro, board_lines = _report_lines(run.name, games, specs, plan, note, images, skipped,
+                                       heads)
     title = " vs ".join(f"cell {c}" for c in keys) + f" (and the {CONTROL})"
     files.append(atomic_write(out / REPORT, _markdown(title, heads, styles, table, genomes,
                                                       grid, described, intro, board_lines)))

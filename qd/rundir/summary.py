@@ -85,6 +85,84 @@ _SUMMARY_NOT_FINITE = (
 """... of the numbers above, those that may also be NaN (a feature no game defined)."""
 
 
+class _Keys:
+    """The keys of a JSON document checked by dotted patterns (`*`: every key of an object or
+    item of an array there); a value of the wrong kind is one error naming the file and the
+    key.
+
+    Args:
+        path: the file, for errors.
+        doc: its content.
+    """
+
+    def __init__(self, path: Any, doc: Any) -> None:
+        self.path = path
+        self.doc = doc
+
+    def at(self, keys: tuple[Any, ...]) -> Any:
+        node: Any = self.doc
+        for part in keys:
+            if isinstance(node, dict):
+                node = node.get(part)
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                node = node[part]
+            else:
+                return None
+        return node
+
+    def find(self, pattern: str) -> list[tuple[Any, ...]]:
+        """The keys a dotted pattern names."""
+        found: list[tuple[Any, ...]] = [()]
+        for part in pattern.split("."):
+            deeper: list[tuple[Any, ...]] = []
+            for keys in found:
+                node = self.at(keys)
+                if part != "*":
+                    deeper.append((*keys, part))
+                elif isinstance(node, dict):
+                    deeper += [(*keys, k) for k in node]
+                elif isinstance(node, list):
+                    deeper += [(*keys, i) for i in range(len(node))]
+            found = deeper
+        return found
+
+    def get(self, key: str) -> Any:
+        return self.at(tuple(key.split(".")))
+
+    def fail(self, keys: tuple[Any, ...], value: Any, want: str) -> None:
+        shown = _json_kind(value) if value is None or isinstance(value, (dict, list)) \
+            else short(value)
+        raise ValueError(f"{self.path}: {'.'.join(map(str, keys))}: {shown} is not {want}")
+
+    def each(self, patterns: Sequence[str], ok: Any, want: str) -> None:
+        """Every value the patterns name is None or passes `ok`."""
+        for pattern in patterns:
+            for keys in self.find(pattern):
+                v = self.at(keys)
+                if v is not None and not ok(v):
+                    self.fail(keys, v, want)
+
+    def number(self, key: str, lo: float | None = 0, hi: float | None = None,
+               whole: bool = False) -> None:
+        """Every value `key` names is None or a number in [lo, hi] (whole, if asked); NaN
+        only where the games may leave it undefined (`_SUMMARY_NOT_FINITE`)."""
+        for keys in self.find(key):
+            v = self.at(keys)
+            if v is None:
+                continue
+            finite = not isinstance(v, float) or math.isfinite(v)
+            if not finite and key in _SUMMARY_NOT_FINITE:
+                continue  # NaN: a value the games left undefined
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and finite \
+                and (lo is None or v >= lo) and (hi is None or v <= hi) \
+                and (not whole or isinstance(v, int) or v.is_integer())
+            if not ok:
+                want = "a whole number >= 0" if whole else \
+                    f"a number in [{_num(lo)}, {_num(hi)}]" if hi is not None else \
+                    "a number >= 0" if lo is not None else "a finite number"
+                self.fail(keys, v, want)
+
+
 def check_summary(run: "RunFiles", summary: Any) -> None:
     """Check validation_summary.json: a mapping; every key the readers use of the type they
     use it as (an object, an array, a name, a number), its shares in [0, 1], its counts whole
@@ -101,84 +179,25 @@ def check_summary(run: "RunFiles", summary: Any) -> None:
     path = run.path(VALIDATION_SUMMARY)
     if not isinstance(summary, dict):
         raise ValueError(f"{path}: a JSON object expected, got {_json_kind(summary)}")
-
-    def at(keys: tuple[Any, ...]) -> Any:
-        node: Any = summary
-        for part in keys:
-            if isinstance(node, dict):
-                node = node.get(part)
-            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-                node = node[part]
-            else:
-                return None
-        return node
-
-    def find(pattern: str) -> list[tuple[Any, ...]]:
-        """The keys a dotted pattern names (`*`: every key of an object or item of an
-        array there)."""
-        found: list[tuple[Any, ...]] = [()]
-        for part in pattern.split("."):
-            deeper: list[tuple[Any, ...]] = []
-            for keys in found:
-                node = at(keys)
-                if part != "*":
-                    deeper.append((*keys, part))
-                elif isinstance(node, dict):
-                    deeper += [(*keys, k) for k in node]
-                elif isinstance(node, list):
-                    deeper += [(*keys, i) for i in range(len(node))]
-            found = deeper
-        return found
-
-    def get(key: str) -> Any:
-        return at(tuple(key.split(".")))
-
-    def fail(keys: tuple[Any, ...], value: Any, want: str) -> None:
-        shown = _json_kind(value) if value is None or isinstance(value, (dict, list)) \
-            else short(value)
-        raise ValueError(f"{path}: {'.'.join(map(str, keys))}: {shown} is not {want}")
-
-    def each(patterns: Sequence[str], ok: Any, want: str) -> None:
-        for pattern in patterns:
-            for keys in find(pattern):
-                v = at(keys)
-                if v is not None and not ok(v):
-                    fail(keys, v, want)
-
-    def number(key: str, lo: float | None = 0, hi: float | None = None,
-               whole: bool = False) -> None:
-        for keys in find(key):
-            v = at(keys)
-            if v is None:
-                continue
-            finite = not isinstance(v, float) or math.isfinite(v)
-            if not finite and key in _SUMMARY_NOT_FINITE:
-                continue  # NaN: a value the games left undefined
-            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and finite \
-                and (lo is None or v >= lo) and (hi is None or v <= hi) \
-                and (not whole or isinstance(v, int) or v.is_integer())
-            if not ok:
-                want = "a whole number >= 0" if whole else \
-                    f"a number in [{_num(lo)}, {_num(hi)}]" if hi is not None else \
-                    "a number >= 0" if lo is not None else "a finite number"
-                fail(keys, v, want)
-
-    each(_SUMMARY_OBJECTS, lambda v: isinstance(v, dict), "an object")
-    each(_SUMMARY_LISTS, lambda v: isinstance(v, list), "an array")
-    each(_SUMMARY_PAIRS, lambda v: isinstance(v, list) and len(v) == 2,
-         "an array of two numbers (a 95% interval)")
-    each(_SUMMARY_NAMES, lambda v: isinstance(v, str), "a name (a string)")
-    each(_SUMMARY_LEVELS, lambda v: isinstance(v, (str, int, float)), "a level (its seed or name)")
+    doc = _Keys(path, summary)
+    doc.each(_SUMMARY_OBJECTS, lambda v: isinstance(v, dict), "an object")
+    doc.each(_SUMMARY_LISTS, lambda v: isinstance(v, list), "an array")
+    doc.each(_SUMMARY_PAIRS, lambda v: isinstance(v, list) and len(v) == 2,
+             "an array of two numbers (a 95% interval)")
+    doc.each(_SUMMARY_NAMES, lambda v: isinstance(v, str), "a name (a string)")
+    doc.each(_SUMMARY_LEVELS, lambda v: isinstance(v, (str, int, float)),
+             "a level (its seed or name)")
     for key in _SUMMARY_WHOLE:
-        number(key, whole=True)
+        doc.number(key, whole=True)
     for key in _SUMMARY_SHARES:
-        number(key, hi=1)
+        doc.number(key, hi=1)
     for key in _SUMMARY_POSITIVE:
-        number(key)
+        doc.number(key)
     for key in _SUMMARY_SIGNED:
-        number(key, lo=None)
+        doc.number(key, lo=None)
     for key in _SUMMARY_CORRELATIONS:
-        number(key, lo=-1, hi=1)
+        doc.number(key, lo=-1, hi=1)
+    get = doc.get
     named = [*_keys(get("cells")), *_keys(get("styles.styles")),
              *_keys(get("styles.differs_from_control")), *_keys(get("styles.weaker_than_control")),
              *_keys(get("styles.non_inferiority")), *_keys(get("styles.identification.per_style"))]
