@@ -30,7 +30,7 @@ import json
 import math
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -244,6 +244,63 @@ def validation_beside(run: RunFiles, folder: str | Path) -> RunFiles:
     return other.check(VALIDATION, VALIDATION_SUMMARY)
 
 
+def _evolved_columns(elites: pd.DataFrame, scripts: Sequence[str], stats: Sequence[str]
+                     ) -> dict[str, list[Any]]:
+    """The page's columns from elites.csv: cell, evolution numbers, feature means and their
+    standard errors, weights and the dominant scripts."""
+    n = len(elites)
+    cols: dict[str, list[Any]] = {"cell": [str(c) for c in elites.get("cell", [])]}
+    for c in ("win_rate", "wins", "games", "mean_score", "objective", "batch", "evaluation"):
+        cols[c] = _column(elites, c)
+    cols["ci_low"], cols["ci_high"] = (_column(elites, c) for c in WIN_RATE_CI)
+    games = pd.to_numeric(elites["games"], errors="coerce").to_numpy(float) if n else np.zeros(0)
+    for f in stats:
+        cols[f"mean:{f}"] = _column(elites, mean_column(f))
+        if se_column(f) in elites:
+            cols[f"se:{f}"] = _column(elites, se_column(f))
+        else:  # an older run: the standard error from the (population) spread, as written now
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sd = pd.to_numeric(elites[std_column(f)], errors="coerce").to_numpy(float)
+                cols[f"se:{f}"] = _floats(np.where(games > 1, sd / np.sqrt(games - 1), np.nan))
+    for w in scripts:
+        cols[f"w:{w}"] = _column(elites, w)
+    cols["dominant"] = [dominant_scripts({w: r[w] for w in scripts}) if scripts else ""
+                        for r in elites[scripts].to_dict("records")] if n else []
+    return cols
+
+
+def _validated_columns(cols: dict[str, list[Any]], vgrid: np.ndarray, elites: pd.DataFrame,
+                       v: pd.DataFrame, axes: Sequence[Any], checked: RunFiles) -> None:
+    """Add the held-out columns (validation.csv joined to the elites, in their order) to
+    `cols`, and each elite's held-out cell to `vgrid`."""
+    n = len(elites)
+    joined = elites[["index"]].merge(v, on="index", how="left")
+    at = joined["validated_grid_index"] if "validated_grid_index" in joined \
+        else joined["grid_index"]
+    for k, g in enumerate(at):
+        if isinstance(g, str) or (g is not None and g == g):
+            vgrid[k] = [int(x) for x in str(g).split(",")]
+    for c in ("win_rate", "games", "wins", "mean_score"):
+        cols[f"v:{c}"] = _column(joined, validated_column(c))
+    cols["v:ci_low"], cols["v:ci_high"] = (_column(joined, c) for c in WIN_RATE_CI)
+    for a in axes:
+        cols[f"v:{a.name}"] = _column(joined, validated_column(a.name))
+        lo, hi = validated_ci_columns(a.name)
+        cols[f"v:ci_low:{a.name}"] = _column(joined, lo)
+        cols[f"v:ci_high:{a.name}"] = _column(joined, hi)
+    cols["v:cell"] = [str(c) if isinstance(c, str) else None
+                      for c in joined.get("validated_cell", pd.Series([None] * n))]
+    cols["style"] = _column(joined, STYLE_COLUMNS[0])
+    for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "noninferior")):
+        cols[key] = _flags(joined, c)
+    try:  # per-game scores are optional: a table the checks refuse gives no interval
+        per_game = checked.validation_games
+    except ValueError:
+        per_game = None
+    cols["v:score_low"], cols["v:score_high"] = _score_intervals(per_game,
+                                                                 list(elites["index"]))
+
+
 def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
                   title: str | None = None,
                   validation: RunFiles | None = None) -> dict[str, Any]:
@@ -269,51 +326,11 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
     validated = v is not None and not v.empty
     summary = (checked.validation_summary or {}) if validated else {}
     counted = validated and styles_counted(summary) and "distinct" in v
-    cols: dict[str, list[Any]] = {"cell": [str(c) for c in elites.get("cell", [])]}
-    for c in ("win_rate", "wins", "games", "mean_score", "objective", "batch", "evaluation"):
-        cols[c] = _column(elites, c)
-    cols["ci_low"], cols["ci_high"] = (_column(elites, c) for c in WIN_RATE_CI)
-    games = pd.to_numeric(elites["games"], errors="coerce").to_numpy(float) if n else np.zeros(0)
-    for f in stats:
-        cols[f"mean:{f}"] = _column(elites, mean_column(f))
-        if se_column(f) in elites:
-            cols[f"se:{f}"] = _column(elites, se_column(f))
-        else:  # an older run: the standard error from the (population) spread, as written now
-            with np.errstate(divide="ignore", invalid="ignore"):
-                sd = pd.to_numeric(elites[std_column(f)], errors="coerce").to_numpy(float)
-                cols[f"se:{f}"] = _floats(np.where(games > 1, sd / np.sqrt(games - 1), np.nan))
-    for w in scripts:
-        cols[f"w:{w}"] = _column(elites, w)
-    cols["dominant"] = [dominant_scripts({w: r[w] for w in scripts}) if scripts else ""
-                        for r in elites[scripts].to_dict("records")] if n else []
+    cols = _evolved_columns(elites, scripts, stats)
     grid = run.grid_indices() if n else np.zeros((0, len(axes)), dtype=int)
     vgrid = np.full((n, len(axes)), -1, dtype=int)
     if validated:
-        joined = elites[["index"]].merge(v, on="index", how="left")
-        at = joined["validated_grid_index"] if "validated_grid_index" in joined \
-            else joined["grid_index"]
-        for k, g in enumerate(at):
-            if isinstance(g, str) or (g is not None and g == g):
-                vgrid[k] = [int(x) for x in str(g).split(",")]
-        for c in ("win_rate", "games", "wins", "mean_score"):
-            cols[f"v:{c}"] = _column(joined, validated_column(c))
-        cols["v:ci_low"], cols["v:ci_high"] = (_column(joined, c) for c in WIN_RATE_CI)
-        for a in axes:
-            cols[f"v:{a.name}"] = _column(joined, validated_column(a.name))
-            lo, hi = validated_ci_columns(a.name)
-            cols[f"v:ci_low:{a.name}"] = _column(joined, lo)
-            cols[f"v:ci_high:{a.name}"] = _column(joined, hi)
-        cols["v:cell"] = [str(c) if isinstance(c, str) else None
-                          for c in joined.get("validated_cell", pd.Series([None] * n))]
-        cols["style"] = _column(joined, STYLE_COLUMNS[0])
-        for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "noninferior")):
-            cols[key] = _flags(joined, c)
-        try:  # per-game scores are optional: a table the checks refuse gives no interval
-            per_game = checked.validation_games
-        except ValueError:
-            per_game = None
-        cols["v:score_low"], cols["v:score_high"] = _score_intervals(per_game,
-                                                                     list(elites["index"]))
+        _validated_columns(cols, vgrid, elites, v, axes, checked)
     number = {c: cols["style"][j] for j, c in enumerate(cols["cell"])
               if counted and cols["distinct"][j] and cols["style"][j] is not None}
     status = [_status(cols, k, bool(counted), summary, number) for k in range(n)]
