@@ -323,6 +323,7 @@ def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, m
     other commands say they were interrupted."""
     import qd.run as run_mod
     from playstyles.cli import main
+    real = run_mod.evolve
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text("game: nim\nlevels: {set: 'range:0-3', train: 2}\n"
@@ -335,13 +336,13 @@ def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, m
         calls.append(i)
         if len(calls) == 7:
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", stop)
+    monkeypatch.setattr(run_mod, "evolve", lambda *a, **kw: real(*a, on_game=stop, **kw))
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
                  "--quiet"]) == 130
     err = capsys.readouterr().err
     assert "interrupted after" in err and "continue with --resume" in err
     assert "Traceback" not in err
-    monkeypatch.setattr(run_mod, "_after_game", None)
+    monkeypatch.setattr(run_mod, "evolve", real)
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
                  "--quiet", "--resume"]) == 0
 
