@@ -22,6 +22,12 @@ run file that cannot be written (a full disk: the message names the file). Worke
 deaths that Ray's retries absorbed are counted in metrics.csv (`retries`, `workers_alive`,
 `nodes_alive`) and run.log.
 
+The run is three pieces and a loop that connects them: the evolution (`qd.evolution`, pure
+ask/tell), the batches in flight (`qd.batches.BatchesInFlight`: their games on Ray and
+partial.jsonl) and the recorder (`qd.recorder.Recorder`: the tables, the metrics, the
+checkpoint and run.log). Progress reaches the caller through callbacks (`progress`,
+`on_game`, `on_batch`); the command line draws the bar.
+
 The run directory's files and columns are named in `qd.rundir` (its schema). The checkpoint
 (`qd.checkpoint`) is data: what every batch asked and was told. The state after batch k is a
 pure function of the config and of those batches, so `replay` rebuilds it (and the tables)
