@@ -357,3 +357,22 @@ def test_p3_seats_a_third_agent(capsys, tmp_path):
     assert len(agents) == 3 and agents[2].startswith("tribolo_ai")
     code, _, err = run(capsys, "play", "--p3", "random", "--rounds", "1")
     assert code == 2 and "3 agents for a 2-player" in err
+
+
+def test_the_cli_draws_a_bar_per_step_from_the_progress_calls(capsys):
+    from playstyles.cli import Bars
+    bars = Bars()
+    bars("validate", 2, 5)
+    bars("validate", 3, 5)
+    bars("validate", 5, 6)  # a total that grows (an evolution's closing batch)
+    assert (bars.bar.n, bars.bar.total) == (5, 6)
+    bars.evolution({"evaluations": 4, "cells": 2, "qd_score": 1.5, "best_win_rate": 0.75})
+    bars("probe", 0, 2)
+    assert bars.step == "probe" and bars.bar.n == 0
+    bars("probe", 2, 2)
+    first = bars.bar
+    bars("probe", 0, 3)  # the same step again from the start: a new bar
+    assert bars.bar is not first and (bars.bar.n, bars.bar.total) == (0, 3)
+    bars.close()
+    err = capsys.readouterr().err
+    assert "validate" in err and "elites 2, QD 1.50" in err and "probe" in err

@@ -63,9 +63,17 @@ def assert_same_run(a: Path, b: Path) -> None:
 
 def test_run_directory(tmp_path):
     cfg = write(tmp_path)
-    r = evolve(cfg, out=tmp_path / "run", workers=0)
+    told, played, recorded = [], [], []
+    r = evolve(cfg, out=tmp_path / "run", workers=0,
+               progress=lambda step, done, total: told.append((step, done, total)),
+               on_game=lambda i, rec: played.append(i), on_batch=recorded.append)
     d = r.run_dir
     assert r.complete and r.evaluations == 14 and r.games == 14 * 4
+    # progress reaches the caller through the callbacks: every game, then each batch's metrics
+    assert told[0] == ("tiny", 0, 56) and told[-1] == ("tiny", 56, 56)
+    assert [done for _, done, _ in told] == list(range(57))
+    assert len(played) == 56
+    assert pd.DataFrame(recorded)["batch"].tolist() == list(range(5))
     for name in ("config.yaml", "checkpoint.jsonl", "elites.csv", "individuals.csv",
                  "metrics.csv", "games.csv", "run.log"):
         assert (d / name).exists(), name
@@ -90,6 +98,8 @@ def test_run_directory(tmp_path):
     metrics = pd.read_csv(d / "metrics.csv")
     assert metrics["evaluations"].iloc[-1] == 14 and (metrics["cpu_utilisation"] > 0).all()
     assert metrics["batch_size"].tolist() == [3, 2, 3, 3, 3]  # init (3 + 2), then search
+    assert metrics["qd_score"].round(9).tolist() == \
+        pd.DataFrame(recorded)["qd_score"].round(9).tolist()
 
 
 @pytest.mark.slow
