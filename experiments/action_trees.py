@@ -80,8 +80,7 @@ def run(label: str, agent: str, opponents: list[str], args, out: Path | None) ->
                               repetitions=args.repetitions,
                               options={"max_rounds": args.rounds}, budget=args.budget,
                               seed=args.seed)
-    games, summary = run_tournament(config, out=out, workers=args.workers,
-                                    show_progress=False)
+    games, summary = run_tournament(config, out=out, workers=args.workers)
     cpu = games["seconds"].sum()
     return (f"### {label}\n\n{len(games)} games, {cpu:.0f} s of play\n\n"
             + to_markdown(summary) + "\nSeat effect:\n\n" + seat_table(games))

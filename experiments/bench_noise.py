@@ -160,13 +160,17 @@ def run_one(base: dict, method: str, seed: int, games: int, out: Path, workers: 
     path = out / f"{cfg['name']}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     resume = (run_dir / "config.yaml").exists()
-    result = evolve(path, out=run_dir, resume=resume, workers=workers, show_progress=True)
+    from playstyles.cli import Bars
+    bars = Bars()
+    result = evolve(path, out=run_dir, resume=resume, workers=workers, progress=bars,
+                    on_batch=bars.evolution)
     summary_file = run_dir / "validation_summary.json"
     summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}
     if summary.get("games_per_elite") != validation_games or \
             summary.get("elites") != result.stats.get("cells") or summary.get("control") is None:
         summary = validate(run_dir, games=validation_games, workers=workers,
-                           show_progress=True).summary
+                           progress=bars).summary
+    bars.close()
     v = pd.read_csv(run_dir / "validation.csv")
     closing = closing_batch(pd.read_csv(run_dir / "games.csv"))
     c = summary["corrected"]

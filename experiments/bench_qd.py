@@ -72,7 +72,7 @@ def run(cfg: dict, workers: int, root: Path, tag: str) -> tuple[pd.DataFrame, fl
     path = root / f"{tag}.yaml"
     path.write_text(yaml.safe_dump(cfg))
     t0 = time.perf_counter()
-    evolve(path, out=root / tag, workers=workers, show_progress=False)
+    evolve(path, out=root / tag, workers=workers)
     m = pd.read_csv(root / tag / "metrics.csv")
     m["batch_games"] = m["games"].diff().fillna(m["games"].iloc[0])
     return m, time.perf_counter() - t0

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from play.train_evaluator import INTERVAL, accuracy_table, accuracy_tables  # noqa: E402
+from playstyles.cli import Bars  # noqa: E402
 
 CONFIG = "experiments/learned_evaluator.yaml"
 MODEL = "games/tribes/models/default.npz"
@@ -209,7 +210,8 @@ def play(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with ray_session():
         samples = generate_samples(chosen, encoding=enc.name, views=config.views,
-                                   workers=args.workers, show_progress=not args.quiet)
+                                   workers=args.workers,
+                                   progress=None if args.quiet else Bars())
     seconds = time.perf_counter() - t0
     agents = [config.games.agents[s.tag["agent"]].display() for s in chosen]
     frame = positions_frame(samples, np.asarray(index), agents,

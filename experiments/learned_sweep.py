@@ -38,7 +38,7 @@ def main() -> None:
     args = ap.parse_args()
 
     config = load_train_config(args.config)
-    samples = self_play(config, samples=args.samples, show_progress=False)
+    samples = self_play(config, samples=args.samples)
     levels = level_seeds(config.games.game, config.games.levels)
     train_levels, _held = split(levels, config.held_out, config.seed)
     fit_levels, val_levels = split(train_levels, args.validation, config.seed + 1)

@@ -91,7 +91,7 @@ def horizon_sweep(budget: int, repetitions: int, workers: int | None, seed: int
     agents += [AgentSpec.of("pmcts_pu", label=f"horizon={h}", horizon=h) for h in HORIZONS]
     config = TournamentConfig(agents=agents, game=GAME, repetitions=repetitions, budget=budget,
                               pairings=[(i, 0) for i in range(1, len(agents))], seed=seed)
-    games, _ = run_tournament(config, workers=workers, show_progress=False)
+    games, _ = run_tournament(config, workers=workers)
     rows = []
     for label, g in games.groupby("agent", sort=False):
         credit = [r[f"p{int(r['agent_seat'])}_result"] for _, r in g.iterrows()]

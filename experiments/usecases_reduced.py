@@ -91,13 +91,16 @@ def run_use_case(key: str, out: Path, workers: int | None) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     path = out / f"{cfg['name']}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    from playstyles.cli import Bars
+    bars = Bars()
     result = evolve(path, out=run_dir, resume=(run_dir / "checkpoint.jsonl").exists(),
-                    workers=workers, show_progress=True)
+                    workers=workers, progress=bars, on_batch=bars.evolution)
     summary_file = run_dir / "validation_summary.json"
     summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}
     if summary.get("games_per_elite") != VALIDATION_GAMES or \
             summary.get("elites") != result.stats.get("cells"):
-        validate(run_dir, games=VALIDATION_GAMES, workers=workers, show_progress=True)
+        validate(run_dir, games=VALIDATION_GAMES, workers=workers, progress=bars)
+    bars.close()
     write_report(run_dir, title=f"Use case {key} (reduced scale)",
                  features=feature_texts(cfg.get("game", "tribes")))
     return run_dir

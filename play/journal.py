@@ -38,6 +38,7 @@ from play.parallel import run_games
 from play.runner import GameRecord, GameSpec
 from playstyles.datalog import encode_line, log_header, read_log
 from playstyles.files import atomic_write, open_own
+from playstyles.progress import Progress
 
 JOURNAL_FORMAT = "playstyles-journal"
 JOURNAL_VERSION = 2
@@ -329,8 +330,10 @@ class GameJournal:
                 f"{len(self.specs)} games; continue with --resume") from None
         finally:
             self.log.close()
+
+
 def play_missing(journal: GameJournal, address: str | None = None, workers: int | None = None,
-                 show_progress: bool = True, on_game=None) -> list[tuple[int, GameRecord]]:
+                 progress: Progress | None = None, on_game=None) -> list[tuple[int, GameRecord]]:
     """Play the journal's missing games (on Ray unless workers == 0), keeping each as it
     finishes; returns (index, record) of all planned games in plan order.
 
@@ -338,24 +341,19 @@ def play_missing(journal: GameJournal, address: str | None = None, workers: int 
         journal: the command's journal.
         address: a Ray cluster to join (default: a local Ray).
         workers: local worker processes; 0 plays in this process.
-        show_progress: a progress bar on the terminal (it starts at the games reused).
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars),
+            starting at the games reused.
         on_game: called with the number of finished games after each new one.
     """
     todo = journal.missing
-    bar = None
-    if show_progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(journal.specs), initial=len(journal.done), desc=journal.command,
-                   unit="game", dynamic_ncols=True)
-    try:
-        for k, rec in run_games([journal.specs[i] for i in todo], address=address,
-                                workers=workers):
-            journal.add(todo[k], rec)
-            if bar is not None:
-                bar.update(1)
-            if on_game is not None:
-                on_game(len(journal.done))
-    finally:
-        if bar is not None:
-            bar.close()
+    step = journal.command
+    if progress is not None:
+        progress(step, len(journal.done), len(journal.specs))
+    for k, rec in run_games([journal.specs[i] for i in todo], address=address,
+                            workers=workers):
+        journal.add(todo[k], rec)
+        if progress is not None:
+            progress(step, len(journal.done), len(journal.specs))
+        if on_game is not None:
+            on_game(len(journal.done))
     return journal.records()

@@ -49,6 +49,7 @@ from play.tournament import (
 )
 from playstyles.files import atomic_write, claim_folder, json_object
 from playstyles.limits import check_planned
+from playstyles.progress import Progress
 
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
 
@@ -318,7 +319,7 @@ def _baseline_specs(baselines: Sequence[str], presets, game: str) -> list[AgentS
 def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: int | None = None,
                levels: str | Sequence[int] | None = None, out: str | Path | None = None,
                seed: int = 0, rounds: int | None = None, workers: int | None = None,
-               address: str | None = None, show_progress: bool = True,
+               address: str | None = None, progress: Progress | None = None,
                resume: bool = False, field: str | None = None,
                finish: bool = True, force: bool = False, control: bool = True) -> LadderResult:
     """Play the round robin of a preset file's presets (file order = easiest first) and the
@@ -389,7 +390,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
     with journal.interruptible():
         with ray_session():
             records = play_missing(journal, address=address, workers=workers,
-                                   show_progress=show_progress)
+                                   progress=progress)
         result = _write_ladder(out, presets_path, pf, agents, records, options, level_list,
                                n_games, seed, filler)
     if finish:
@@ -561,7 +562,7 @@ def _subset_verdict(result: LadderResult, order: Sequence[str]) -> Verdict:
 def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | None = None,
               levels: str | Sequence[int] | None = None, seed: int = 0,
               workers: int | None = None, address: str | None = None,
-              show_progress: bool = True, keep: int | None = None,
+              progress: Progress | None = None, keep: int | None = None,
               resume: bool = False, force: bool = False) -> tuple[Any, LadderResult]:
     """Give a preset file's presets calibrated strength: play the ladder of the presets and
     the baselines, then write into each preset's evidence its Bradley-Terry rating with its
@@ -580,7 +581,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         seed: the ladder's seed.
         workers: local Ray workers (0: in this process).
         address: a Ray cluster.
-        show_progress: a progress bar.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         keep: treat the file's presets as candidates and keep this many whose order is
             shown (`shown_chain`), weakest first; fewer, with a warning, when no such chain
             is that long.
@@ -596,7 +597,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         raise ValueError("baselines: calibration needs at least one shared baseline")
     result = run_ladder(presets_path, baselines=baselines, games=games, levels=levels,
                         seed=seed, workers=workers, address=address,
-                        show_progress=show_progress, resume=resume, finish=False,
+                        progress=progress, resume=resume, finish=False,
                         force=force, control=False)
     pf = load_presets(presets_path)
     r = result.ratings

@@ -820,14 +820,6 @@ def shutdown() -> None:
     _stop_watchdog()
 
 
-def progress(iterable: Iterable, total: int, desc: str, enabled: bool = True):
-    """A progress bar on stderr (tqdm), or the iterable itself when disabled."""
-    if not enabled:
-        return iterable
-    from tqdm import tqdm
-    return tqdm(iterable, total=total, desc=desc, unit="game", dynamic_ncols=True)
-
-
 # ------------------------------------------------------------------ the local Ray's watchdog
 
 _WATCHDOG = r"""

@@ -29,9 +29,10 @@ import numpy as np
 
 from agents.encodings import get_encoding
 from games.api import results
-from play.parallel import progress, run_games
+from play.parallel import run_games
 from play.runner import GameSpec, new_state, play_game
 from playstyles.files import load_json, npz_json, read_npz, save_npz
+from playstyles.progress import Progress, counted
 
 VIEWS = ("all", "mover")
 
@@ -187,7 +188,7 @@ def label_of(share: float) -> int:
 
 def generate_samples(specs: Sequence[GameSpec], encoding: str | None = None, views: str = "all",
                      address: str | None = None, workers: int | None = None,
-                     show_progress: bool = True) -> Samples:
+                     progress: Progress | None = None) -> Samples:
     """Play every game of `specs` (in parallel) and collect their encoded turn starts.
 
     Args:
@@ -196,7 +197,7 @@ def generate_samples(specs: Sequence[GameSpec], encoding: str | None = None, vie
         views: "all" or "mover".
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        show_progress: a progress bar on stderr.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
     """
     if not specs:
         raise ValueError("games: no game to play")
@@ -206,7 +207,7 @@ def generate_samples(specs: Sequence[GameSpec], encoding: str | None = None, vie
     out: list[dict[str, Any] | None] = [None] * len(specs)
     done = run_games(specs, address=address, workers=workers,
                      play=Sampler(encoding=enc.name, views=views))
-    for i, game in progress(done, total=len(specs), desc="self-play", enabled=show_progress):
+    for i, game in counted(done, len(specs), "self-play", progress):
         out[i] = game
     indptr, indices, label, game_of, rnd, viewer, to_move, lead = [0], [], [], [], [], [], [], []
     games = []

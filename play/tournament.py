@@ -24,13 +24,14 @@ from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
 from play.journal import GameJournal, journal_command, play_missing
-from play.parallel import check_playable, progress, run_games
+from play.parallel import check_playable, run_games
 from play.presets import full_params, weight_controls
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval
 from playstyles.files import atomic_write, claim_folder, json_object, read_yaml
 from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
+from playstyles.progress import Progress, counted
 from playstyles.schema import check_bool, check_count, check_keys, check_name
 
 
@@ -273,7 +274,7 @@ def is_tournament_dir(folder: Path) -> bool:
 
 def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                    address: str | None = None, workers: int | None = None,
-                   show_progress: bool = True, resume: bool = False, force: bool = False
+                   progress: Progress | None = None, resume: bool = False, force: bool = False
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play every planned game (on Ray unless workers == 0) and write, if `out` is given,
     games.csv, summary.csv and summary.md there. Returns (games, summary).
@@ -289,7 +290,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         out: the output directory (None: nothing is written and nothing can resume).
         address: a Ray cluster to join (default: a local Ray).
         workers: local worker processes; 0 plays in this process.
-        show_progress: a progress bar on the terminal.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         resume: continue the interrupted tournament in `out`.
         force: overwrite the results of an earlier tournament in `out`. Without it, and
             always when `out` holds anything else, a non-empty `out` is refused before
@@ -301,8 +302,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
     if out is None:
         if resume:
             raise ValueError("--resume needs the output directory of the interrupted tournament")
-        records = list(progress(run_games(specs, address=address, workers=workers),
-                                total=len(specs), desc="tournament", enabled=show_progress))
+        records = list(counted(run_games(specs, address=address, workers=workers),
+                               len(specs), "tournament", progress))
         games = games_frame(records, config.agents)
         return games, summarise(games, columns)
     check_playable([config.game], address, workers)
@@ -320,7 +321,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
                              + to_markdown(summarise(frame, columns), columns))
 
         records = play_missing(journal, address=address, workers=workers,
-                               show_progress=show_progress, on_game=partial)
+                               progress=progress, on_game=partial)
         games = games_frame(records, config.agents)
         summary = summarise(games, columns)
         atomic_write(out / "games.csv", games.to_csv(index=False))

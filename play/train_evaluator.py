@@ -48,6 +48,7 @@ from playstyles.limits import (
     MAX_SEED,
     short,
 )
+from playstyles.progress import Progress
 from playstyles.schema import check_keys
 from playstyles.version import __version__
 
@@ -355,7 +356,7 @@ def fit(config: TrainConfig, samples: Samples) -> Model:
 
 def self_play(config: TrainConfig, samples: str | Path | None = None,
               address: str | None = None, workers: int | None = None,
-              show_progress: bool = True) -> Samples:
+              progress: Progress | None = None) -> Samples:
     """The config's self-play positions: played now, or read from `samples` when that file
     holds exactly these games' positions (when it does not exist yet, they are played and
     written there).
@@ -365,7 +366,7 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
         samples: a samples file to reuse or write (None: play, keep nothing).
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        show_progress: a progress bar on stderr while the games are played.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
     """
     enc = get_encoding(config.games.game, config.encoding)
     specs = plan(config.games)
@@ -373,7 +374,7 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
     if samples is not None and Path(samples).exists():
         return Samples.load(samples, fingerprint)
     out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
-                           workers=workers, show_progress=show_progress)
+                           workers=workers, progress=progress)
     if samples is not None:
         out.save(samples, fingerprint)
     return out
@@ -395,7 +396,7 @@ def save_model(model: Model, path: str | Path) -> Path:
 
 def train_evaluator(config: TrainConfig, output: str | Path | None = None,
                     address: str | None = None, workers: int | None = None,
-                    show_progress: bool = True, samples: str | Path | None = None
+                    progress: Progress | None = None, samples: str | Path | None = None
                     ) -> TrainResult:
     """Play the self-play games (or reuse their saved positions), train the network and
     write the model file.
@@ -405,7 +406,7 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
         output: the model file (default: the config's `output`).
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        show_progress: a progress bar on stderr while the games are played.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         samples: a samples file: reused when it holds these games' positions, else written
             after playing them (None: play, keep nothing).
     """
@@ -415,7 +416,7 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
     saved = samples
     reused = saved is not None and Path(saved).exists()
     samples = self_play(config, samples=saved, address=address, workers=workers,
-                        show_progress=show_progress)
+                        progress=progress)
     play_s = time.perf_counter() - t0
     train_levels, held_levels = split(level_seeds(games.game, games.levels), config.held_out,
                                       config.seed)

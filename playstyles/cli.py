@@ -237,7 +237,7 @@ def _tournament(args: argparse.Namespace) -> int:
     out = args.out or "runs/tournament"
     try:
         games, summary = run_tournament(config, out=out, address=args.address,
-                                        workers=args.workers, show_progress=not args.quiet,
+                                        workers=args.workers, progress=args.progress,
                                         resume=args.resume, force=args.force)
     finally:
         shutdown()
@@ -266,8 +266,10 @@ def _evolve(args: argparse.Namespace) -> int:
     if not args.resume:
         _probe_notes(args)
     try:
+        bars = args.progress
         result = evolve(args.config, out=args.out, address=args.address, resume=args.resume,
-                        workers=args.workers, show_progress=not args.quiet)
+                        workers=args.workers, progress=bars,
+                        on_batch=bars.evolution if bars is not None else None)
     except RunInterrupted:
         raise  # main() prints how to continue
     except RunError as e:
@@ -308,7 +310,7 @@ def _report(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from qd.validation import headline, validate
     result = validate(args.run, levels=args.levels, games=args.games, cells=args.cells,
-                      workers=args.workers, address=args.address, show_progress=not args.quiet,
+                      workers=args.workers, address=args.address, progress=args.progress,
                       resume=args.resume, control=not args.no_control, null=args.null,
                       **{k: v for k, v in (("delta", args.delta), ("margin", args.margin))
                          if v is not None}, chart=_validation_chart)
@@ -358,7 +360,7 @@ def _versus(args: argparse.Namespace) -> int:
     from qd.versus import DEFAULT_ROUNDS, REPORT, TABLE, versus
     result = versus(args.run, [args.cell_a, args.cell_b], levels=args.levels, games=args.games,
                     rounds=args.rounds or DEFAULT_ROUNDS, out=args.out, workers=args.workers,
-                    address=args.address, force=args.force, show_progress=not args.quiet)
+                    address=args.address, force=args.force, progress=args.progress)
     print((result.out / REPORT).read_text(), end="")
     drawn = f"{len(result.images)} board images" if result.note is None else "no board images"
     print(f"results in {result.out}/ ({TABLE}, {REPORT}, {drawn}, "
@@ -371,7 +373,7 @@ def _tiers(args: argparse.Namespace) -> int:
     from qd.tiers import REPORT, TABLE, style_tiers
     result = style_tiers(args.run, args.budgets, out=args.out, games=args.games,
                          levels=args.levels, workers=args.workers, address=args.address,
-                         show_progress=not args.quiet, resume=args.resume, force=args.force,
+                         progress=args.progress, resume=args.resume, force=args.force,
                          delta=args.delta)
     print((result.out / REPORT).read_text(), end="")
     print(f"results in {result.out}/ ({TABLE}, {TIER_GAMES}, {REPORT}); "
@@ -394,14 +396,14 @@ def _probe(args: argparse.Namespace) -> int:
         from qd.probe_compare import REPORT, compare_probes
         found = compare_probes(args.config, args.vary, games=args.games, out=args.out,
                                workers=args.workers, address=args.address,
-                               resume=args.resume, show_progress=not args.quiet,
+                               resume=args.resume, progress=args.progress,
                                force=args.force)
         for folder in found.folders:
             draw_probe(folder)
         print((found.out / REPORT).read_text(), end="")
         return 0
     result = run_probe(args.config, games=args.games, out=args.out, workers=args.workers,
-                   address=args.address, resume=args.resume, show_progress=not args.quiet,
+                   address=args.address, resume=args.resume, progress=args.progress,
                    force=args.force)
     chart = draw_probe(result.out)
     print((result.out / "probe.md").read_text(), end="")
@@ -420,7 +422,7 @@ def _export(args: argparse.Namespace) -> int:
                               play_missing=args.play_missing, workers=args.workers,
                               address=args.address, candidates=args.candidates,
                               budgets=args.budgets, calibrate=args.calibrate, games=args.games,
-                              show_progress=not args.quiet, resume=args.resume,
+                              progress=args.progress, resume=args.resume,
                               all_elites=args.all_elites, force=args.force, cells=args.cells)
     for p in pf.presets:
         print(f"{p.name}: {p.description}")
@@ -447,7 +449,7 @@ def _ladder(args: argparse.Namespace) -> int:
     result = run_ladder(args.presets, baselines=args.baselines or (), games=args.games,
                         levels=args.levels, out=args.out, seed=args.seed, rounds=args.rounds,
                         workers=args.workers, address=args.address,
-                        show_progress=not args.quiet, resume=args.resume, field=args.field,
+                        progress=args.progress, resume=args.resume, field=args.field,
                         force=args.force, control=not args.no_control)
     from plots.matrix import draw_ladder
     chart = draw_ladder(result.out, title=f"{Path(args.presets).name}: round robin")
@@ -472,7 +474,7 @@ def _train_evaluator(args: argparse.Namespace) -> int:
         _output_file(args.samples, "train-evaluator --samples", Samples.recognize, True)
     try:
         result = train_evaluator(config, output=args.out, address=args.address,
-                                 workers=args.workers, show_progress=not args.quiet,
+                                 workers=args.workers, progress=args.progress,
                                  samples=args.samples)
     finally:
         shutdown()
@@ -864,15 +866,57 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+class Bars:
+    """Progress bars on the terminal (tqdm, on stderr), drawn from a command's progress calls
+    (`playstyles.progress`): a bar per step of games, closed when the next step starts."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.step: str | None = None
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        """`progress(step, done, total)`: the step's bar moves to `done` of `total`."""
+        if self.bar is None or step != self.step or done < self.bar.n:
+            from tqdm import tqdm
+            self.close()
+            self.bar = tqdm(total=total, initial=done, desc=step, unit="game",
+                            dynamic_ncols=True)
+            self.step = step
+            return
+        if total != self.bar.total:
+            self.bar.total = total
+            self.bar.refresh()
+        self.bar.update(done - self.bar.n)
+
+    def evolution(self, metrics: dict[str, Any]) -> None:
+        """`evolve`'s `on_batch`: the archive after the batch, beside the bar."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(
+                f"evals {metrics['evaluations']}, elites {metrics['cells']}, QD "
+                f"{metrics['qd_score']:.2f}, best {metrics['best_win_rate']:.2f}", refresh=True)
+
+    def close(self) -> None:
+        """Close the open bar."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        self.step = None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.portfolio.script import ScriptError
     from play.journal import Interrupted
     from play.parallel import PluginFailed
     set_mode = _quiet_local_ray(args)
+    args.progress = None if getattr(args, "quiet", True) else Bars()
     try:
         _check_cluster(args)
-        return args.func(args)
+        try:
+            return args.func(args)
+        finally:
+            if args.progress is not None:
+                args.progress.close()
     except KeyboardInterrupt:
         where = getattr(args, "out", None)
         kept = f"; what finished is kept in {where}/" if where else ""

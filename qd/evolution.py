@@ -6,9 +6,9 @@ emitter, with batches in flight: `ask` asks batches until `pipeline.lag` are in 
 gives the batch at the front its games' rows (`qd.archive.game_table`: one row per game), and
 the archive, the emitter and the noise method learn from them. The state after batch k is a
 pure function of the config and of the rows each batch was told, which is how a run resumes
-(`Evolution.replay`). The run (`qd.run`) plays the games and owns the run directory's files;
-this module returns data only: the evaluations, the statuses, and the rows of individuals.csv
-and games.csv.
+(`Evolution.replay`). The run (`qd.run`) plays the games, and its recorder
+(`qd.recorder`) owns the run directory's files; this module returns data only: what telling a
+batch gave (`Outcome`: the evaluations and their statuses), never a row of a table.
 """
 
 from __future__ import annotations
@@ -17,19 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 from ribs.schedulers import Scheduler
 
-from play.journal import plain
-from play.runner import GameRecord
+from play.runner import GameRecord, GameSpec
 from qd.archive import EliteArchive, Evaluation, evaluate_rows, game_table
 from qd.checkpoint import Told
 from qd.config import RunConfig
 from qd.emitters import make_emitter
 from qd.features import PlayerGame, features_of
-from qd.genome_games import credit, genome_side
+from qd.genome_games import Plan, genome_side
 from qd.noise import make_noise
-from qd.rundir import STATUS, game_sides, mean_column, measure_column, side_prefix, std_column
 
 
 class ReplayMismatch(ValueError):
@@ -48,6 +45,23 @@ class InFlight:
     initial: bool
     replays: list = field(default_factory=list)  # (candidate id, replay number, genome)
 
+    def games(self, plan: Plan) -> list[GameSpec]:
+        """Its games: each genome's (`Plan.games`), then each replay's."""
+        specs = [s for k, g in enumerate(self.genomes) for s in plan.games(g, self.first + k)]
+        return specs + [s for cid, r, g in self.replays for s in plan.games(g, cid, replay=r)]
+
+
+@dataclass
+class Outcome:
+    """What telling a batch gave: the batch, the game rows it was told (one array per genome,
+    then per replay), its genomes' evaluations and their statuses (0 rejected, 1 improved,
+    2 new cell, 3 waiting)."""
+
+    batch: InFlight
+    rows: list[np.ndarray]
+    evaluations: list[Evaluation]
+    status: np.ndarray
+
 
 @dataclass
 class RunState:
@@ -58,7 +72,6 @@ class RunState:
     batch: int = 0  # batches completed (told)
     evaluations: int = 0  # evaluations told
     games: int = 0
-    elapsed: float = 0.0  # wall seconds spent in completed batches
     in_flight: list[InFlight] = field(default_factory=list)  # asked, not told, in order
     noise: Any = None  # the run's qd.noise.NoiseMethod (None: plain MAP-Elites)
 
@@ -93,11 +106,10 @@ def _ask(state: RunState) -> np.ndarray:
     return np.asarray(state.emitter.ask())
 
 
-def _tell_batch(state: RunState, front: InFlight, rows: Sequence[np.ndarray]
-                ) -> tuple[list[Evaluation], np.ndarray]:
+def _tell_batch(state: RunState, front: InFlight, rows: Sequence[np.ndarray]) -> Outcome:
     """Tell the archive, the emitter and the noise method the batch at the front (each
-    genome's and replay's game rows, in order) and count it as done; its evaluations and
-    statuses. The run and `replay` both tell through here.
+    genome's and replay's game rows, in order) and count it as done; what it gave. The run
+    and `replay` both tell through here.
 
     Args:
         state: the run state (changed).
@@ -127,7 +139,7 @@ def _tell_batch(state: RunState, front: InFlight, rows: Sequence[np.ndarray]
     state.batch = front.index + 1
     state.evaluations += len(evals)
     state.games += sum(len(r) for r in rows)
-    return evals, status
+    return Outcome(front, list(rows), evals, status)
 
 
 def _tell(state: RunState, solutions: np.ndarray, objective: np.ndarray,
@@ -184,48 +196,10 @@ def genome_rows(archive: EliteArchive, records: Sequence[GameRecord]) -> np.ndar
     return game_table(games, archive.stats_features)
 
 
-def game_rows(batch: int, gpi: int, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
-    """A batch's rows of games.csv (one dict per game, as JSON data for the checkpoint)."""
-    rows = []
-    for k, (rec, seat) in enumerate(genome_side(records)):
-        spec = rec.spec
-        me = side_prefix("genome")
-        n = len(spec.agents)
-        row: dict[str, Any] = {
-            "batch": batch, "evaluation": int(spec.tag[0]), "game": k % gpi,
-            "replay": int(spec.tag[3]) if len(spec.tag) > 3 else 0,
-            "level": spec.level if isinstance(spec.level, (int, str)) else str(spec.level),
-            "game_seed": spec.seed, f"{me}seat": seat,
-            "rounds": rec.rounds, "winner": rec.winner, f"{me}won": credit(rec, seat),
-            "seconds": round(rec.seconds, 4)}
-        for j, who in enumerate(game_sides(n)):
-            row.update(rec.player_columns((seat + j) % n, side_prefix(who), digits=4))
-        rows.append(row)
-    return plain(rows)
-
-
-def individual_rows(batch: int, first_eval: int, names: Sequence[str],
-                     evals: Sequence[Evaluation], status: np.ndarray, features) -> pd.DataFrame:
-    rows = []
-    for k, e in enumerate(evals):
-        row: dict[str, Any] = {"batch": batch, "evaluation": first_eval + k,
-                               "status": STATUS[int(status[k])]}
-        row.update({n: float(v) for n, v in zip(names, e.genome)})
-        row.update({"win_rate": e.win_rate, "wins": e.wins, "games": e.games,
-                    "mean_score": e.mean_score})
-        for f, m in zip(features, e.measures):
-            row[measure_column(f.name)] = float(m)
-        for n in e.feature_mean:
-            row[mean_column(n)] = e.feature_mean[n]
-            row[std_column(n)] = e.feature_std[n]
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def replay(config: RunConfig, told: Sequence[Told]) -> tuple[RunState, list[pd.DataFrame]]:
+def replay(config: RunConfig, told: Sequence[Told]) -> tuple[RunState, list[Outcome]]:
     """The run state after the checkpoint's batches: a fresh state told every batch again,
     in order, exactly as the run told it, each batch checked to ask the genomes (and
-    replays) the checkpoint holds. Also the batches' individuals.csv rows.
+    replays) the checkpoint holds. Also what telling each batch gave.
 
     Args:
         config: the run's config.
@@ -238,7 +212,7 @@ def replay(config: RunConfig, told: Sequence[Told]) -> tuple[RunState, list[pd.D
     state = new_state(config)
     lag = int(config.pipeline.get("lag", 1))
     _fill(state, config, lag)
-    frames = []
+    outcomes = []
     for t in told:
         front = state.in_flight[0] if state.in_flight else None
         if front is None or (front.index, front.first) != (t.batch, t.first) \
@@ -248,12 +222,9 @@ def replay(config: RunConfig, told: Sequence[Told]) -> tuple[RunState, list[pd.D
                            f"asks from the batches before it: the run was started by another "
                            f"version of playstyles (resume it with that version) or the file "
                            f"was edited")
-        evals, status = _tell_batch(state, front, t.rows)
-        state.elapsed = t.elapsed
-        frames.append(individual_rows(front.index, front.first, config.genome_names, evals,
-                                       status, config.features))
+        outcomes.append(_tell_batch(state, front, t.rows))
         _fill(state, config, lag)
-    return state, frames
+    return state, outcomes
 
 
 def _same_replays(a: Sequence, b: Sequence) -> bool:
@@ -318,26 +289,28 @@ class Evolution:
         """The batch in flight that is told next."""
         return self.state.in_flight[0] if self.state.in_flight else None
 
-    def tell(self, rows: Sequence[np.ndarray]) -> tuple[list[Evaluation], np.ndarray]:
+    def tell(self, rows: Sequence[np.ndarray]) -> Outcome:
         """Tell the batch at the front its rows (one array per genome, then per replay);
-        its evaluations and statuses (0 rejected, 1 improved, 2 new cell, 3 waiting)."""
+        what it gave."""
         return _tell_batch(self.state, self.front, rows)
+
+    def tell_games(self, records: Sequence[GameRecord]) -> Outcome:
+        """Tell the batch at the front its games' records (in the order of
+        `InFlight.games`); what it gave."""
+        gpi = games_per_genome(self.config)
+        front = self.front
+        return self.tell([genome_rows(self.state.archive, records[k * gpi:(k + 1) * gpi])
+                          for k in range(len(front.genomes) + len(front.replays))])
 
     @property
     def finished(self) -> bool:
         """Nothing is in flight and nothing more will be asked."""
         return not self.state.in_flight and _finished(self.state, self.config)
 
-    def individual_rows(self, batch: InFlight, evals: Sequence[Evaluation],
-                        status: np.ndarray) -> pd.DataFrame:
-        """The rows of individuals.csv of a told batch."""
-        return individual_rows(batch.index, batch.first, self.config.genome_names, evals,
-                               status, self.config.features)
-
     @classmethod
     def replay(cls, config: RunConfig, told: Sequence[Told]
-               ) -> tuple["Evolution", list[pd.DataFrame]]:
-        """The evolution after a checkpoint's batches (`replay`), and their rows of
-        individuals.csv."""
-        state, frames = replay(config, told)
-        return cls(config, state), frames
+               ) -> tuple["Evolution", list[Outcome]]:
+        """The evolution after a checkpoint's batches (`replay`), and what telling each
+        of them gave."""
+        state, outcomes = replay(config, told)
+        return cls(config, state), outcomes

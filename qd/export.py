@@ -53,6 +53,7 @@ from play.ladder import calibrate as play_calibration
 from play.parallel import check_playable
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from playstyles.files import check_folder, check_output_file
+from playstyles.progress import Progress
 from playstyles.version import provenance
 from qd.config import RunConfig, load_config
 from qd.features import Feature
@@ -455,7 +456,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                    workers: int | None = None, address: str | None = None,
                    candidates: int | None = None, budgets: Sequence[int] | None = None,
                    calibrate: Sequence[str] | None = None, games: int | None = None,
-                   show_progress: bool = True, resume: bool = False,
+                   progress: Progress | None = None, resume: bool = False,
                    all_elites: bool = False, force: bool = False,
                    cells: Sequence[str] | None = None) -> tuple[PresetFile, Path]:
     """Choose elites of the run as presets and write the preset file.
@@ -487,7 +488,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             the baselines (`play.ladder.calibrate`) and give every preset its
             Bradley-Terry rating, interval and win rates against the baselines.
         games: games per pair of the calibration round robin (default: two per level).
-        show_progress: a progress bar while games are played.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         resume: continue an interrupted calibration (same arguments): only its missing games
             are played.
         all_elites: style: choose among every elite (corners, then farthest-point), not only
@@ -535,9 +536,9 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
                 f"run's validation would be replaced by playing them: validate with more games "
                 f"first (playstyles validate {command_path(run_dir)} --games {min_games})")
         validate(run_dir, games=min_games, cells=[str(r["cell"]) for r in rows.to_dict("records")],
-                 workers=workers, address=address, show_progress=False)
+                 workers=workers, address=address, progress=None)
         return export_presets(run_dir, kind, count, out, names, min_games, False, workers,
-                              address, candidates, budgets, calibrate, games, show_progress,
+                              address, candidates, budgets, calibrate, games, progress,
                               resume, all_elites, force, cells)
     warnings += [f"{n}: its win rate rests on {g} games (fewer than {min_games}); validate "
                  f"the run with more games, or export with --play-missing" for n, g in few]
@@ -547,20 +548,20 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
     dump_presets(pf, target)
     if calibrate:
         pf = _calibrated(pf, target, calibrate, games, count, by_rating, names, workers,
-                         address, show_progress, resume, force, [p.name for p in presets])
+                         address, progress, resume, force, [p.name for p in presets])
     pf.path = target
     return pf, target
 
 
 def _calibrated(pf: PresetFile, target: Path, baselines: Sequence[str], games: int | None,
                 count: int, by_rating: bool, names: Sequence[str] | None, workers: int | None,
-                address: str | None, show_progress: bool, resume: bool, force: bool,
+                address: str | None, progress: Progress | None, resume: bool, force: bool,
                 candidates: Sequence[str]) -> PresetFile:
     """The written preset file calibrated (`play.ladder.calibrate`); choosing `by_rating`,
     the kept candidates renamed as levels, weakest first (or by `names`)."""
     pf, _ = play_calibration(target, baselines=baselines, games=games,
                              keep=count if by_rating else None, workers=workers,
-                             address=address, show_progress=show_progress, resume=resume,
+                             address=address, progress=progress, resume=resume,
                              force=force)
     if not by_rating:
         return pf

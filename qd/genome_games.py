@@ -378,7 +378,7 @@ def play(specs: Sequence[GameSpec], done: dict[int, GameRecord] | None = None,
     """Play every spec not already in `done` (index -> record); records in spec order.
 
     `on_result(index, record)` is called as each new game arrives (for the partial-batch file
-    and the progress bar). A game that arrives twice or never is an error, not a silent fix.
+    and the progress count). A game that arrives twice or never is an error, not a silent fix.
     """
     games = BatchGames(address, workers, dict.fromkeys(s.game for s in specs))
     try:

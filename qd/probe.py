@@ -59,6 +59,7 @@ from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.files import atomic_write, check_folder, claim_folder, json_object, read_json
 from playstyles.limits import check_planned
+from playstyles.progress import Progress
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import (
@@ -400,7 +401,7 @@ def _is_probe(out: Path) -> bool:
 
 def run_probe(config, games: int | None = None, out: str | Path | None = None,
               workers: int | None = None, address: str | None = None, resume: bool = False,
-              show_progress: bool = True, force: bool = False) -> ProbeResult:
+              progress: Progress | None = None, force: bool = False) -> ProbeResult:
     """Play the control, the all-zero and every one-hot genome N games each on the config's
     training levels and write what the genome moves (module text) into `out`.
 
@@ -415,7 +416,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         address: a Ray cluster to join.
         resume: continue an interrupted probe (the games finished before Ctrl-C are kept in
             probe.journal and only the missing ones are played).
-        show_progress: a progress bar (and the chosen N) on the terminal.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         force: overwrite an earlier probe in `out`.
 
     Raises:
@@ -450,19 +451,19 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
             journal = GameJournal(journal_path, specs, "probe", resume=resume)
             _write_json(out, _settings(config, genomes, None, None, None), None)
             with journal.interruptible():
-                records = play_journal(journal, address, workers, show_progress, "probe pilot")
+                records = play_journal(journal, address, workers, progress, "probe pilot")
             seconds = [game_seconds(r) for r in records]
             n, chosen = default_games(seconds, len(genomes), unit)
             pilot = {"games": len(records), "median_seconds": float(np.median(seconds))}
             resume = True  # the pilot's games are in the journal
-            if show_progress:
+            if progress is not None:
                 print(f"probe: {chosen}", file=sys.stderr)
         specs = plan_probe_games(genomes, plan, levels, n, config.seed)
         journal = GameJournal(journal_path, specs, "probe", resume=resume)
         settings = _settings(config, genomes, n, chosen, pilot)
         _write_json(out, settings, None)
         with journal.interruptible():
-            records = play_journal(journal, address, workers, show_progress, "probe")
+            records = play_journal(journal, address, workers, progress, "probe")
             result = _write_results(config, out, genomes, records, settings)
     journal.finish()
     return result

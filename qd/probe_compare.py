@@ -38,6 +38,7 @@ import yaml
 
 from playstyles.files import atomic_write, claim_folder, read_json
 from playstyles.limits import short
+from playstyles.progress import Progress
 from qd.config import ConfigError, config_from_dict, read_yaml
 from qd.probe import run_probe
 from qd.rundir import read_table
@@ -150,7 +151,7 @@ def setting_config(data: dict[str, Any], setting: dict[str, Any], source: str, s
 def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int | None = None,
                    out: str | Path | None = None, workers: int | None = None,
                    address: str | None = None, resume: bool = False,
-                   show_progress: bool = True, force: bool = False) -> Comparison:
+                   progress: Progress | None = None, force: bool = False) -> Comparison:
     """Probe a config at every setting of `vary` and compare (module text).
 
     Args:
@@ -161,7 +162,7 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
         resume: continue an interrupted comparison (finished probes are read, not played).
-        show_progress: progress bars.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         force: overwrite an earlier comparison in `out`.
 
     Raises:
@@ -182,12 +183,12 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
     for k, (setting, cfg) in enumerate(zip(settings, configs), 1):
         folder = here / f"{k:02d}-{setting_label(setting)}"
         done = resume and (folder / "probe.csv").exists()
-        if show_progress:
+        if progress is not None:
             print(f"probe {k} of {len(settings)}: {setting_label(setting)}"
                   + (" (done)" if done else ""), flush=True)
         if not done:
             run_probe(cfg, games=games, out=folder, workers=workers, address=address,
-                      resume=resume and folder.exists(), show_progress=show_progress,
+                      resume=resume and folder.exists(), progress=progress,
                       force=force)
         folders.append(folder)
         r, s = _rows(k, setting, folder)

@@ -46,6 +46,7 @@ from play.parallel import check_playable, ray_session
 from play.presets import PresetFile, dump_presets
 from playstyles.files import atomic_write, check_folder, claim_folder
 from playstyles.limits import MAX_BUDGET
+from playstyles.progress import Progress
 from playstyles.version import provenance
 from qd.config import RunConfig
 from qd.export import elite_presets, spec_text, style_labels
@@ -154,7 +155,7 @@ def tier_name(k: int, budget: int) -> str:
 def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | None = None,
                 games: int | None = None, levels: str | Sequence[int] | None = None,
                 workers: int | None = None, address: str | None = None,
-                show_progress: bool = False, resume: bool = False, force: bool = False,
+                progress: Progress | None = None, resume: bool = False, force: bool = False,
                 delta: float = DELTA, margin: float = MARGIN) -> TiersResult:
     """Play the run's distinct styles and its control at each of `budgets` on the held-out
     levels, count the styles at each tier, and write the tables and one preset per style and
@@ -170,7 +171,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
             budget replays the validation's games).
         workers: CPUs of a local Ray (default: all); 0 plays in this process.
         address: a Ray cluster to join.
-        show_progress: a progress bar on the terminal.
+        progress: told how many games are done (`playstyles.progress`).
         resume: continue an interrupted call (same arguments): only its missing games.
         force: overwrite an earlier call's results in `out`.
         delta: the minimum effect two styles differ by (per-game standard deviations).
@@ -208,7 +209,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
     journal = GameJournal(out / JOURNAL, per_tier, TIERS, resume=resume)
     with journal.interruptible():
         with ray_session():
-            records = play_journal(journal, address, workers, show_progress, TIERS)
+            records = play_journal(journal, address, workers, progress, TIERS)
     table, game_rows, counts = tier_tables(config, run, chosen, names, tiers, level_list,
                                            n_games, records, delta, margin)
     pf = _tier_presets(config, run, chosen, table, tiers, vsummary, level_list)

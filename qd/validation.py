@@ -49,6 +49,7 @@ from play.runner import GameRecord, GameSpec
 from play.stats import mean_interval, wilson_interval
 from playstyles.files import atomic_write
 from playstyles.limits import check_planned
+from playstyles.progress import Progress
 from qd.archive import EliteArchive, evaluate_games
 from qd.config import RunConfig, load_config
 from qd.features import PlayerGame, features_of, per_game
@@ -250,36 +251,30 @@ def plan_games(elites: pd.DataFrame, genome_names: Sequence[str], plan, levels: 
     return specs
 
 
-def play_journal(journal, address: str | None, workers: int | None, show_progress: bool,
-                 desc: str) -> list[GameRecord]:
+def play_journal(journal, address: str | None, workers: int | None,
+                 progress: Progress | None, step: str) -> list[GameRecord]:
     """Play a journal's missing games (`qd.genome_games.play`), keeping each in the journal as it
-    arrives, with a progress bar that starts at the games reused; every record in spec order.
+    arrives and telling `progress` (starting at the games reused); every record in spec order.
     Call it inside `journal.interruptible()` (and `play.parallel.ray_session()`).
 
     Args:
         journal: the command's `play.journal.GameJournal`.
         address: a Ray cluster to join.
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
-        show_progress: a progress bar on the terminal.
-        desc: the bar's label.
+        progress: told how many games are done (`playstyles.progress`; None: nothing told).
+        step: the games' name, for `progress`.
     """
-    bar = None
-    if show_progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(journal.specs), initial=len(journal.done), unit="game", desc=desc,
-                   dynamic_ncols=True)
+    total = len(journal.specs)
+    if progress is not None:
+        progress(step, len(journal.done), total)
 
     def keep(i: int, rec: GameRecord) -> None:
         journal.add(i, rec)
-        if bar is not None:
-            bar.update(1)
+        if progress is not None:
+            progress(step, len(journal.done), total)
 
-    try:
-        records, _ = play(journal.specs, done=dict(journal.done), address=address,
-                          workers=workers, on_result=keep)
-    finally:
-        if bar is not None:
-            bar.close()
+    records, _ = play(journal.specs, done=dict(journal.done), address=address,
+                      workers=workers, on_result=keep)
     return records
 
 
@@ -443,7 +438,7 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
 def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
              games: int | None = None, cells: Sequence[str] | None = None,
              workers: int | None = None, address: str | None = None,
-             show_progress: bool = True, resume: bool = False,
+             progress: Progress | None = None, resume: bool = False,
              control: bool = True, null: bool = False, delta: float = DELTA,
              margin: float = MARGIN,
              chart: Callable[[Path], Path] | None = None) -> ValidationResult:
@@ -462,7 +457,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         cells: only the elites of these cells, named as in elites.csv (default: all).
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
-        show_progress: a progress bar on the terminal.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
         resume: continue an interrupted validation (the games finished before Ctrl-C are
             kept in validation.journal and only the missing ones are played).
         control: also play the control genome (the default weights) on the same games, and
@@ -498,7 +493,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
     journal = GameJournal(run.path(VALIDATION_JOURNAL), specs, "validation", resume=resume)
     with journal.interruptible():
         with ray_session():
-            records = play_journal(journal, address, workers, show_progress, "validate")
+            records = play_journal(journal, address, workers, progress, "validate")
 
         table, game_rows, summary = validation_tables(config, chosen, names, level_list,
                                                       n_games, records, control, null, delta,

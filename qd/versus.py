@@ -40,10 +40,11 @@ import pandas as pd
 
 from games.recording import make_record, save_record
 from games.registry import get_game
-from play.parallel import check_playable, progress, ray_session, run_games
+from play.parallel import check_playable, ray_session, run_games
 from play.runner import GameRecord, GameSpec, new_state, run_game
 from playstyles.files import atomic_write, check_folder, claim_folder, save_figure
 from playstyles.limits import MAX_ROUNDS
+from playstyles.progress import Progress, counted
 from qd.export import style_name
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import credit
@@ -449,7 +450,7 @@ def _report_lines(run_name: str, games: int, specs: Sequence[GameSpec], plan, no
 def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int] | None = None,
            games: int = 1, rounds: Sequence[int | str] = DEFAULT_ROUNDS,
            out: str | Path | None = None, workers: int | None = 0, address: str | None = None,
-           force: bool = False, show_progress: bool = False) -> VersusResult:
+           force: bool = False, progress: Progress | None = None) -> VersusResult:
     """Play the elites of `cells` and the run's control on the same games and write, into
     `out`, their boards side by side at `rounds`, versus.csv and versus.md (the module's
     docstring lists the files).
@@ -472,7 +473,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
         workers: CPUs of a local Ray; 0 (the default) plays in this process; None: all.
         address: a Ray cluster to join.
         force: overwrite the results of an earlier versus in `out`.
-        show_progress: a progress bar on the terminal.
+        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
 
     Raises:
         ValueError: a bad argument (an unknown cell names it and lists the known ones), a
@@ -516,7 +517,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
     results: list[Any] = [None] * len(specs)
     with ray_session():
         played = run_games(specs, address=address, workers=workers, play=play_recorded)
-        for i, done in progress(played, len(specs), VERSUS, show_progress):
+        for i, done in counted(played, len(specs), VERSUS, progress):
             results[i] = done
     _remove_earlier(out)  # (once the games are played: an interrupted call leaves them)
 

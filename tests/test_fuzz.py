@@ -142,7 +142,7 @@ def nim_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("fuzz")
     cfg = base / "c.yaml"
     cfg.write_text(yaml.safe_dump(NIM_RUN))
-    evolve(cfg, out=base / "run", workers=0, show_progress=False)
+    evolve(cfg, out=base / "run", workers=0)
     assert main(["validate", str(base / "run"), "--workers", "0", "--quiet"]) == 0
     assert main(["export", str(base / "run"), "--count", "2", "-o",
                  str(base / "presets.json")]) == 0

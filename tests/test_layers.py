@@ -164,3 +164,36 @@ def test_no_import_circle_at_module_level():
         if v not in index:
             visit(v)
     assert not circles, circles
+
+
+DRAWS = "playstyles.cli"
+"""The one module that draws progress bars; the libraries tell it through callbacks
+(`playstyles.progress`)."""
+
+
+def imported_names(path: Path) -> list[tuple[str, int]]:
+    """(top-level package, line) of every import of a source file, the project's or not
+    (imports inside functions included)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.module.split(".")[0], node.lineno))
+        elif isinstance(node, ast.Import):
+            out += [(a.name.split(".")[0], node.lineno) for a in node.names]
+    return out
+
+
+def test_only_the_cli_draws_progress_bars():
+    """No library module imports tqdm: a long command reports through its callbacks and the
+    command line draws the bars."""
+    offenders = [f"{path.relative_to(REPO)}:{line}" for path in sources()
+                 if module_of(path) != DRAWS
+                 for name, line in imported_names(path) if name == "tqdm"]
+    assert not offenders, "tqdm imported outside playstyles/cli.py: " + ", ".join(offenders)
+    assert any(name == "tqdm" for name, _ in imported_names(REPO / "playstyles" / "cli.py"))
+
+
+def test_the_progress_test_sees_a_lazy_import(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n\ndef f():\n    from tqdm import tqdm\n    import tqdm.auto\n")
+    assert [n for n in imported_names(bad) if n[0] == "tqdm"] == [("tqdm", 4), ("tqdm", 5)]

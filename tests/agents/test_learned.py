@@ -33,7 +33,7 @@ def tiny_model(tmp_path_factory):
     """A model trained on 8 short rule-based games (played in this process)."""
     path = tmp_path_factory.mktemp("learned") / "tiny.npz"
     config = train_config_from_dict({**TINY, "output": str(path)})
-    result = train_evaluator(config, workers=0, show_progress=False)
+    result = train_evaluator(config, workers=0)
     return result
 
 
@@ -94,7 +94,7 @@ def _specs(**over):
 
 def test_self_play_keeps_every_turn_start_from_both_views_with_the_result():
     specs = _specs(levels="seeds:2,3", repetitions=1, options={"max_rounds": 3})
-    s = generate_samples(specs[:1], workers=0, show_progress=False)
+    s = generate_samples(specs[:1], workers=0)
     g = s.games[0]
     assert g["rounds"] == 4  # the round limit ended it: rounds 0..3 were played
     # each round: 2 turn starts x 2 views
@@ -110,8 +110,8 @@ def test_self_play_keeps_every_turn_start_from_both_views_with_the_result():
 
 def test_same_seed_same_positions():
     specs = _specs()
-    a = generate_samples(specs, workers=0, show_progress=False)
-    b = generate_samples(specs, workers=0, show_progress=False)
+    a = generate_samples(specs, workers=0)
+    b = generate_samples(specs, workers=0)
     for field in ("indptr", "indices", "label", "game", "round", "viewer"):
         assert np.array_equal(getattr(a, field), getattr(b, field))
 
@@ -119,8 +119,8 @@ def test_same_seed_same_positions():
 @pytest.mark.slow
 def test_positions_do_not_depend_on_workers(no_ray):
     specs = _specs()
-    serial = generate_samples(specs, workers=0, show_progress=False)
-    ray = generate_samples(specs, workers=2, show_progress=False)
+    serial = generate_samples(specs, workers=0)
+    ray = generate_samples(specs, workers=2)
     for field in ("indptr", "indices", "label", "game", "round", "viewer"):
         assert np.array_equal(getattr(serial, field), getattr(ray, field))
 
@@ -332,14 +332,14 @@ def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
     from play.train_evaluator import self_play
     file = tmp_path / "samples.npz"
     config = train_config_from_dict(TINY)
-    played = self_play(config, samples=file, workers=0, show_progress=False)
-    again = self_play(config, samples=file, workers=0, show_progress=False)
+    played = self_play(config, samples=file, workers=0)
+    again = self_play(config, samples=file, workers=0)
     for field in ("indptr", "indices", "label", "game", "round", "viewer", "score_lead"):
         assert np.array_equal(getattr(played, field), getattr(again, field))
     assert again.games == played.games
     other = train_config_from_dict({**TINY, "seed": 6})
     with pytest.raises(ValueError, match="samples.npz: fingerprint"):
-        self_play(other, samples=file, workers=0, show_progress=False)
+        self_play(other, samples=file, workers=0)
 
 
 def test_a_model_file_is_read_as_plain_arrays_within_a_bound(tmp_path):

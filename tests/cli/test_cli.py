@@ -323,6 +323,7 @@ def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, m
     other commands say they were interrupted."""
     import qd.run as run_mod
     from playstyles.cli import main
+    real = run_mod.evolve
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text("game: nim\nlevels: {set: 'range:0-3', train: 2}\n"
@@ -335,13 +336,13 @@ def test_ctrl_c_in_evolve_says_how_to_continue_and_exits_130(tmp_path, capsys, m
         calls.append(i)
         if len(calls) == 7:
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", stop)
+    monkeypatch.setattr(run_mod, "evolve", lambda *a, **kw: real(*a, on_game=stop, **kw))
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
                  "--quiet"]) == 130
     err = capsys.readouterr().err
     assert "interrupted after" in err and "continue with --resume" in err
     assert "Traceback" not in err
-    monkeypatch.setattr(run_mod, "_after_game", None)
+    monkeypatch.setattr(run_mod, "evolve", real)
     assert main(["evolve", str(cfg), "--out", str(tmp_path / "run"), "--workers", "0",
                  "--quiet", "--resume"]) == 0
 
@@ -356,3 +357,22 @@ def test_p3_seats_a_third_agent(capsys, tmp_path):
     assert len(agents) == 3 and agents[2].startswith("tribolo_ai")
     code, _, err = run(capsys, "play", "--p3", "random", "--rounds", "1")
     assert code == 2 and "3 agents for a 2-player" in err
+
+
+def test_the_cli_draws_a_bar_per_step_from_the_progress_calls(capsys):
+    from playstyles.cli import Bars
+    bars = Bars()
+    bars("validate", 2, 5)
+    bars("validate", 3, 5)
+    bars("validate", 5, 6)  # a total that grows (an evolution's closing batch)
+    assert (bars.bar.n, bars.bar.total) == (5, 6)
+    bars.evolution({"evaluations": 4, "cells": 2, "qd_score": 1.5, "best_win_rate": 0.75})
+    bars("probe", 0, 2)
+    assert bars.step == "probe" and bars.bar.n == 0
+    bars("probe", 2, 2)
+    first = bars.bar
+    bars("probe", 0, 3)  # the same step again from the start: a new bar
+    assert bars.bar is not first and (bars.bar.n, bars.bar.total) == (0, 3)
+    bars.close()
+    err = capsys.readouterr().err
+    assert "validate" in err and "elites 2, QD 1.50" in err and "probe" in err

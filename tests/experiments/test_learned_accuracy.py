@@ -65,7 +65,7 @@ def test_the_positions_table_of_played_games():
     from play.selfplay import generate_samples
     specs = [GameSpec(game="tribes", level=lv, seed=lv, agents=(AgentSpec("rule_based"),) * 2,
                       agent_seeds=(1, 2), options=(("max_rounds", 2),)) for lv in (1, 2)]
-    samples = generate_samples(specs, workers=0, show_progress=False)
+    samples = generate_samples(specs, workers=0)
     model = Model([np.zeros((samples.length, 1), np.float32)], [np.full(1, 0.5, np.float32)],
                   {"activation": "relu"})
     value = model.values(samples.matrix())  # always "the viewer wins"

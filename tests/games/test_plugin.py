@@ -169,7 +169,7 @@ def test_tournament_evolution_report_and_export_on_the_tiny_game(tmp_path):
     config = config_from_dict({"game": "nim", "agents": ["rule_based", "mcts:budget=30",
                                                          "random"],
                                "levels": "range:0-3", "repetitions": 2, "seed": 1})
-    games, summary = run_tournament(config, out=tmp_path / "t", workers=0, show_progress=False)
+    games, summary = run_tournament(config, out=tmp_path / "t", workers=0)
     assert len(games) == 3 * 4 * 2
     rb = summary[(summary["Agent"] == "rule_based") & (summary["Opponent"] == "random")]
     assert float(rb["Win rate %"].iloc[0]) >= 75
@@ -180,7 +180,7 @@ def test_tournament_evolution_report_and_export_on_the_tiny_game(tmp_path):
            "emitter": {"batch_size": 4, "initial_random": 2}, "evaluations": 9, "seed": 3}
     cfg = tmp_path / "nim.yaml"
     cfg.write_text(yaml.safe_dump(run))
-    result = evolve(cfg, out=tmp_path / "run", workers=0, show_progress=False)
+    result = evolve(cfg, out=tmp_path / "run", workers=0)
     assert result.complete and result.evaluations == 9 and result.stats["cells"] >= 2
     elites = pd.read_csv(tmp_path / "run" / "elites.csv")
     assert {"TakeOne", "TakeAll", "NimSum", "stones_per_move_mean", "moves_mean"} <= \

@@ -107,8 +107,7 @@ def presets(tmp_path):
 
 def test_a_small_round_robin(tmp_path):
     path = presets(tmp_path)
-    r = run_ladder(path, baselines=["mcts:label=baseline"], games=4, workers=0,
-                   show_progress=False)
+    r = run_ladder(path, baselines=["mcts:label=baseline"], games=4, workers=0)
     assert r.out == tmp_path / "ladder-ladder"
     for name in ("games.csv", "summary.csv", "summary.md", "ladder_matrix.csv",
                  "ladder_pairs.csv", "ladder.json", "ladder.md"):
@@ -137,7 +136,7 @@ def test_a_small_round_robin(tmp_path):
     assert p["games"] == 4 and p["rate"] == m.loc["level 2 (hardest)", "level 1 (easiest)"]
     # same seed, same games
     again = run_ladder(path, baselines=["mcts:label=baseline"], games=4, workers=0,
-                       show_progress=False, out=tmp_path / "again")
+                       out=tmp_path / "again")
     b = pd.read_csv(again.out / "games.csv")
     cols = [c for c in games.columns if not c.endswith(("seconds", "think_s"))]
     pd.testing.assert_frame_equal(games[cols], b[cols])
@@ -153,7 +152,7 @@ def test_evolved_presets_meet_their_default_weight_control(tmp_path, capsys):
     controls = weight_controls([p.spec() for p in ps])
     assert [c.label for c in controls] == ["control"]
     assert dict(controls[0].params) == {k: v for k, v in ps[0].params.items() if k != "weights"}
-    r = run_ladder(path, games=2, workers=0, show_progress=False)
+    r = run_ladder(path, games=2, workers=0)
     assert r.labels == ["style 0", "style 1", "control"]
     games = pd.read_csv(r.out / "games.csv")
     assert len(games) == 3 * 2 and "control" in set(games["agent"]) | set(games["opponent"])
@@ -210,8 +209,7 @@ def test_bradley_terry_recovers_known_strengths_and_their_uncertainty():
 
 def test_ladder_files_carry_the_ratings(tmp_path):
     path = presets(tmp_path)
-    r = run_ladder(path, baselines=["random:label=baseline"], games=4, workers=0,
-                   show_progress=False)
+    r = run_ladder(path, baselines=["random:label=baseline"], games=4, workers=0)
     info = json.loads((r.out / "ladder.json").read_text())
     ratings = pd.read_csv(r.out / "ladder_ratings.csv")
     assert ratings["agent"].tolist() == r.labels
@@ -225,8 +223,7 @@ def test_ladder_files_carry_the_ratings(tmp_path):
 def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, capsys):
     from play.ladder import calibrate
     path = presets(tmp_path)
-    pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
-                           show_progress=False)
+    pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0)
     ratings = pd.read_csv(result.out / "ladder_ratings.csv").set_index("agent")
     pairs = pd.read_csv(result.out / "ladder_pairs.csv")
     for p in pf.presets:
@@ -303,7 +300,7 @@ def test_calibration_keeps_separated_candidates_and_rates_them_against_baselines
     from play.ladder import calibrate
     path = presets(tmp_path)
     pf, result = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
-                           show_progress=False, keep=1)
+                           keep=1)
     assert len(result.labels) == 3 and len(pf.presets) == 1
     kept = pf.presets[0]
     assert kept.name in result.labels[:2]
@@ -324,8 +321,7 @@ def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, mon
 
     monkeypatch.setattr(lm, "dump_presets", broken)  # fails after every game was played
     with pytest.raises(OSError):
-        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
-                  show_progress=False)
+        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0)
     assert kept.exists()
     monkeypatch.undo()
     missing = []
@@ -337,9 +333,8 @@ def test_calibration_keeps_its_games_until_the_presets_are_written(tmp_path, mon
 
     monkeypatch.setattr(lm, "play_missing", spy)
     with pytest.raises(ValueError, match="continue it with --resume"):
-        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
-                  show_progress=False)
+        calibrate(path, baselines=["random:label=baseline"], games=4, workers=0)
     pf, _ = calibrate(path, baselines=["random:label=baseline"], games=4, workers=0,
-                      show_progress=False, resume=True)
+                      resume=True)
     assert missing == [0]  # nothing played again
     assert all("rating" in p.evidence for p in pf.presets) and not kept.exists()

@@ -173,8 +173,7 @@ def test_a_one_file_plugin_is_refused_for_a_cluster_before_anything_is_written(t
         config = config_from_dict({{"game": "oth", "agents": ["random", "rule_based"],
                                    "levels": "range:0-1"}})
         try:
-            run_tournament(config, out={str(tmp_path / "t")!r}, address="127.0.0.1:{port}",
-                           show_progress=False)
+            run_tournament(config, out={str(tmp_path / "t")!r}, address="127.0.0.1:{port}")
         except PluginUnreachable as e:
             print(e)
     """)
@@ -208,8 +207,7 @@ def test_a_compiled_plugin_is_refused_for_a_cluster_run_before_its_folder_is_mad
         from qd.run import evolve
         check_playable(["outgame"], workers=2)  # a local Ray takes it as it is
         try:
-            evolve({str(config)!r}, out={str(tmp_path / "run")!r}, address="127.0.0.1:{port}",
-                   show_progress=False)
+            evolve({str(config)!r}, out={str(tmp_path / "run")!r}, address="127.0.0.1:{port}")
         except PluginUnreachable as e:
             print(e)
     """)
@@ -237,10 +235,10 @@ def test_a_game_registered_without_a_plugin_is_refused_with_workers(tmp_path):
                                    "levels": "range:0-1"})
         t0 = time.perf_counter()
         try:
-            run_tournament(config, out="t", workers=2, show_progress=False)
+            run_tournament(config, out="t", workers=2)
         except PluginUnreachable as e:
             print(f"{ray_running()} {time.perf_counter() - t0:.1f} {e}")
-        games, _ = run_tournament(config, out="t0", workers=0, show_progress=False)
+        games, _ = run_tournament(config, out="t0", workers=0)
         print(len(games))
     """)
     work = tmp_path / "work"

@@ -143,9 +143,9 @@ def test_results_do_not_depend_on_workers(tmp_path):
     pytest.importorskip("ray")
     from play.parallel import shutdown
     config = small_config()
-    serial, s_sum = run_tournament(config, out=tmp_path / "serial", workers=0, show_progress=False)
+    serial, s_sum = run_tournament(config, out=tmp_path / "serial", workers=0)
     try:
-        parallel, p_sum = run_tournament(config, out=tmp_path / "ray", workers=2, show_progress=False)
+        parallel, p_sum = run_tournament(config, out=tmp_path / "ray", workers=2)
     finally:
         shutdown()
     drop = [c for c in serial.columns if c == "seconds" or c.endswith("think_s")]
@@ -168,7 +168,7 @@ def test_partial_results_are_written_while_playing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tournament, "PARTIAL_EVERY", 2)
     monkeypatch.setattr(tournament, "atomic_write", spy)
-    run_tournament(small_config(repetitions=4), out=tmp_path, workers=0, show_progress=False)
+    run_tournament(small_config(repetitions=4), out=tmp_path, workers=0)
     assert seen.count("games.partial.csv") == 3  # after games 2, 4 and 6 of 8
     assert "summary.partial.md" in seen
     assert not (tmp_path / "games.partial.csv").exists()
@@ -203,7 +203,7 @@ def test_a_three_player_tournament_rotates_every_seating():
     seatings = {tuple(a.display() for a in s.agents) for s in specs}
     assert len(specs) == 6 and len(seatings) == 6
     assert all(len(s.agent_seeds) == 3 for s in specs)
-    games, summary = run_tournament(config, workers=0, show_progress=False)
+    games, summary = run_tournament(config, workers=0)
     assert len(games) == 3 * 6  # one row per game and table member
     tables = summary[summary["Opponent"] != ALL_TABLES]
     assert sorted(tables["Opponent"]) == ["b + c", "random + b", "random + c"]

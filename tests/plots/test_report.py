@@ -388,7 +388,7 @@ def validated_run(tmp_path_factory):
     the first elite of validation.csv distinct (#1), the others not."""
     from qd.validation import validate
     d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("rep") / "run")
-    validate(d, games=4, workers=0, show_progress=False)
+    validate(d, games=4, workers=0)
     v = pd.read_csv(d / "validation.csv")
     v["distinct"] = [True] + [False] * (len(v) - 1)
     v["style"] = [1] + [0] * (len(v) - 1)

@@ -34,7 +34,7 @@ def tiny_run(tmp_path_factory) -> Path:
         base = tmp_path_factory.mktemp("tiny_run")
         cfg = base / "tiny.yaml"
         cfg.write_text(yaml.safe_dump(TINY_RUN))
-        evolve(cfg, out=base / "run", workers=0, show_progress=False)
+        evolve(cfg, out=base / "run", workers=0)
         _built["run"] = base / "run"
     return _built["run"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import qd.run as run_mod
 from playstyles.cli import main
+from qd.checkpoint import CheckpointLog
 from qd.run import RunError, RunInterrupted, evolve
 from qd.rundir import CHECKPOINT, GAMES, INDIVIDUALS, METRICS
 from tests.qd.test_run import assert_same_run, write
@@ -33,7 +33,7 @@ class Payload:
 
 
 def run(cfg: Path, out: Path, **kw):
-    return evolve(cfg, out=out, workers=0, show_progress=False, **kw)
+    return evolve(cfg, out=out, workers=0, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -148,9 +148,8 @@ def test_an_interrupted_batch_keeps_its_games_as_data(tmp_path, monkeypatch):
         seen.append(i)
         if len(seen) == 12 + 8 + 5:
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", kill)
     with pytest.raises(RunInterrupted):
-        run(cfg, tmp_path / "r")
+        run(cfg, tmp_path / "r", on_game=kill)
     text = (tmp_path / "r" / "partial.jsonl").read_bytes()
     assert text.count(b"\n") == 1 + 5 and not text.startswith(b"\x80")
 
@@ -202,7 +201,7 @@ def test_a_full_disk_while_checkpointing_names_the_file_and_resumes(tmp_path, mo
     import os
 
     cfg, whole, _ = runs
-    real = run_mod.CheckpointLog.add
+    real = CheckpointLog.add
     calls = {"n": 0}
 
     def full(self, item, sync=False):
@@ -230,12 +229,12 @@ def test_a_full_disk_while_checkpointing_names_the_file_and_resumes(tmp_path, mo
         def close(self):
             self.fh.close()
 
-    monkeypatch.setattr(run_mod.CheckpointLog, "add", full)
+    monkeypatch.setattr(CheckpointLog, "add", full)
     d = tmp_path / "full"
     with pytest.raises(RunError, match=r"cannot write .*checkpoint.jsonl: No space left on "
                                        r"device; the run stopped in batch 2"):
         run(cfg, d)
-    monkeypatch.setattr(run_mod.CheckpointLog, "add", real)
+    monkeypatch.setattr(CheckpointLog, "add", real)
     text = (d / CHECKPOINT).read_bytes()
     assert text.endswith(b"\n") and text.count(b"\n") == 1 + 2  # header, batches 0 and 1
     run(cfg, d, resume=True)

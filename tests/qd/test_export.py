@@ -147,7 +147,7 @@ def test_a_loaded_preset_plays_the_elites_game(run_dir, tmp_path):
 
 def test_validated_win_rates_take_precedence(run_dir, tmp_path):
     d = copy_run(run_dir, tmp_path / "run")
-    v = validate(d, games=2, workers=0, show_progress=False).table
+    v = validate(d, games=2, workers=0).table
     pf, _ = export_presets(d, "difficulty", 2)
     assert (d / "presets_difficulty.json").exists()
     rates = [p.evidence["win_rate_validated"] for p in pf.presets]
@@ -170,7 +170,7 @@ def test_validated_win_rates_take_precedence(run_dir, tmp_path):
         assert f"tile_slope {row['tile_slope_validated']:.3g}" in p.description
         assert p.description.startswith("held out (2 games on 2 held-out levels): ")
     # replays on the training levels (a re-estimate) are not called held-out
-    validate(d, levels="train", games=2, workers=0, show_progress=False)
+    validate(d, levels="train", games=2, workers=0)
     again, _ = export_presets(d, "difficulty", 2, force=True)  # the earlier file: --force
     assert all(p.description.startswith("replayed (2 fresh games on 2 training levels): ")
                and "held-out" not in p.description for p in again.presets)
@@ -256,7 +256,7 @@ def _with_styles(d, distinct):
 
 def test_style_export_takes_the_distinct_validated_styles(tmp_path_factory, tmp_path, capsys):
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    validate(d, games=4, workers=0, show_progress=False)
+    validate(d, games=4, workers=0)
     v = pd.read_csv(d / "validation.csv")
     assert len(v) >= 3
     cells = v["cell"].astype(str).tolist()
@@ -313,7 +313,7 @@ def test_style_export_from_an_old_validation_warns(tmp_path_factory, tmp_path):
     to validate again."""
     import json as _json
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    validate(d, games=2, workers=0, show_progress=False)
+    validate(d, games=2, workers=0)
     v = pd.read_csv(d / "validation.csv")
     v.drop(columns=["style", "distinct", "differs_from_control", "non_inferior"]) \
         .to_csv(d / "validation.csv", index=False)

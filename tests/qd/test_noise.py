@@ -127,7 +127,7 @@ def test_agresti_caffo_difference():
                                     {"method": "adaptive", "max_rounds": 2}])
 def test_a_noise_aware_run_resumes_and_plays_the_same_with_batches_in_flight(tmp_path, method):
     cfg = write(tmp_path, noise=method)
-    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0)
     assert whole.complete
     d = whole.run_dir
     games = pd.read_csv(d / "games.csv")
@@ -144,13 +144,13 @@ def test_a_noise_aware_run_resumes_and_plays_the_same_with_batches_in_flight(tmp
         assert r.games == played[r.evaluation]
         assert r.wins == games[games.evaluation == r.evaluation]["genome_won"].sum()
     # stopped after 2 batches and resumed: the same run
-    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, max_batches=2)
-    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True)
+    evolve(cfg, out=tmp_path / "parts", workers=0, max_batches=2)
+    evolve(cfg, out=tmp_path / "parts", workers=0, resume=True)
     assert_same_run(d, tmp_path / "parts")
     # batches in flight: a run of its own, still complete and deterministic
     lagged = write(tmp_path, name="lag.yaml", noise=method, pipeline={"lag": 2})
-    a = evolve(lagged, out=tmp_path / "lag_a", workers=0, show_progress=False)
-    b = evolve(lagged, out=tmp_path / "lag_b", workers=0, show_progress=False)
+    a = evolve(lagged, out=tmp_path / "lag_a", workers=0)
+    b = evolve(lagged, out=tmp_path / "lag_b", workers=0)
     assert a.complete
     assert_same_run(a.run_dir, b.run_dir)
 
@@ -183,7 +183,7 @@ def test_reestimate_replaces_evolved_games_by_fresh_ones_in_the_same_cells():
 
 def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
     cfg = write(tmp_path, noise={"method": "reestimate", "replays": 1})
-    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0)
     assert whole.complete
     d = whole.run_dir
     games = pd.read_csv(d / "games.csv")
@@ -208,23 +208,23 @@ def test_a_reestimated_run_closes_with_fresh_games_and_resumes(tmp_path):
         assert r.games == len(fresh) == 4
         assert r.wins == fresh["genome_won"].sum()
     # stopped after 2 batches, and again before the closing batch: the same run
-    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, max_batches=2)
-    r = evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True,
+    evolve(cfg, out=tmp_path / "parts", workers=0, max_batches=2)
+    r = evolve(cfg, out=tmp_path / "parts", workers=0, resume=True,
                max_batches=len(metrics) - 3)
     assert not r.complete and not RunFiles(tmp_path / "parts").reestimated
-    evolve(cfg, out=tmp_path / "parts", workers=0, show_progress=False, resume=True)
+    evolve(cfg, out=tmp_path / "parts", workers=0, resume=True)
     assert_same_run(d, tmp_path / "parts")
     lagged = write(tmp_path, name="lag.yaml", noise={"method": "reestimate", "replays": 1},
                    pipeline={"lag": 2})
-    a = evolve(lagged, out=tmp_path / "lag_a", workers=0, show_progress=False)
-    b = evolve(lagged, out=tmp_path / "lag_b", workers=0, show_progress=False)
+    a = evolve(lagged, out=tmp_path / "lag_a", workers=0)
+    b = evolve(lagged, out=tmp_path / "lag_b", workers=0)
     assert a.complete and pd.read_csv(a.run_dir / "metrics.csv")["batch_size"].iloc[-1] == 0
     assert_same_run(a.run_dir, b.run_dir)
 
 
 def test_max_games_keeps_back_the_closing_games_of_reestimate(tmp_path):
     run = evolve(write(tmp_path, max_games=40, noise={"method": "reestimate", "replays": 1}),
-                 out=tmp_path / "r", workers=0, show_progress=False)
+                 out=tmp_path / "r", workers=0)
     metrics = pd.read_csv(run.run_dir / "metrics.csv")
     evolved = metrics["games"].iloc[-2]
     # evolution stopped once its games plus 4 per elite reached 40
@@ -236,20 +236,19 @@ def test_max_games_keeps_back_the_closing_games_of_reestimate(tmp_path):
 @pytest.mark.slow
 def test_a_noise_aware_run_on_ray_equals_in_process(tmp_path):
     cfg = write(tmp_path, noise={"method": "reevaluate", "per_batch": 2})
-    a = evolve(cfg, out=tmp_path / "a", workers=0, show_progress=False)
-    b = evolve(cfg, out=tmp_path / "b", workers=2, show_progress=False)
+    a = evolve(cfg, out=tmp_path / "a", workers=0)
+    b = evolve(cfg, out=tmp_path / "b", workers=2)
     assert_same_run(a.run_dir, b.run_dir)
 
 
 def test_max_games_stops_a_run_at_equal_games(tmp_path):
     """max_games: no batch is asked once the games asked reach it (replays included)."""
-    plain = evolve(write(tmp_path, max_games=30), out=tmp_path / "plain", workers=0,
-                   show_progress=False)
+    plain = evolve(write(tmp_path, max_games=30), out=tmp_path / "plain", workers=0)
     # batches: 2 initial genomes (8 games), then 3 genomes (12 games): 8, 20, 32 >= 30
     assert plain.complete and plain.games == 32 and plain.evaluations == 8
     noisy = evolve(write(tmp_path, name="n.yaml", max_games=30,
                          noise={"method": "reevaluate", "per_batch": 1}),
-                   out=tmp_path / "noisy", workers=0, show_progress=False)
+                   out=tmp_path / "noisy", workers=0)
     assert noisy.complete and 30 <= noisy.games < 30 + 4 * 4
     replays = pd.read_csv(noisy.run_dir / "metrics.csv")["replays"].sum()
     assert replays > 0 and noisy.games == 4 * (noisy.evaluations + replays)
@@ -260,13 +259,13 @@ def test_max_games_stops_a_run_at_equal_games(tmp_path):
 def test_a_config_naming_no_method_resumes_with_the_method_its_run_started_with(tmp_path):
     """Runs started while plain MAP-Elites was the default recorded `noise: none`: their
     config, which names no method, resumes them plainly."""
-    whole = evolve(write(tmp_path), out=tmp_path / "whole", workers=0, show_progress=False)
+    whole = evolve(write(tmp_path), out=tmp_path / "whole", workers=0)
     unnamed = {k: v for k, v in TINY.items() if k != "noise"}
     cfg = tmp_path / "unnamed.yaml"
     cfg.write_text(yaml.safe_dump(unnamed))
     for name in ("recorded",):
-        evolve(write(tmp_path), out=tmp_path / name, workers=0, show_progress=False,
+        evolve(write(tmp_path), out=tmp_path / name, workers=0,
                max_batches=2)
-        done = evolve(cfg, out=tmp_path / name, workers=0, show_progress=False, resume=True)
+        done = evolve(cfg, out=tmp_path / name, workers=0, resume=True)
         assert done.complete
         assert_same_run(whole.run_dir, tmp_path / name)

@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 import yaml
 
-import qd.run as run_mod
+import qd.recorder as recorder_mod
 from play.parallel import Finished, GamePool
 from play.runner import run_game
-from qd.checkpoint import read_checkpoint, read_partial, told_batches
+from qd.checkpoint import CheckpointLog, read_checkpoint, read_partial, told_batches
 from qd.config import ConfigError, config_from_dict, load_config
 from qd.emitters import EMITTERS, PaperEmitter, register_emitter
 from qd.evolution import replay
@@ -36,7 +36,7 @@ def checkpointed_state(d: Path):
 
 
 def run(cfg: Path, out: Path, **kw):
-    return evolve(cfg, out=out, workers=kw.pop("workers", 0), show_progress=False, **kw)
+    return evolve(cfg, out=out, workers=kw.pop("workers", 0), **kw)
 
 
 def newest_first(self):
@@ -130,12 +130,10 @@ def test_a_run_killed_with_batches_in_flight_resumes_to_the_same_archive(tmp_pat
         if len(seen) == 20 + 12 + 5:
             held.update(read_partial(d / "partial.jsonl", 0))
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", kill)
     d = tmp_path / "killed"
     with pytest.raises(RunInterrupted, match="interrupted after 2 completed batches, 5 of 14 "
                                              "evaluations; continue with --resume"):
-        run(cfg, d)
-    monkeypatch.setattr(run_mod, "_after_game", None)
+        run(cfg, d, on_game=kill)
     assert {b: len(g) for b, g in held.items()} == {2: 5, 3: 12}, "the games of both batches"
     assert {b: len(g) for b, g in read_partial(d / "partial.jsonl", 0).items()} == {2: 5, 3: 12}
     assert "interrupted in batch 2 (after batch 1)" in (d / "run.log").read_text()
@@ -165,20 +163,18 @@ def test_pipelined_runs_resume_at_any_point(tmp_path, monkeypatch):
         count["n"] += 1
         if count["n"] % 11 == 0:
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", kill)
     resume = False
     for _ in range(40):
         try:
-            if run(cfg, d, resume=resume).complete:
+            if run(cfg, d, resume=resume, on_game=kill).complete:
                 break
         except RunInterrupted:
             pass
         resume = True
-    monkeypatch.setattr(run_mod, "_after_game", None)
     assert_same_run(whole, d)
     # killed between the tables and the checkpoint
     d = tmp_path / "torn"
-    real = run_mod.CheckpointLog.told
+    real = CheckpointLog.told
     calls = {"n": 0}
 
     def torn(self, batch):
@@ -186,10 +182,10 @@ def test_pipelined_runs_resume_at_any_point(tmp_path, monkeypatch):
         if calls["n"] == 3:
             raise KeyboardInterrupt
         real(self, batch)
-    monkeypatch.setattr(run_mod.CheckpointLog, "told", torn)
+    monkeypatch.setattr(CheckpointLog, "told", torn)
     with pytest.raises(RunInterrupted, match="after 2 completed batches"):
         run(cfg, d)
-    monkeypatch.setattr(run_mod.CheckpointLog, "told", real)
+    monkeypatch.setattr(CheckpointLog, "told", real)
     run(cfg, d, resume=True)
     assert_same_run(whole, d)
 
@@ -201,7 +197,7 @@ def test_same_archive_with_lag_2_and_any_number_of_workers(tmp_path, no_ray):
     dirs = []
     for workers in (0, 1, 2):
         d = tmp_path / f"w{workers}"
-        evolve(cfg, out=d, workers=workers, show_progress=False)
+        evolve(cfg, out=d, workers=workers)
         assert not ray.is_initialized()
         dirs.append(d)
     assert_same_run(dirs[0], dirs[1])
@@ -224,14 +220,12 @@ def test_ctrl_c_on_ray_flushes_the_games_and_shuts_ray_down(tmp_path, monkeypatc
         count["n"] += 1
         if count["n"] == 30:
             raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "_after_game", ctrl_c)
     d = tmp_path / "ray"
     with pytest.raises(RunInterrupted, match="continue with --resume") as info:
-        run(cfg, d, workers=2)
+        run(cfg, d, workers=2, on_game=ctrl_c)
     assert not ray.is_initialized(), "Ray is shut down before the error reaches the caller"
     kept = sum(len(g) for g in read_partial(d / "partial.jsonl", info.value.batches).values())
     assert kept >= 1  # at least the game that was being stored
-    monkeypatch.setattr(run_mod, "_after_game", None)
     run(cfg, d, resume=True)
     assert_same_run(whole, d)
     assert pd.read_csv(d / "metrics.csv")["reused_games"].sum() == kept
@@ -240,7 +234,7 @@ def test_ctrl_c_on_ray_flushes_the_games_and_shuts_ray_down(tmp_path, monkeypatc
 def test_a_full_disk_names_the_file_and_the_batch(tmp_path, monkeypatch):
     cfg = write(tmp_path, pipeline={"lag": 2})
     whole = run(cfg, tmp_path / "whole").run_dir
-    real = run_mod.atomic_write
+    real = recorder_mod.atomic_write
     calls = {"n": 0}
 
     def full(path, data):
@@ -249,13 +243,13 @@ def test_a_full_disk_names_the_file_and_the_batch(tmp_path, monkeypatch):
             if calls["n"] == 3:  # batch 2's
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(path, data)
-    monkeypatch.setattr(run_mod, "atomic_write", full)
+    monkeypatch.setattr(recorder_mod, "atomic_write", full)
     d = tmp_path / "full"
     with pytest.raises(RunError, match=r"cannot write .*elites.csv: No space left on device; the "
                                        r"run stopped in batch 2 and can be resumed from its last "
                                        r"checkpoint \(after batch 1\).*--resume"):
         run(cfg, d)
-    monkeypatch.setattr(run_mod, "atomic_write", real)
+    monkeypatch.setattr(recorder_mod, "atomic_write", real)
     assert "stopped in batch 2 (after batch 1): cannot write" in (d / "run.log").read_text()
     assert not (d / "elites.csv.tmp").exists()
     run(cfg, d, resume=True)
@@ -266,10 +260,10 @@ def test_a_full_disk_names_the_file_and_the_batch(tmp_path, monkeypatch):
 
 def test_a_failed_table_append_leaves_no_torn_row(tmp_path, monkeypatch):
     path = tmp_path / "t.csv"
-    run_mod._append_csv(path, pd.DataFrame({"batch": [0], "x": [1.5]}))
+    recorder_mod.append_csv(path, pd.DataFrame({"batch": [0], "x": [1.5]}))
     before = path.read_bytes()
 
-    real_open = run_mod.open_own
+    real_open = recorder_mod.open_own
 
     class Torn:  # a disk that fills up after part of the row is written
         def __init__(self, fh):
@@ -289,9 +283,9 @@ def test_a_failed_table_append_leaves_no_torn_row(tmp_path, monkeypatch):
     def torn_open(path, mode="ab", *args, **kw):
         fh = real_open(path, mode, *args, **kw)
         return Torn(fh) if "a" in mode else fh
-    monkeypatch.setattr(run_mod, "open_own", torn_open)
-    with pytest.raises(run_mod._WriteFailed, match="t.csv: No space left on device"):
-        run_mod._append_csv(path, pd.DataFrame({"batch": [1], "x": [2.5]}))
+    monkeypatch.setattr(recorder_mod, "open_own", torn_open)
+    with pytest.raises(recorder_mod.WriteFailed, match="t.csv: No space left on device"):
+        recorder_mod.append_csv(path, pd.DataFrame({"batch": [1], "x": [2.5]}))
     assert path.read_bytes() == before
 
 

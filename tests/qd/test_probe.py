@@ -42,7 +42,7 @@ def nim_config(**changes):
 @pytest.fixture(scope="module")
 def probed(tmp_path_factory):
     out = tmp_path_factory.mktemp("probe") / "p"
-    return run_probe(nim_config(), games=GAMES, out=out, workers=0, show_progress=False)
+    return run_probe(nim_config(), games=GAMES, out=out, workers=0)
 
 
 def test_probe_writes_every_file_and_plays_every_game(probed):
@@ -125,15 +125,14 @@ def test_statistics_match_the_games_written(probed):
 
 
 def test_same_settings_same_games(probed, tmp_path):
-    again = run_probe(nim_config(), games=GAMES, out=tmp_path / "again", workers=0,
-                  show_progress=False)
+    again = run_probe(nim_config(), games=GAMES, out=tmp_path / "again", workers=0)
     def games(out):  # every column but the CPU time a game took
         return pd.read_csv(out / "probe_games.csv").drop(columns="seconds")
 
     pd.testing.assert_frame_equal(games(again.out), games(probed.out))
     pd.testing.assert_frame_equal(again.table, probed.table)
     # fewer games per genome are the first games of more
-    fewer = run_probe(nim_config(), games=8, out=tmp_path / "fewer", workers=0, show_progress=False)
+    fewer = run_probe(nim_config(), games=8, out=tmp_path / "fewer", workers=0)
     a = games(fewer.out)
     b = games(probed.out)
     pd.testing.assert_frame_equal(a, b[b["game"] < 8].reset_index(drop=True))
@@ -160,12 +159,12 @@ def test_default_games_from_the_pilot(tmp_path, monkeypatch):
     assert default_games([1000.0], 5, 4)[0] == 4  # at least every level in every seat
     assert default_games([1e-6], 3, 6)[0] == 198  # at most 200, in whole passes
     monkeypatch.setattr(probe_mod, "game_seconds", lambda rec: 30.0)  # 1200 / (5 x 30) = 8
-    r = run_probe(nim_config(), out=tmp_path / "p", workers=0, show_progress=False)
+    r = run_probe(nim_config(), out=tmp_path / "p", workers=0)
     assert r.settings["games_per_genome"] == 8
     assert r.settings["pilot"] == {"games": 5, "median_seconds": 30.0}
     assert "give --games 8 to repeat it" in r.settings["games_chosen"]
     assert "give --games 8 to repeat it" in (r.out / "probe.md").read_text()
-    given = run_probe(nim_config(), games=8, out=tmp_path / "given", workers=0, show_progress=False)
+    given = run_probe(nim_config(), games=8, out=tmp_path / "given", workers=0)
     assert (given.out / "probe_games.csv").read_text() == \
         (r.out / "probe_games.csv").read_text()
 
@@ -194,32 +193,31 @@ def test_resume_after_ctrl_c(tmp_path, monkeypatch, stop):
     out = tmp_path / "p"
     added = _interrupt_after(monkeypatch, stop)
     with pytest.raises(Interrupted, match="continue with --resume"):
-        run_probe(nim_config(), out=out, workers=0, show_progress=False)
+        run_probe(nim_config(), out=out, workers=0)
     assert (out / "probe.journal").exists() and len(added) == stop
     s = json.loads((out / "probe.json").read_text())
     assert not s["complete"]
     assert s["settings"]["games_per_genome"] == (None if stop < 5 else 8)
     with pytest.raises(ValueError, match="continue it with --resume"):
-        run_probe(nim_config(), out=out, workers=0, show_progress=False)
+        run_probe(nim_config(), out=out, workers=0)
     added.clear()
-    r = run_probe(nim_config(), out=out, workers=0, show_progress=False, resume=True)
+    r = run_probe(nim_config(), out=out, workers=0, resume=True)
     assert len(added) == 8 * 5 - stop  # only the missing games
     assert not (out / "probe.journal").exists()
-    fresh = run_probe(nim_config(), games=8, out=tmp_path / "fresh", workers=0,
-                  show_progress=False)
+    fresh = run_probe(nim_config(), games=8, out=tmp_path / "fresh", workers=0)
     assert (out / "probe_games.csv").read_text() == \
         (fresh.out / "probe_games.csv").read_text()
     assert r.settings["games_chosen"].startswith("8 games per genome, sized for")
     with pytest.raises(ValueError, match="holds no interrupted probe"):
-        run_probe(nim_config(), out=out, workers=0, show_progress=False, resume=True)
+        run_probe(nim_config(), out=out, workers=0, resume=True)
 
 
 def test_refuses_a_foreign_directory_and_bad_games(tmp_path):
     (tmp_path / "other.txt").write_text("not a probe")
     with pytest.raises(ValueError, match="the directory is not empty .it holds files that"):
-        run_probe(nim_config(), games=4, out=tmp_path, workers=0, show_progress=False)
+        run_probe(nim_config(), games=4, out=tmp_path, workers=0)
     with pytest.raises(ValueError, match="games: at least one game per genome"):
-        run_probe(nim_config(), games=0, out=tmp_path / "p", workers=0, show_progress=False)
+        run_probe(nim_config(), games=0, out=tmp_path / "p", workers=0)
 
 
 @pytest.fixture
@@ -234,7 +232,7 @@ def constant_feature():
 
 def test_a_constant_feature_does_not_move(constant_feature, tmp_path):
     config = nim_config(features=["stones_per_move", "constant"])
-    r = run_probe(config, games=8, out=tmp_path / "p", workers=0, show_progress=False)
+    r = run_probe(config, games=8, out=tmp_path / "p", workers=0)
     row = r.table.set_index("feature").loc["constant"]
     assert row["kruskal_p"] == 1.0 and row["epsilon2"] == 0.0 and row["sd_within"] == 0.0
     assert row["ratio"] == 0.0 and not row["moves"] and row["mapped"]
@@ -322,7 +320,7 @@ def test_probe_on_an_openspiel_game(tmp_path):
         "agent": {"name": "mcts", "budget": 8, "genome_mapping": "exploration"},
         "opponent": "random", "levels": {"set": "range:0-3", "train": 2},
         "features": ["rounds", "win_round"]})
-    r = run_probe(config, games=8, out=tmp_path / "p", workers=0, show_progress=False)
+    r = run_probe(config, games=8, out=tmp_path / "p", workers=0)
     games = pd.read_csv(r.out / "probe_games.csv")
     assert games["genome"].drop_duplicates().tolist() == ["control", "zero", "exploration=1"]
     assert len(games) == 3 * 8

@@ -47,7 +47,7 @@ def compared(tmp_path_factory):
     path = here / "nim.yaml"
     path.write_text(yaml.safe_dump(NIM))
     return path, compare_probes(path, [["budget=3,6"]], games=GAMES, out=here / "out",
-                                workers=0, show_progress=False)
+                                workers=0)
 
 
 def test_each_setting_is_the_probe_of_its_config(compared, tmp_path):
@@ -55,7 +55,7 @@ def test_each_setting_is_the_probe_of_its_config(compared, tmp_path):
     assert [f.name for f in found.folders] == ["01-budget3", "02-budget6"]
     config = setting_config(dict(NIM), {"budget": 6}, "nim.yaml", NIM["seed"])
     assert config.agent["budget"] == 6 and config.opponent["budget"] is None
-    alone = run_probe(config, games=GAMES, out=tmp_path / "p", workers=0, show_progress=False)
+    alone = run_probe(config, games=GAMES, out=tmp_path / "p", workers=0)
     mine = pd.read_csv(found.folders[1] / "probe_games.csv").drop(columns="seconds")
     theirs = pd.read_csv(alone.out / "probe_games.csv").drop(columns="seconds")
     pd.testing.assert_frame_equal(mine, theirs)
@@ -82,7 +82,7 @@ def test_resume_reads_finished_probes_instead_of_playing_them(compared):
     path, found = compared
     before = {f: (f / "probe_games.csv").stat().st_mtime_ns for f in found.folders}
     again = compare_probes(path, [["budget=3,6"]], games=GAMES, out=found.out, workers=0,
-                           show_progress=False, resume=True)
+                           resume=True)
     assert {f: (f / "probe_games.csv").stat().st_mtime_ns for f in again.folders} == before
     pd.testing.assert_frame_equal(again.settings, found.settings)
 

@@ -12,6 +12,7 @@ import yaml
 
 import qd.run as run_mod
 from playstyles.cli import main
+from qd.checkpoint import CheckpointLog
 from qd.run import RunError, RunInterrupted, evolve
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,9 +63,17 @@ def assert_same_run(a: Path, b: Path) -> None:
 
 def test_run_directory(tmp_path):
     cfg = write(tmp_path)
-    r = evolve(cfg, out=tmp_path / "run", workers=0, show_progress=False)
+    told, played, recorded = [], [], []
+    r = evolve(cfg, out=tmp_path / "run", workers=0,
+               progress=lambda step, done, total: told.append((step, done, total)),
+               on_game=lambda i, rec: played.append(i), on_batch=recorded.append)
     d = r.run_dir
     assert r.complete and r.evaluations == 14 and r.games == 14 * 4
+    # progress reaches the caller through the callbacks: every game, then each batch's metrics
+    assert told[0] == ("tiny", 0, 56) and told[-1] == ("tiny", 56, 56)
+    assert [done for _, done, _ in told] == list(range(57))
+    assert len(played) == 56
+    assert pd.DataFrame(recorded)["batch"].tolist() == list(range(5))
     for name in ("config.yaml", "checkpoint.jsonl", "elites.csv", "individuals.csv",
                  "metrics.csv", "games.csv", "run.log"):
         assert (d / name).exists(), name
@@ -89,18 +98,20 @@ def test_run_directory(tmp_path):
     metrics = pd.read_csv(d / "metrics.csv")
     assert metrics["evaluations"].iloc[-1] == 14 and (metrics["cpu_utilisation"] > 0).all()
     assert metrics["batch_size"].tolist() == [3, 2, 3, 3, 3]  # init (3 + 2), then search
+    assert metrics["qd_score"].round(9).tolist() == \
+        pd.DataFrame(recorded)["qd_score"].round(9).tolist()
 
 
 @pytest.mark.slow
 def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
     cfg = write(tmp_path)
-    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False).run_dir
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0).run_dir
 
     # stopped between batches, resumed twice
     d = tmp_path / "stopped"
-    assert not evolve(cfg, out=d, workers=0, show_progress=False, max_batches=2).complete
-    evolve(cfg, out=d, workers=0, show_progress=False, resume=True, max_batches=1)
-    assert evolve(cfg, out=d, workers=0, show_progress=False, resume=True).complete
+    assert not evolve(cfg, out=d, workers=0, max_batches=2).complete
+    evolve(cfg, out=d, workers=0, resume=True, max_batches=1)
+    assert evolve(cfg, out=d, workers=0, resume=True).complete
     assert_same_run(whole, d)
 
     # killed in the middle of batch 3: the finished games of that batch are kept
@@ -111,12 +122,10 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
         seen.append(i)
         if len(seen) == 12 + 8 + 9:  # batches 0 and 1 hold 3 and 2 genomes of 4 games
             raise KeyboardInterrupt("simulated kill")
-    monkeypatch.setattr(run_mod, "_after_game", kill)
     with pytest.raises(RunInterrupted, match="interrupted after 2 completed batches.*--resume"):
-        evolve(cfg, out=d, workers=0, show_progress=False)
-    monkeypatch.setattr(run_mod, "_after_game", None)
+        evolve(cfg, out=d, workers=0, on_game=kill)
     assert (d / "partial.jsonl").exists()
-    evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+    evolve(cfg, out=d, workers=0, resume=True)
     assert_same_run(whole, d)
     reused = pd.read_csv(d / "metrics.csv")["reused_games"]
     assert reused.tolist() == [0, 0, 9, 0, 0]  # the 9 games batch 2 had finished
@@ -124,7 +133,7 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
 
     # killed after the tables were written but before the checkpoint
     d = tmp_path / "torn"
-    real = run_mod.CheckpointLog.told
+    real = CheckpointLog.told
     calls = {"n": 0}
 
     def torn(self, batch):
@@ -132,11 +141,11 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
         if calls["n"] == 3:
             raise KeyboardInterrupt("killed while checkpointing")
         real(self, batch)
-    monkeypatch.setattr(run_mod.CheckpointLog, "told", torn)
+    monkeypatch.setattr(CheckpointLog, "told", torn)
     with pytest.raises(RunInterrupted, match="after 2 completed batches"):
-        evolve(cfg, out=d, workers=0, show_progress=False)
-    monkeypatch.setattr(run_mod.CheckpointLog, "told", real)
-    evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+        evolve(cfg, out=d, workers=0)
+    monkeypatch.setattr(CheckpointLog, "told", real)
+    evolve(cfg, out=d, workers=0, resume=True)
     assert_same_run(whole, d)
 
 
@@ -144,11 +153,11 @@ def test_interrupted_runs_resume_to_the_same_archive(tmp_path, monkeypatch):
 def test_pyribs_emitters_run_and_resume(tmp_path, kind):
     cfg = write(tmp_path, emitter={"kind": kind, "batch_size": 3, "initial_random": 2},
                 evaluations=13)
-    whole = evolve(cfg, out=tmp_path / "whole", workers=0, show_progress=False)
+    whole = evolve(cfg, out=tmp_path / "whole", workers=0)
     assert whole.evaluations == 14  # whole batches: 5 initial + 3 x 3
     d = tmp_path / "parts"
-    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=3)
-    evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+    evolve(cfg, out=d, workers=0, max_batches=3)
+    evolve(cfg, out=d, workers=0, resume=True)
     assert_same_run(whole.run_dir, d)
     ind = pd.read_csv(d / "individuals.csv")
     genomes = ind[["SpawnStrongest", "SpawnDefensive", "ResearchRoads"]].to_numpy()
@@ -158,17 +167,17 @@ def test_pyribs_emitters_run_and_resume(tmp_path, kind):
 def test_run_directory_protection(tmp_path, capsys):
     cfg = write(tmp_path, evaluations=4)
     d = tmp_path / "run"
-    evolve(cfg, out=d, workers=0, show_progress=False)
+    evolve(cfg, out=d, workers=0)
     with pytest.raises(RunError, match="already holds a run.*--resume"):
-        evolve(cfg, out=d, workers=0, show_progress=False)
+        evolve(cfg, out=d, workers=0)
     other = write(tmp_path, "other.yaml", evaluations=4, repetitions=4)
     with pytest.raises(RunError, match="different config.*repetitions"):
-        evolve(other, out=d, workers=0, show_progress=False, resume=True)
+        evolve(other, out=d, workers=0, resume=True)
     with pytest.raises(RunError, match="nothing to resume"):
-        evolve(cfg, out=tmp_path / "empty", workers=0, show_progress=False, resume=True)
+        evolve(cfg, out=tmp_path / "empty", workers=0, resume=True)
     (d / "checkpoint.jsonl").write_bytes(b"garbage\n")
     with pytest.raises(RunError, match="checkpoint.jsonl: not a checkpoint"):
-        evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+        evolve(cfg, out=d, workers=0, resume=True)
     # the command line reports these as one line
     assert main(["evolve", str(cfg), "--out", str(d), "--workers", "0", "--quiet"]) == 2
     assert "already holds a run" in capsys.readouterr().err
@@ -181,7 +190,7 @@ def test_run_directory_protection(tmp_path, capsys):
 def test_an_edited_run_config_is_refused(tmp_path, capsys, key, value, named):
     cfg = write(tmp_path, evaluations=4)
     d = tmp_path / "run"
-    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=1)  # interrupted
+    evolve(cfg, out=d, workers=0, max_batches=1)  # interrupted
     own = yaml.safe_load((d / "config.yaml").read_text())
     (d / "config.yaml").write_text(yaml.safe_dump({**own, key: value}))
     before = {p.name: p.read_bytes() for p in d.iterdir()}
@@ -198,7 +207,7 @@ def test_an_edited_run_config_is_refused(tmp_path, capsys, key, value, named):
         assert {p.name: p.read_bytes() for p in d.iterdir()} == before
     # the config it was started with resumes it
     (d / "config.yaml").write_text(yaml.safe_dump(own))
-    assert evolve(cfg, out=d, workers=0, show_progress=False, resume=True).complete
+    assert evolve(cfg, out=d, workers=0, resume=True).complete
 
 
 def test_resume_without_a_seed_keeps_the_run_seed(tmp_path):
@@ -207,9 +216,9 @@ def test_resume_without_a_seed_keeps_the_run_seed(tmp_path):
     cfg = tmp_path / "noseed.yaml"
     cfg.write_text(yaml.safe_dump(data))
     d = tmp_path / "run"
-    evolve(cfg, out=d, workers=0, show_progress=False, max_batches=1)
+    evolve(cfg, out=d, workers=0, max_batches=1)
     seed = yaml.safe_load((d / "config.yaml").read_text())["seed"]
-    r = evolve(cfg, out=d, workers=0, show_progress=False, resume=True)
+    r = evolve(cfg, out=d, workers=0, resume=True)
     assert r.complete
     assert yaml.safe_load((d / "config.yaml").read_text())["seed"] == seed
     # resuming from the run directory's own config finds the directory by itself
@@ -223,7 +232,7 @@ def test_default_agent_is_portfolio_mcts_with_the_paper_layout(tmp_path):
             "evaluations": 4, "seed": 1}
     cfg = tmp_path / "pmcts.yaml"
     cfg.write_text(yaml.safe_dump(data))
-    r = evolve(cfg, out=tmp_path / "run", workers=0, show_progress=False)
+    r = evolve(cfg, out=tmp_path / "run", workers=0)
     games = pd.read_csv(r.run_dir / "games.csv")
     assert set(games["genome_agent"]) == {"pmcts_pu"} and set(games["opponent_agent"]) == {"mcts"}
     ind = pd.read_csv(r.run_dir / "individuals.csv")
@@ -247,7 +256,7 @@ def test_same_archive_with_any_number_of_workers(tmp_path, no_ray):
     dirs = []
     for workers in (0, 1, 2):
         d = tmp_path / f"w{workers}"
-        evolve(cfg, out=d, workers=workers, show_progress=False)
+        evolve(cfg, out=d, workers=workers)
         dirs.append(d)
     assert_same_run(dirs[0], dirs[1])
     assert_same_run(dirs[0], dirs[2])
@@ -270,13 +279,11 @@ def test_a_dead_worker_is_retried_without_losing_or_repeating_games(tmp_path, no
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
              runtime_env={"worker_process_setup_hook": "tests.qd.crashy.register",
                           "env_vars": {"PYTHONPATH": str(REPO)}})
-    crashed = evolve(write(tmp_path, **over), out=tmp_path / "ray", workers=2,
-                     show_progress=False)
+    crashed = evolve(write(tmp_path, **over), out=tmp_path / "ray", workers=2)
     ray.shutdown()
     assert marker.exists(), "a worker died"
     games = pd.read_csv(crashed.run_dir / "games.csv")
     assert len(games) == 6 * 4 and not games.duplicated(["evaluation", "game"]).any()
     # the same run in-process, where nothing dies, gives the same games and archive
-    local = evolve(write(tmp_path, "local.yaml", **over), out=tmp_path / "local", workers=0,
-                   show_progress=False)
+    local = evolve(write(tmp_path, "local.yaml", **over), out=tmp_path / "local", workers=0)
     assert_same_run(crashed.run_dir, local.run_dir)

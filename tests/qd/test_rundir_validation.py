@@ -26,7 +26,7 @@ def validated(tmp_path_factory) -> Path:
     """The tiny run, validated (4 games per elite): every file the commands read."""
     from qd.validation import validate
     d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("checked") / "run")
-    validate(d, games=4, workers=0, show_progress=False)
+    validate(d, games=4, workers=0)
     return d
 
 

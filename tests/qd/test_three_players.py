@@ -98,4 +98,4 @@ def test_a_one_player_game_has_no_ladder(tmp_path):
     dump_presets(PresetFile("navy", [Preset("a", "random", {}, "navy"),
                                      Preset("b", "static", {}, "navy")], "difficulty"), f)
     with pytest.raises(ValueError, match="navy is a one-player game"):
-        run_ladder(f, workers=0, show_progress=False, out=tmp_path / "l")
+        run_ladder(f, workers=0, out=tmp_path / "l")

@@ -22,7 +22,7 @@ BUDGETS = (2, TINY_RUN["agent"]["budget"], 30)
 @pytest.fixture(scope="module")
 def tiered(tmp_path_factory):
     run = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("tiers") / "run")
-    validate(run, workers=0, show_progress=False, delta=0.0)  # every separable elite a style
+    validate(run, workers=0, delta=0.0)  # every separable elite a style
     return run, style_tiers(run, BUDGETS, workers=0)
 
 

@@ -34,7 +34,7 @@ def test_spearman():
 @pytest.fixture(scope="module")
 def validated(tmp_path_factory):
     d = copy_run(tiny_run(tmp_path_factory), tmp_path_factory.mktemp("val") / "run")
-    result = validate(d, games=4, workers=0, show_progress=False)
+    result = validate(d, games=4, workers=0)
     return d, result
 
 
@@ -131,8 +131,7 @@ def test_validation_summary(validated):
 def test_chosen_cells_play_the_same_games(validated, tmp_path):
     d, result = validated
     cells = result.table["cell"].tolist()[-2:][::-1]
-    part = validate(copy_run(d, tmp_path / "part"), games=4, cells=cells, workers=0,
-                    show_progress=False)
+    part = validate(copy_run(d, tmp_path / "part"), games=4, cells=cells, workers=0)
     assert part.table["cell"].tolist() == cells
     full = result.table.set_index("cell").loc[cells].reset_index()
     # what an elite's own games give is the same; styles depend on which elites are compared
@@ -144,11 +143,11 @@ def test_chosen_cells_play_the_same_games(validated, tmp_path):
 def test_validation_errors(validated, tmp_path):
     d, _ = validated
     with pytest.raises(ValueError, match="cells: 99:99 hold no elite; elites are in"):
-        validate(d, cells=["99:99"], workers=0, show_progress=False)
+        validate(d, cells=["99:99"], workers=0)
     with pytest.raises(ValueError, match="not a run directory"):
-        validate(tmp_path, workers=0, show_progress=False)
+        validate(tmp_path, workers=0)
     with pytest.raises(ValueError, match="unknown level set"):
-        validate(d, levels="nope", workers=0, show_progress=False)
+        validate(d, levels="nope", workers=0)
 
 
 def test_cli_validate_on_other_levels(tmp_path_factory, tmp_path, capsys):
@@ -205,7 +204,7 @@ def test_same_results_on_ray(validated, tmp_path):
     """Seeds come from the run seed and the game's place: Ray workers change nothing."""
     d, result = validated
     out = copy_run(d, tmp_path / "ray")
-    ray_result = validate(out, games=4, workers=2, show_progress=False)
+    ray_result = validate(out, games=4, workers=2)
     pd.testing.assert_frame_equal(ray_result.table, result.table)
     a = pd.read_csv(d / "validation_games.csv")
     b = pd.read_csv(out / "validation_games.csv")
@@ -217,7 +216,7 @@ def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp
     """--levels all replays every elite on the training levels (fresh seeds) and the held-out
     ones; the summary rebuilds the archive from the replayed estimates and states the gaps."""
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    r = validate(d, levels="all", games=5, workers=0, show_progress=False)
+    r = validate(d, levels="all", games=5, workers=0)
     s = r.summary
     assert s["levels"] == [11, 12, 13, 14, 15]
     v = pd.read_csv(d / "validation.csv")
@@ -243,9 +242,9 @@ def test_corrected_metrics_on_training_and_held_out_levels(tmp_path_factory, tmp
         (evolved.loc[train.index] - train).abs().mean())
     md = (d / "validation.md").read_text()
     assert "Corrected archive" in md and "On train levels" in md and "On held-out levels" in md
-    assert validate(d, levels="train", games=2, workers=0, show_progress=False).summary["levels"] == [11, 12]
+    assert validate(d, levels="train", games=2, workers=0).summary["levels"] == [11, 12]
     from plots.report import write_report
-    validate(d, levels="all", games=5, workers=0, show_progress=False)
+    validate(d, levels="all", games=5, workers=0)
     write_report(d)
     page = (d / "report.html").read_text()
     assert "QD score, evolution / corrected" in page and "on held-out levels" in page
@@ -302,7 +301,7 @@ def test_evolve_validates_when_the_config_says_so(tmp_path, capsys):
 
 def test_validation_without_the_control(tmp_path_factory, tmp_path):
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    r = validate(d, games=2, workers=0, show_progress=False, control=False)
+    r = validate(d, games=2, workers=0, control=False)
     games = pd.read_csv(d / "validation_games.csv")
     assert "control" not in set(games["cell"])
     assert r.summary["control"] is None and r.summary["distinct_styles_non_inferior"] is None
@@ -316,7 +315,7 @@ def test_the_null_baseline_plays_the_same_games_and_is_counted(tmp_path_factory,
     """`null`: the all-zero and every one-hot genome play the same games as the elites and
     the control, and are counted among themselves on the same yardstick."""
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
-    r = validate(d, games=2, workers=0, show_progress=False, null=True)
+    r = validate(d, games=2, workers=0, null=True)
     games = pd.read_csv(d / "validation_games.csv", dtype={"cell": str})
     names = list(r.summary["control"]["genome"])
     null = games[games["cell"].str.startswith("null:")]

@@ -94,7 +94,7 @@ def test_the_games_are_validation_games(played, tmp_path):
     """Game g of a cell is game g of that cell in `validate` on the same levels."""
     run, cells, result = played
     copy = copy_run(run, tmp_path / "run")
-    validate(copy, games=GAMES, cells=cells, workers=0, show_progress=False)
+    validate(copy, games=GAMES, cells=cells, workers=0)
     val = pd.read_csv(copy / "validation_games.csv", dtype={"cell": str})
     mine = result.table
     assert val["cell"].tolist() == mine["cell"].tolist()

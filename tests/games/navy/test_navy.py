@@ -316,7 +316,7 @@ def test_a_tournament_of_a_one_player_game_plays_every_agent_alone(tmp_path):
     from play.tournament import ALONE, config_from_dict, run_tournament
     config = config_from_dict({"game": "navy", "agents": ["static", "patrol"],
                                "levels": "range:0-2", "repetitions": 2, "seed": 1})
-    games, summary = run_tournament(config, out=tmp_path, workers=0, show_progress=False)
+    games, summary = run_tournament(config, out=tmp_path, workers=0)
     assert len(games) == 2 * 3 * 2 and set(summary["Opponent"]) == {ALONE}
     static = summary[summary["Agent"] == "static"].iloc[0]
     assert static["Moves"] == 0 and static["Cost"] == games[games["agent"] == "static"][
