@@ -423,6 +423,108 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
 
 # ------------------------------------------------------------------------------ entry points
 
+def _run_name(data: dict, source: str, name: str | None) -> str:
+    """The run's name: a plain name (no path separators), `name` or "run" when not given."""
+    run_name = data.get("name", name or "run")
+    if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
+            or run_name in (".", ".."):
+        raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
+    _checked(source, check_name, run_name, "name")
+    return run_name
+
+
+def _game(data: dict, source: str) -> tuple[str, Any, dict[str, Any]]:
+    """(the game's name, the game, its options), each checked."""
+    if "game" not in data:
+        raise _err(source, "game", "missing: name the game (e.g. tribes)")
+    game = data["game"]
+    try:
+        g = get_game(game)
+    except ValueError as e:  # (it names the field: "game: unknown game ...")
+        raise ConfigError(f"{source}: {e}") from None
+    options = dict(_mapping(data.get("options"), source, "options"))
+    try:
+        check_game_options(g, options)
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None
+    return game, g, options
+
+
+def _genome(data: dict, game: str, agent: dict[str, Any], source: str
+            ) -> tuple[str | None, tuple[str, ...]]:
+    """(layout, genome names): the scripts the layout names, or the genes a genome mapping
+    fixes, then (persona) the evaluator's terms; checked against a resolved config's
+    `genome_scripts`, and the agent built with a sample genome."""
+    layout = data.get("layout")
+    mapping = agent["genome_mapping"]
+    genes = MAPPING_GENES[mapping] if mapping in MAPPING_GENES else None
+    persona = mapping in MAPPING_TERMS
+    takes_weights = accepts(agent["name"], "weights", game)
+    if genes is not None:  # the mapping fixes the genome: no scripts are involved
+        if layout is not None:
+            raise _err(source, "layout", f"genome mapping {mapping} fixes the genome "
+                                         f"({', '.join(genes)}); leave layout out")
+        names: tuple[str, ...] = tuple(genes)
+    elif persona and not takes_weights:
+        if layout is not None:
+            raise _err(source, "layout", f"agent {agent['name']} takes no script weights; "
+                                         f"genome mapping {mapping} evolves its evaluation "
+                                         f"terms only: leave layout out")
+        names = ()
+    else:
+        if layout is None:
+            try:
+                layout = default_layout(game) or "all"
+            except ValueError as e:
+                raise _err(source, "layout", str(e)) from None
+        names = tuple(_layout_names(game, layout, source))
+    if persona:
+        names = (*names, *_persona_terms(game, agent, source))
+    if not names:
+        raise _err(source, "layout", "names no script to evolve")
+    recorded = data.get(GENOME_SCRIPTS)
+    if recorded is not None:
+        if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
+            raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
+                                               f"{short(recorded)}")
+        if list(recorded) != list(names):
+            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
+                                               f"{short(layout)} names now: {list(names)} "
+                                               f"(the weight columns would be misread)")
+    return layout, names
+
+
+def _persona_terms(game: str, agent: dict[str, Any], source: str) -> list[str]:
+    """The `term:<name>` genes of the agent's evaluator (a persona mapping); the evaluator
+    spec becomes a mapping the genome's terms are merged into."""
+    evaluator = agent["params"].get("evaluator")
+    named = evaluator.get("name") if isinstance(evaluator, dict) else evaluator
+    if isinstance(evaluator, str):  # the mapping adds the terms to the name
+        agent["params"]["evaluator"] = evaluator = {"name": evaluator}
+    try:
+        terms = term_genes(game, evaluator)
+    except ValueError as e:
+        raise _err(source, "agent.params.evaluator", str(e)) from None
+    if not terms:
+        raise _err(source, "agent.genome_mapping",
+                   f"{agent['genome_mapping']} evolves the evaluation terms of the agent's "
+                   f"evaluator, and {short(named) if named else 'the default evaluator'} of "
+                   f"{game} declares none")
+    return list(terms)
+
+
+def _opponent(data: dict, agent: dict[str, Any], game: str, source: str) -> dict[str, Any]:
+    """The opponent, checked; at the agent's budget when it takes one and names none."""
+    opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
+    if opponent["budget"] is None and agent["budget"] is not None \
+            and accepts(opponent["name"], "budget", game):
+        opponent["budget"] = agent["budget"]  # "at the same budget"
+    _check_builds(opponent, {}, source, "opponent", game)
+    if opponent["label"] == agent["label"]:
+        opponent["label"] = opponent["label"] + "-opponent"
+    return opponent
+
+
 def config_from_dict(data: Any, source: str = "config", name: str | None = None) -> RunConfig:
     """Validate a config mapping and resolve its defaults; errors (ConfigError) name the key.
 
@@ -437,88 +539,15 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     if "genome" in data:  # a config (or a run directory's config.yaml) from before the rename
         raise _err(source, "genome", GENOME_RENAMED)
     _check_keys(data, TOP_KEYS, source, "")
-    run_name = data.get("name", name or "run")
-    if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
-            or run_name in (".", ".."):
-        raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
-    _checked(source, check_name, run_name, "name")
-
-    if "game" not in data:
-        raise _err(source, "game", "missing: name the game (e.g. tribes)")
-    game = data["game"]
-    try:
-        g = get_game(game)
-    except ValueError as e:  # (it names the field: "game: unknown game ...")
-        raise ConfigError(f"{source}: {e}") from None
-    options = dict(_mapping(data.get("options"), source, "options"))
-    try:
-        check_game_options(g, options)
-    except ValueError as e:
-        raise ConfigError(f"{source}: {e}") from None
-
+    run_name = _run_name(data, source, name)
+    game, g, options = _game(data, source)
     train, held_out = _levels(g, data.get("levels"), source)
-
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
-    layout = data.get("layout")
-    genes = MAPPING_GENES[agent["genome_mapping"]] if agent["genome_mapping"] in MAPPING_GENES \
-        else None
-    if genes is not None:  # the mapping fixes the genome: no scripts are involved
-        if layout is not None:
-            raise _err(source, "layout", f"genome mapping {agent['genome_mapping']} fixes the "
-                                         f"genome ({', '.join(genes)}); leave layout out")
-        genome_names: tuple[str, ...] | list[str] = genes
-    elif layout is None and not (agent["genome_mapping"] in MAPPING_TERMS
-                                 and not accepts(agent["name"], "weights", game)):
-        try:
-            layout = default_layout(game) or "all"
-        except ValueError as e:
-            raise _err(source, "layout", str(e)) from None
-    persona = agent["genome_mapping"] in MAPPING_TERMS
-    if persona and not accepts(agent["name"], "weights", game):
-        if data.get("layout") is not None:
-            raise _err(source, "layout", f"agent {agent['name']} takes no script weights; "
-                                         f"genome mapping {agent['genome_mapping']} evolves "
-                                         f"its evaluation terms only: leave layout out")
-        genome_names = ()
-    elif genes is None:
-        genome_names = _layout_names(game, layout, source)
-    if persona:
-        evaluator = agent["params"].get("evaluator")
-        named = evaluator.get("name") if isinstance(evaluator, dict) else evaluator
-        if isinstance(evaluator, str):  # the mapping adds the terms to the name
-            agent["params"]["evaluator"] = evaluator = {"name": evaluator}
-        try:
-            terms = term_genes(game, evaluator)
-        except ValueError as e:
-            raise _err(source, "agent.params.evaluator", str(e)) from None
-        if not terms:
-            raise _err(source, "agent.genome_mapping",
-                       f"{agent['genome_mapping']} evolves the evaluation terms of the agent's "
-                       f"evaluator, and {short(named) if named else 'the default evaluator'} of "
-                       f"{game} declares none")
-        genome_names = (*genome_names, *terms)
-    if not genome_names:
-        raise _err(source, "layout", "names no script to evolve")
-    recorded = data.get(GENOME_SCRIPTS)
-    if recorded is not None:
-        if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
-            raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
-                                               f"{short(recorded)}")
-        if list(recorded) != list(genome_names):
-            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
-                                               f"{short(layout)} names now: {list(genome_names)} "
-                                               f"(the weight columns would be misread)")
-
+    layout, genome_names = _genome(data, game, agent, source)
     sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 
-    opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
-    if opponent["budget"] is None and agent["budget"] is not None \
-            and accepts(opponent["name"], "budget", game):
-        opponent["budget"] = agent["budget"]  # "at the same budget"
-    _check_builds(opponent, {}, source, "opponent", game)
-    if opponent["label"] == agent["label"]:
-        opponent["label"] = opponent["label"] + "-opponent"
+    opponent = _opponent(data, agent, game, source)
 
     repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1, MAX_REPETITIONS)
     features = _features(game, data.get("features"), source)
