@@ -524,12 +524,8 @@ def _playing_args(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="playstyles", description=(
-        "Breed diverse and competitive AI play-styles for turn-based strategy games."))
-    p.add_argument("--version", action="version", version=f"playstyles {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
-
+def _levels_parser(sub) -> None:
+    """`playstyles levels`."""
     levels = sub.add_parser("levels", help="generate and inspect levels")
     lsub = levels.add_subparsers(dest="levels_command", required=True)
     show = lsub.add_parser("show", help="print the board of a generated level (or the level "
@@ -546,6 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--ascii", action="store_true", help="ASCII symbols only")
     show.set_defaults(func=_levels_show)
 
+
+def _play_parser(sub) -> None:
+    """`playstyles play`."""
     play = sub.add_parser("play", help="play one game between two agents and show the board")
     play.add_argument("--p1", default="random",
                       help="agent of the first player: name[:k=v,...], or human to play yourself "
@@ -576,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     _force_arg(play, "the --record file")
     play.set_defaults(func=_play)
 
+
+def _replay_parser(sub) -> None:
+    """`playstyles replay`."""
     rep = sub.add_parser("replay", help="show a recorded game turn by turn, or as board images")
     rep.add_argument("record", help="a record written by `playstyles play --record`")
     rep.add_argument("--every", choices=["turn", "action"], default="turn",
@@ -585,6 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
     _force_arg(rep, "the --images directory")
     rep.set_defaults(func=_replay)
 
+
+def _tournament_parser(sub) -> None:
+    """`playstyles tournament`."""
     tour = sub.add_parser("tournament", help="agents against each other over a level set")
     tour.add_argument("config", nargs="?", help="tournament YAML file (agents, pairings, levels...)")
     tour.add_argument("--agents", nargs="+", help="agents as name[:k=v,...] (all pairs play)")
@@ -605,6 +610,9 @@ def build_parser() -> argparse.ArgumentParser:
     _playing_args(tour, "tournament")
     tour.set_defaults(func=_tournament)
 
+
+def _evolve_parser(sub) -> None:
+    """`playstyles evolve`."""
     evo = sub.add_parser("evolve", help="breed play-styles with MAP-Elites (a run directory)")
     evo.add_argument("config", help="run config YAML (see docs/qd.md)")
     evo.add_argument("--out", help="run directory (default runs/<name>)")
@@ -619,12 +627,18 @@ def build_parser() -> argparse.ArgumentParser:
     evo.add_argument("--quiet", action="store_true", help="no progress bar")
     evo.set_defaults(func=_evolve)
 
+
+def _report_parser(sub) -> None:
+    """`playstyles report`."""
     rpt = sub.add_parser("report", help="heatmaps, progress curves and an HTML report of a run")
     rpt.add_argument("run", help="run directory")
     rpt.add_argument("--field", nargs="+", help="also draw the archive coloured by these stored "
                                                 "fields (e.g. mean_score attacks_mean)")
     rpt.set_defaults(func=_report)
 
+
+def _validate_parser(sub) -> None:
+    """`playstyles validate`."""
     val = sub.add_parser("validate", help="replay a run's elites on held-out levels (Table II)")
     val.add_argument("run", help="run directory")
     val.add_argument("--levels", help="level set: held_out (default: the run's held-out levels), "
@@ -650,6 +664,9 @@ def build_parser() -> argparse.ArgumentParser:
     _playing_args(val, "validation")
     val.set_defaults(func=_validate)
 
+
+def _versus_parser(sub) -> None:
+    """`playstyles versus`."""
     vs = sub.add_parser("versus", help="see two styles: the elites of two cells and the control "
                                        "play the same games; their boards side by side at a "
                                        "few rounds, and their feature tallies")
@@ -677,6 +694,9 @@ def build_parser() -> argparse.ArgumentParser:
     vs.add_argument("--quiet", action="store_true", help="no progress bar")
     vs.set_defaults(func=_versus)
 
+
+def _tiers_parser(sub) -> None:
+    """`playstyles tiers`."""
     tie = sub.add_parser("tiers", help="each distinct style at chosen strengths: the styles "
                                        "and the control at several budgets on the held-out "
                                        "levels, and one preset per style and tier")
@@ -700,6 +720,9 @@ def build_parser() -> argparse.ArgumentParser:
     tie.add_argument("--quiet", action="store_true", help="no progress bar")
     tie.set_defaults(func=_tiers)
 
+
+def _probe_parser(sub) -> None:
+    """`playstyles probe`."""
     prb = sub.add_parser("probe", help="which features a config's genome moves beyond the "
                                        "games' noise (before a run)")
     prb.add_argument("config", help="run config YAML (see docs/qd.md)")
@@ -717,6 +740,9 @@ def build_parser() -> argparse.ArgumentParser:
     _playing_args(prb, "probe")
     prb.set_defaults(func=_probe)
 
+
+def _export_parser(sub) -> None:
+    """`playstyles export`."""
     exp = sub.add_parser("export", help="export elites as presets (difficulty levels or styles)")
     exp.add_argument("run", help="run directory")
     exp.add_argument("--kind", choices=["difficulty", "style"], default="difficulty",
@@ -762,6 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="local worker processes for --play-missing and --calibrate")
     exp.set_defaults(func=_export)
 
+
+def _ladder_parser(sub) -> None:
+    """`playstyles ladder`."""
     lad = sub.add_parser("ladder", help="round robin between presets: win matrix and whether "
                                         "the difficulty order holds")
     lad.add_argument("presets", help="preset file (from `playstyles export`)")
@@ -787,6 +816,9 @@ def build_parser() -> argparse.ArgumentParser:
     _playing_args(lad, "ladder")
     lad.set_defaults(func=_ladder)
 
+
+def _check_parser(sub) -> None:
+    """`playstyles check`."""
     chk = sub.add_parser("check", help="every conformance check of a game's plug-in (the game, "
                                        "its scripts, its agents, its evaluation terms, its "
                                        "features): one report, exit 1 on a failure")
@@ -800,6 +832,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "decide in a tenth of them)")
     chk.set_defaults(func=_check)
 
+
+def _new_game_parser(sub) -> None:
+    """`playstyles new-game`."""
     new = sub.add_parser("new-game", help="write an installable starter package for a new game "
                                           "(rules, evaluator, scripts, features, tests, a tiny "
                                           "run config) that passes `check` as written")
@@ -807,6 +842,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("dir", nargs="?", help="the package's folder, new or empty (default ./NAME)")
     new.set_defaults(func=_new_game)
 
+
+def _train_evaluator_parser(sub) -> None:
+    """`playstyles train-evaluator`."""
     trn = sub.add_parser("train-evaluator", help="train a learned state evaluator on self-play "
                                                  "games (a model file for evaluator=learned:PATH)")
     trn.add_argument("config", help="train-evaluator YAML file (see docs/learned.md)")
@@ -821,6 +859,28 @@ def build_parser() -> argparse.ArgumentParser:
     trn.add_argument("--workers", type=WORKERS, help="local worker processes (0: no Ray)")
     trn.add_argument("--quiet", action="store_true", help="no progress bar")
     trn.set_defaults(func=_train_evaluator)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="playstyles", description=(
+        "Breed diverse and competitive AI play-styles for turn-based strategy games."))
+    p.add_argument("--version", action="version", version=f"playstyles {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    _levels_parser(sub)
+    _play_parser(sub)
+    _replay_parser(sub)
+    _tournament_parser(sub)
+    _evolve_parser(sub)
+    _report_parser(sub)
+    _validate_parser(sub)
+    _versus_parser(sub)
+    _tiers_parser(sub)
+    _probe_parser(sub)
+    _export_parser(sub)
+    _ladder_parser(sub)
+    _check_parser(sub)
+    _new_game_parser(sub)
+    _train_evaluator_parser(sub)
     return p
 
 

@@ -36,7 +36,7 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -295,6 +295,67 @@ def _sample(key: str, games: Sequence[tuple[GameRecord, int]], pg: Sequence[Play
                   traces=[game_trace(rec) for rec, _ in games], described=every)
 
 
+def _elite_row(row: dict[str, Any], names: Sequence[str], pg: Sequence[PlayerGame],
+               feats: Sequence[Any], archive: EliteArchive, values: Mapping[str, Any]
+               ) -> dict[str, Any]:
+    """One elite's row of Table II: its evolved and replayed win rate, score and features
+    (with intervals), and where the replayed features land on the grid."""
+    genome = np.array([float(row[n]) for n in names])
+    ev = evaluate_games(genome, pg, feats)
+    v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
+    v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
+    e_grid = parse_grid_index(row["grid_index"])
+    dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
+    low, high = wilson_interval(ev.wins, ev.games)
+    ci_low, ci_high = WIN_RATE_CI
+    out: dict[str, Any] = {
+        "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
+        evolved_column("games"): int(row["games"]),
+        evolved_column("win_rate"): float(row["win_rate"]),
+        validated_column("games"): ev.games, validated_column("wins"): ev.wins,
+        validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
+        evolved_column("mean_score"): float(row["mean_score"]),
+        validated_column("mean_score"): ev.mean_score}
+    for j, f in enumerate(feats):
+        m = measure_column(f.name)
+        out[evolved_column(f.name)] = float(row[mean_column(f.name)])
+        out[validated_column(f.name)] = ev.feature_mean[f.name]
+        out[validated_std_column(f.name)] = ev.feature_std[f.name]
+        lo_col, hi_col = validated_ci_columns(f.name)
+        out[lo_col], out[hi_col] = mean_interval(values[f.name])[1:3]
+        out[evolved_column(m)] = float(row[m])
+        out[validated_column(m)] = float(ev.measures[j])
+    out.update({"validated_cell": archive.cell_label(v_grid),
+                "validated_grid_index": grid_index_text(v_grid),
+                "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
+    return out
+
+
+def _styled(rows: list[dict[str, Any]], found: Any) -> pd.DataFrame:
+    """Table II from the elites' rows, each with its style number (0: none), whether it is
+    distinct, differs from the control and is non-inferior to it."""
+    rank = {c: i + 1 for i, c in enumerate(found.styles)}
+    for out in rows:
+        c = str(out["cell"])
+        out[STYLE] = rank.get(c, 0)
+        out["distinct"] = c in rank
+        out["differs_from_control"] = found.differs_from_control.get(c)
+        out["non_inferior"] = (found.non_inferiority[c]["non_inferior"]
+                               if c in found.non_inferiority else None)
+    return pd.DataFrame(rows)
+
+
+def _null_styles(null_samples: Sequence[Sample], mapped: Sequence[str], delta: float,
+                 margin: float, quality: str, sd: Mapping[str, float]) -> dict[str, Any] | None:
+    """The null baseline's styles, counted as the elites' are (None without one)."""
+    if not null_samples:
+        return None
+    base = distinct_styles(null_samples, mapped, delta=delta, margin=margin, quality=quality,
+                           sd=sd)
+    return {"counts": base.counts, "styles": base.styles,
+            "genomes": [s.key for s in null_samples], "duplicates": base.duplicates}
+
+
 def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[str],
                       level_list: Sequence[int], n_games: int, records: Sequence[GameRecord],
                       control: bool, null: bool = False, delta: float = DELTA,
@@ -330,40 +391,10 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
     solo = plan.players == 1
     control_games: list[PlayerGame] = []
     for k, row in enumerate(chosen.to_dict("records")):
-        mine = records[k * n_games:(k + 1) * n_games]
-        sides = list(genome_side(mine))
+        sides = list(genome_side(records[k * n_games:(k + 1) * n_games]))
         pg = [PlayerGame.from_record(rec, seat) for rec, seat in sides]
-        genome = np.array([float(row[n]) for n in names])
-        ev = evaluate_games(genome, pg, feats)
         samples.append(_sample(str(row["cell"]), sides, pg, feats, described, solo))
-        values = samples[-1].features
-        v_int = archive.grid.index_of(ev.measures.reshape(1, -1))
-        v_grid = [int(i) for i in archive.grid.int_to_grid_index(v_int)[0]]
-        e_grid = parse_grid_index(row["grid_index"])
-        dist = max(abs(a - b) for a, b in zip(e_grid, v_grid))
-        low, high = wilson_interval(ev.wins, ev.games)
-        ci_low, ci_high = WIN_RATE_CI
-        out: dict[str, Any] = {
-            "cell": row["cell"], "grid_index": row["grid_index"], "index": int(row["index"]),
-            evolved_column("games"): int(row["games"]),
-            evolved_column("win_rate"): float(row["win_rate"]),
-            validated_column("games"): ev.games, validated_column("wins"): ev.wins,
-            validated_column("win_rate"): ev.win_rate, ci_low: low, ci_high: high,
-            evolved_column("mean_score"): float(row["mean_score"]),
-            validated_column("mean_score"): ev.mean_score}
-        for j, f in enumerate(feats):
-            m = measure_column(f.name)
-            out[evolved_column(f.name)] = float(row[mean_column(f.name)])
-            out[validated_column(f.name)] = ev.feature_mean[f.name]
-            out[validated_std_column(f.name)] = ev.feature_std[f.name]
-            lo_col, hi_col = validated_ci_columns(f.name)
-            out[lo_col], out[hi_col] = mean_interval(values[f.name])[1:3]
-            out[evolved_column(m)] = float(row[m])
-            out[validated_column(m)] = float(ev.measures[j])
-        out.update({"validated_cell": archive.cell_label(v_grid),
-                    "validated_grid_index": grid_index_text(v_grid),
-                    "cell_distance": dist, "same_cell": dist == 0, "neighbour": dist <= 1})
-        rows.append(out)
+        rows.append(_elite_row(row, names, pg, feats, archive, samples[-1].features))
         for (rec, seat), g, p in zip(sides, range(n_games), pg):
             game_rows.append(_game_row(row, g, rec, seat, p, described))
     control_sample = None
@@ -386,23 +417,9 @@ def validation_tables(config: RunConfig, chosen: pd.DataFrame, names: Sequence[s
     quality = "score" if solo else "win_rate"
     found = distinct_styles(samples, mapped, control=control_sample, delta=delta,
                             margin=margin, quality=quality, sd=sd)
-    rank = {c: i + 1 for i, c in enumerate(found.styles)}
-    for out in rows:
-        c = str(out["cell"])
-        out[STYLE] = rank.get(c, 0)
-        out["distinct"] = c in rank
-        out["differs_from_control"] = found.differs_from_control.get(c)
-        out["non_inferior"] = (found.non_inferiority[c]["non_inferior"]
-                               if c in found.non_inferiority else None)
-    table = pd.DataFrame(rows)
+    table = _styled(rows, found)
     styles = found.summary()
-    styles["null"] = None
-    if null_samples:
-        base = distinct_styles(null_samples, mapped, delta=delta, margin=margin,
-                               quality=quality, sd=sd)
-        styles["null"] = {"counts": base.counts, "styles": base.styles,
-                          "genomes": [s.key for s in null_samples],
-                          "duplicates": base.duplicates}
+    styles["null"] = _null_styles(null_samples, mapped, delta, margin, quality, sd)
 
     spear: dict[str, float | None] = {}
     for name in ("win_rate", *(f.name for f in feats)):
