@@ -111,6 +111,15 @@ def active(state, player: int) -> list[int]:
         raise ValueError(f"encoding {NAME!r}: at most {MAX_TRIBES} tribes, got {n}")
     sides = (_Side(), _Side())
     side_of = [0 if t == player else 1 for t in range(n)]
+    _tally_tribes(state, sides, side_of)
+    owner = _tally_tiles(state, sides, side_of)
+    _tally_units(state, sides, side_of, owner)
+    return _ones(state, player, n, sides)
+
+
+def _tally_tribes(state, sides, side_of) -> None:
+    """Each side's tribes, stars, score, kills, techs, cities, levels, production,
+    monuments and original capital."""
     cities = state.cities
     for t in state.tribes:
         s = sides[side_of[t.id]]
@@ -129,7 +138,11 @@ def active(state, player: int) -> list[int]:
                 s.monuments[i] = True
         if state.owns_original_capital(t.id):
             s.owns_capital = True
-    # territory and buildings: one pass over the tiles
+
+
+def _tally_tiles(state, sides, side_of) -> list[int]:
+    """Each side's territory and buildings; the side owning each tile (-1: none)."""
+    cities = state.cities
     owner = [-1] * len(state.tile_city)
     building = state.building
     for i, c in enumerate(state.tile_city):
@@ -140,7 +153,13 @@ def active(state, player: int) -> list[int]:
             b = building[i]
             if b and not K.IS_MONUMENT[b]:
                 sides[o].buildings[_BUILDING_SLOT[b]] += 1
-    # units: counts, distance to the opposing original capitals, intruders, threats
+    return owner
+
+
+def _tally_units(state, sides, side_of, owner) -> None:
+    """Each side's units by type, their distance to the opposing original capitals, the
+    units in the other side's land and the threats to its cities."""
+    cities = state.cities
     size = state.size
     capitals = [[], []]
     for t in state.tribes:
@@ -164,7 +183,10 @@ def active(state, player: int) -> list[int]:
             s.intruders += 1
         if u.pos in city_near[1 - o]:
             sides[1 - o].threats += 1
-    # the ones
+
+
+def _ones(state, player: int, n: int, sides) -> list[int]:
+    """The ones of the header and of each side's block."""
     out = [_H["seat"] + player, _H["opponents"] + _clip(n - 1, MAX_TRIBES - 1),
            _H["round"] + _clip(state.tick, ROUND_CAP),
            _H["rounds_left"] + _clip(state.options.rounds() - state.tick, ROUNDS_LEFT_CAP)]
