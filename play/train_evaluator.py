@@ -101,34 +101,9 @@ class TrainConfig:
         return self.games.seed
 
 
-def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
-    """Validate a train-evaluator config mapping; every error names the offending key."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: a mapping of keys expected")
-    try:
-        check_keys(data, sorted(_TRAIN_KEYS | _GAME_KEYS))
-    except ValueError as e:
-        raise ValueError(f"{source}: {e}") from None
-    games = {k: v for k, v in data.items() if k in _GAME_KEYS}
-    if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
-        labels = [parse_agent(a, f"{source}: agents[{i}]", games["game"]).display()
-                  for i, a in enumerate(games["agents"])]
-        games["pairings"] = [[a, a] for a in labels]  # self-play
-    if not games.get("agents"):
-        raise ValueError(f"{source}: key 'agents' must list at least one agent (self-play)")
-    tournament = config_from_dict(games, source=source)
-    cfg = TrainConfig(games=tournament, data=dict(data))
-    if data.get("encoding") is not None:
-        try:
-            cfg.encoding = get_encoding(tournament.game, str(data["encoding"])).name
-        except ValueError as e:
-            raise ValueError(f"{source}: {e}") from None
-    else:
-        cfg.encoding = get_encoding(tournament.game).name
-    if "views" in data:
-        if data["views"] not in VIEWS:
-            raise ValueError(f"{source}: views: {short(data['views'])} is not one of {VIEWS}")
-        cfg.views = data["views"]
+def _network_settings(cfg: "TrainConfig", data: dict, source: str) -> None:
+    """The network's and the training's settings of a train-evaluator config, checked into
+    `cfg`: hidden layers, activation, epochs, batch size, learning rate and L2."""
     if "hidden" in data:
         hidden = data["hidden"]
         hidden = [hidden] if isinstance(hidden, int) and not isinstance(hidden, bool) else hidden
@@ -160,6 +135,37 @@ def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
                 raise ValueError(f"{source}: {key}: a number {'> 0' if positive else '>= 0'} "
                                  f"expected, got {short(v)}")
             setattr(cfg, key, float(v))
+
+
+def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
+    """Validate a train-evaluator config mapping; every error names the offending key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: a mapping of keys expected")
+    try:
+        check_keys(data, sorted(_TRAIN_KEYS | _GAME_KEYS))
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+    games = {k: v for k, v in data.items() if k in _GAME_KEYS}
+    if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
+        labels = [parse_agent(a, f"{source}: agents[{i}]", games["game"]).display()
+                  for i, a in enumerate(games["agents"])]
+        games["pairings"] = [[a, a] for a in labels]  # self-play
+    if not games.get("agents"):
+        raise ValueError(f"{source}: key 'agents' must list at least one agent (self-play)")
+    tournament = config_from_dict(games, source=source)
+    cfg = TrainConfig(games=tournament, data=dict(data))
+    if data.get("encoding") is not None:
+        try:
+            cfg.encoding = get_encoding(tournament.game, str(data["encoding"])).name
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from None
+    else:
+        cfg.encoding = get_encoding(tournament.game).name
+    if "views" in data:
+        if data["views"] not in VIEWS:
+            raise ValueError(f"{source}: views: {short(data['views'])} is not one of {VIEWS}")
+        cfg.views = data["views"]
+    _network_settings(cfg, data, source)
     if "held_out" in data:
         v = data["held_out"]
         ok = (isinstance(v, float) and 0 < v < 1) or \

@@ -68,10 +68,24 @@ def resolve(name: str) -> str | None:
     return None
 
 
-def imports(path: Path, top_level_only: bool = False) -> list[tuple[str, int]]:
-    """(project module, line) of every import of a source file."""
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of the nodes inside `if TYPE_CHECKING:` blocks."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def imports(path: Path, top_level_only: bool = False, typing: bool = True
+            ) -> list[tuple[str, int]]:
+    """(project module, line) of every import of a source file (without `typing`, not the
+    imports only a type checker reads)."""
     tree = ast.parse(path.read_text())
     nodes = tree.body if top_level_only else ast.walk(tree)
+    if not typing:
+        skip = _type_checking_nodes(tree)
+        nodes = [n for n in nodes if id(n) not in skip]
     out = []
     for node in nodes:
         names: list[str] = []
@@ -127,17 +141,16 @@ def test_the_contract_test_sees_an_upward_import(tmp_path):
     assert all(layer_ not in MAY_IMPORT["agents"] for layer_, _ in found)
 
 
-def test_no_import_circle_at_module_level():
-    """No two modules import each other, directly or around a loop, when they load (an
-    import inside a function, made lazy on purpose, is not a circle at load time)."""
-    graph = {module_of(p): {t for t, _ in imports(p, top_level_only=True)} for p in sources()}
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a module graph: its strongly connected components of more than
+    one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on: set[str] = set()
-    circles = []
+    found = []
 
-    def visit(v: str) -> None:  # Tarjan's strongly connected components
+    def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
@@ -158,12 +171,29 @@ def test_no_import_circle_at_module_level():
                 if w == v:
                     break
             if len(comp) > 1:
-                circles.append(sorted(comp))
+                found.append(sorted(comp))
 
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    assert not circles, circles
+    return found
+
+
+def test_no_import_circle_at_module_level():
+    """No two modules import each other, directly or around a loop, when they load."""
+    graph = {module_of(p): {t for t, _ in imports(p, top_level_only=True)} for p in sources()}
+    assert circles(graph) == []
+
+
+def test_no_import_circle_counting_imports_inside_functions():
+    """Nor through an import inside a function (a lazy import hides a circle, it does not
+    break it); imports only a type checker reads (`if TYPE_CHECKING:`) do not count."""
+    graph = {module_of(p): {t for t, _ in imports(p, typing=False)} for p in sources()}
+    assert circles(graph) == []
+
+
+def test_the_circle_check_sees_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 DRAWS = "playstyles.cli"
@@ -197,3 +227,42 @@ def test_the_progress_test_sees_a_lazy_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import os\n\ndef f():\n    from tqdm import tqdm\n    import tqdm.auto\n")
     assert [n for n in imported_names(bad) if n[0] == "tqdm"] == [("tqdm", 4), ("tqdm", 5)]
+
+
+LONG_ON_PURPOSE = {("games.tribes.actions", "_reachable"),
+                   ("games.tribes.levelgen", "generate_level")}
+"""The game rules' functions kept whole on purpose (their comments say why)."""
+MAX_FUNCTION_LINES = 80
+
+
+def long_functions(path: Path) -> list[tuple[str, int]]:
+    """(name, lines) of every function of a source file whose body, without its docstring,
+    runs over `MAX_FUNCTION_LINES` lines."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        first = body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                and isinstance(first.value.value, str):  # the docstring does not count
+            first = body[1] if len(body) > 1 else first
+        lines = node.end_lineno - first.lineno + 1
+        if lines > MAX_FUNCTION_LINES:
+            out.append((node.name, lines))
+    return out
+
+
+def test_no_function_runs_over_eighty_lines():
+    """Outside the game rules' functions kept whole on purpose, no function's body runs over
+    80 lines (the complexity bound, McCabe 25, is ruff's C901 in pyproject.toml)."""
+    found = [f"{module_of(p)}.{name} ({n} lines)" for p in sources()
+             for name, n in long_functions(p) if (module_of(p), name) not in LONG_ON_PURPOSE]
+    assert found == []
+
+
+def test_the_size_check_sees_a_long_function(tmp_path):
+    src = tmp_path / "long.py"
+    src.write_text('def f():\n    """Doc."""\n' + "    x = 1\n" * 81 + "\n\ndef g():\n"
+                   + "    x = 1\n" * 80)
+    assert long_functions(src) == [("f", 81)]

@@ -83,7 +83,9 @@ _NAVAL_ENTRY = tuple(tuple(tuple(tuple(
 """_NAVAL_ENTRY[climbing][sailing][navigation][terrain]: whether a boat may enter a tile."""
 
 
-def _reachable(s, u, tid: int, techs: int,
+# One function on purpose (the reference's movement rules, branch by branch, in its order;
+# split, the order that decides ties would be hard to see): exempt from the size checks.
+def _reachable(s, u, tid: int, techs: int,  # noqa: C901 (see above)
                shortcuts: bool = True) -> tuple[dict[int, float], list[int]]:
     """(`reachable`, the tiles the search stepped from: the only tiles whose neighbours'
     terrain, road, port and zone of control it read), by Dijkstra's search, or by a

@@ -264,7 +264,9 @@ def _random_int(rng: JavaRandom, lo: int, hi: int) -> int:
     return int(lo + rng.next_double() * (hi - lo))  # operand is >= 0, so int() == floor
 
 
-def generate_level(
+# One function on purpose (the reference generator's steps in its order: every random draw
+# must come in the same sequence to give the same maps): exempt from the size checks.
+def generate_level(  # noqa: C901 (see above)
     seed: int,
     tribes: Iterable[str | int] = ("XIN_XI", "IMPERIUS"),
     size: int | None = None,
