@@ -9,7 +9,7 @@ the best elite (highest objective) over the other features.
 
 Axes can carry each feature's doc and words (`axis_label`): the caller passes the labels,
 since this module reads files only. A cell can be marked (a grey cross, `mark`): the report
-marks the elites that did not hold up as distinct styles on held-out levels.
+marks the elites not told apart from the styles that held up on held-out levels.
 
 `heatmap_data` computes what is drawn, `draw_heatmap` draws it: tests check the data.
 """

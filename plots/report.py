@@ -14,9 +14,9 @@
 
 The page leads with what held up: for a validated run, the validation's verdict (how many
 distinct styles held up on held-out levels) and the evolved and held-out heatmaps side by side,
-the elites that did not hold up marked on both; for a run not validated, that no style has been
-checked and the command that checks them. Every number names the games it comes from
-(evolution, re-estimation on fresh games, or held-out games).
+the elites not told apart from the styles that held up marked on both; for a run not
+validated, that no style has been checked and the command that checks them. Every number
+names the games it comes from (evolution, re-estimation on fresh games, or held-out games).
 
 It reads files only (config.yaml, elites.csv, metrics.csv, validation.csv and
 validation_summary.json, through `qd.rundir`, the run directory's schema), so any run directory
@@ -46,6 +46,7 @@ from plots.validation import draw_validation
 from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
     ELITES_TABLE,
+    NOT_APART,
     PROGRESS_CHART,
     REPORT,
     STYLE_COLUMNS,
@@ -61,6 +62,7 @@ from qd.rundir import (
     heatmap_file,
     mean_column,
     std_column,
+    style_verdict,
     styles_counted,
     styles_text,
     validated_ci_columns,
@@ -74,7 +76,7 @@ WIN_RATE_VALIDATED = VALIDATED_FIELDS[0]
 NOT_HELD = "not_held_up"
 """A column the report adds: a validated elite that is not one of the distinct styles (the
 heatmaps mark it); NaN for an elite not validated or a validation that counted no styles."""
-MARK_MEANING = "did not hold up as a distinct style on held-out levels"
+MARK_MEANING = "was not told apart from the styles that held up on held-out levels"
 DOMINANT = "dominant_scripts"
 """elites_table.csv: the elite's two highest-weighted scripts with their weights."""
 
@@ -121,7 +123,8 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
     if elites.empty or v is None or v.empty:
         return elites
     keep = ["index"] + validated_columns(v.columns, measures=False)
-    keep += [c for c in ("validated_cell", "validated_grid_index", *STYLE_COLUMNS) if c in v]
+    keep += [c for c in ("validated_cell", "validated_grid_index", *STYLE_COLUMNS, NOT_APART)
+             if c in v]
     ci = {c: validated_column(c) for c in WIN_RATE_CI if c in v}  # the validated interval
     out = elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
     if "distinct" in out:
@@ -169,7 +172,7 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
     for a in run.axes:
         cols += [mean_column(a.name), std_column(a.name)]
     cols += [c for c in VALIDATED_FIELDS if c in frame]
-    cols += [c for c in STYLE_COLUMNS[:2] if c in frame]
+    cols += [c for c in (*STYLE_COLUMNS[:2], NOT_APART) if c in frame]
     weights = run.weight_columns()
     frame = frame.assign(**{DOMINANT: [dominant_scripts({w: r[w] for w in weights})
                                        for r in frame.to_dict("records")]})
@@ -604,8 +607,8 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
             row.append(_pct(r.get(WIN_RATE_VALIDATED)))
         if styled:
             k = r.get("style")
-            row.append(f"#{int(k)}" if k == k and k and k > 0 else
-                       "did not hold up" if k == 0 else "-")
+            row.append(_esc(style_verdict(k, r.get(NOT_APART))) if k == k and k is not None
+                       else "-")
         row.append(_esc(r.get(DOMINANT, "")))
         for w in weights:
             val = float(r[w])

@@ -335,6 +335,13 @@ class Styles:
     def count(self) -> int:
         return len(self.styles)
 
+    def not_told_apart(self, key: str) -> list[str]:
+        """The styles (in style order) that `key`, a sample not among them, differs from in
+        no feature at the run's delta: why it is not a style of its own."""
+        differs = {(r["a"], r["b"]) for r in self.pairs if r["differs"]}
+        return [k for k in self.styles if k != key
+                and (key, k) not in differs and (k, key) not in differs]
+
     @property
     def non_inferior(self) -> list[str]:
         """The styles shown non-inferior to the control (none without one)."""

@@ -58,6 +58,7 @@ from qd.rundir import (
     CONFIG,
     ELITES,
     METRICS,
+    NOT_APART,
     VALIDATION,
     VALIDATION_GAMES,
     VALIDATION_JOURNAL,
@@ -342,6 +343,8 @@ def _styled(rows: list[dict[str, Any]], found: Any) -> pd.DataFrame:
         out["differs_from_control"] = found.differs_from_control.get(c)
         out["non_inferior"] = (found.non_inferiority[c]["non_inferior"]
                                if c in found.non_inferiority else None)
+        out[NOT_APART] = "" if c in rank else \
+            " ".join(f"#{rank[k]}" for k in found.not_told_apart(c))
     return pd.DataFrame(rows)
 
 

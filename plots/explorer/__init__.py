@@ -41,6 +41,7 @@ from plots.versus import png_data_uri, versus_images
 from qd.rundir import (
     ELITES,
     EXPLORER,
+    NOT_APART,
     PRESET_KINDS,
     STYLE_COLUMNS,
     VALIDATION,
@@ -55,6 +56,7 @@ from qd.rundir import (
     presets_file,
     se_column,
     std_column,
+    style_verdict,
     styles_counted,
     validated_ci_columns,
     validated_column,
@@ -187,6 +189,9 @@ def _status(cols: Mapping[str, list[Any]], k: int, counted: bool,
     if cols["distinct"][k]:
         n = cols["style"][k]
         return (f"held up (style #{int(n)})" if n is not None else "held up"), "style"
+    named = cols.get("not_apart", [None] * (k + 1))[k]
+    if named:  # validation.csv names the styles it differs from in no feature
+        return style_verdict(0, named), "same"
     styles = summary.get("styles") if isinstance(summary.get("styles"), dict) else {}
     for group in styles.get("duplicates") or []:
         if isinstance(group, list) and cols["cell"][k] in group:
@@ -291,6 +296,8 @@ def _validated_columns(cols: dict[str, list[Any]], vgrid: np.ndarray, elites: pd
     cols["v:cell"] = [str(c) if isinstance(c, str) else None
                       for c in joined.get("validated_cell", pd.Series([None] * n))]
     cols["style"] = _column(joined, STYLE_COLUMNS[0])
+    cols["not_apart"] = [x if isinstance(x, str) else None
+                         for x in joined.get(NOT_APART, pd.Series([None] * n))]
     for c, key in zip(STYLE_COLUMNS[1:], ("distinct", "differs", "noninferior")):
         cols[key] = _flags(joined, c)
     try:  # per-game scores are optional: a table the checks refuse gives no interval

@@ -372,6 +372,10 @@ not one), whether it is one, and (for a style, with the control played) whether 
 differs from the control's by more than the minimum effect and whether it is shown
 non-inferior to the control at the margin (docs/styles.md). A validation written before
 styles were counted has none of them."""
+NOT_APART = "not_told_apart_from"
+"""validation.csv, per elite that is not a style: the styles it differs from in no feature at
+the minimum effect, as `#k`, space-separated (why it is not a style of its own; empty for a
+style). A validation written before it was recorded has no such column."""
 
 WIN_RATE_CI = ("win_rate_ci_low", "win_rate_ci_high")
 """The Wilson 95% interval of a win rate: of the evolved win rate in elites.csv, of the

@@ -52,6 +52,23 @@ def csv_true(value: Any) -> bool:
     return str(value).strip().lower() in ("true", "1", "1.0")
 
 
+def style_verdict(style: Any, not_apart: Any = None) -> str:
+    """A validated elite's verdict in words: `held up (style #k)` for style k, else `not told
+    apart from style #a, #b` (validation.csv's `not_told_apart_from`), or `not told apart
+    from the other styles` when the validation did not record which."""
+    try:
+        k = int(float(style))
+    except (TypeError, ValueError):
+        k = 0
+    if k > 0:
+        return f"held up (style #{k})"
+    named = [w for w in str(not_apart).split() if w.startswith("#")] \
+        if isinstance(not_apart, str) else []
+    if named:
+        return f"not told apart from style{'s' if len(named) > 1 else ''} {', '.join(named)}"
+    return "not told apart from the other styles"
+
+
 def validation_source(summary: Mapping[str, Any]) -> str:
     """Which games validation.csv's values come from, in words: `held out (N games on M
     held-out levels)`, `replayed (N fresh games on M training levels)` for a validation on

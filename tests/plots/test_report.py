@@ -25,7 +25,7 @@ from plots.heatmap import format_value, heatmap_data
 from plots.matrix import draw_ladder, matrix_data
 from plots.report import elites_table, write_report
 from plots.validation import arrow_data
-from qd.rundir import RunFiles
+from qd.rundir import RunFiles, style_verdict
 from tests.plots.tiny_run import copy_run, tiny_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -429,7 +429,7 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     assert set(rep.heatmaps["win_rate"].marked_cells) == not_held
     assert set(hv.marked_cells) == set(shown.loc[~shown["distinct"], "validated_cell"].astype(str))
     assert str(v.loc[v["distinct"], "validated_cell"].iloc[0]) not in hv.marked_cells
-    assert "grey cross marks an elite that did not hold up as a distinct style" in page
+    assert "grey cross marks an elite that was not told apart from the styles that held up" in page
     # axes in words, dominant scripts, sources
     assert rep.heatmaps["win_rate"].x_label.startswith("research_slope: least-squares slope")
     assert "slow research \u2026 fast research" in hv.x_label
@@ -440,7 +440,11 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     assert dominant_scripts({w: top[w] for w in weights}) in styles
     for r in elites.to_dict("records"):
         assert dominant_scripts({w: r[w] for w in weights}) in page
-    assert "held-out<br>win rate" in page and "did not hold up" in page
+    assert "held-out<br>win rate" in page and "did not hold up" not in page
+    # each validated elite in the elites table with the words the explorer uses
+    vv = pd.read_csv(d / "validation.csv", dtype={"not_told_apart_from": str})
+    for r in vv.to_dict("records"):
+        assert style_verdict(r["style"], r.get("not_told_apart_from")) in page
 
 
 # ------------------------------------------------------------------------------ planted text

@@ -122,6 +122,13 @@ def test_validation_summary(validated):
     assert s["styles"]["styles"] == found.styles
     assert sorted(v.loc[v["distinct"], "cell"].astype(str)) == sorted(found.styles)
     assert (v.loc[~v["distinct"], "style"] == 0).all()
+    # an elite that is no style names the styles it differs from in no feature, by number
+    apart = v["not_told_apart_from"].astype(object).fillna("").astype(str)
+    assert (apart[v["distinct"]] == "").all()
+    for cell, named in zip(v.loc[~v["distinct"], "cell"].astype(str), apart[~v["distinct"]]):
+        numbers = [int(x.removeprefix("#")) for x in named.split()]
+        assert numbers == [found.styles.index(k) + 1 for k in found.not_told_apart(cell)]
+        assert all(1 <= n <= found.count for n in numbers)
     assert s["control"]["games"] == 4
     assert s["control"]["genome"] == {n: 0.5 for n in s["control"]["genome"]}
     assert md.startswith(f"**{s['distinct_styles']} style")
@@ -136,7 +143,8 @@ def test_chosen_cells_play_the_same_games(validated, tmp_path):
     full = result.table.set_index("cell").loc[cells].reset_index()
     # what an elite's own games give is the same; styles depend on which elites are compared
     own = [c for c in full.columns
-           if c not in ("style", "distinct", "differs_from_control", "non_inferior")]
+           if c not in ("style", "distinct", "differs_from_control", "non_inferior",
+                        "not_told_apart_from")]
     pd.testing.assert_frame_equal(part.table[own], full[own])
 
 
