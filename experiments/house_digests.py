@@ -44,16 +44,16 @@ TABLES = ("tournament/games.csv", "tournament/summary.csv", "run/elites.csv",
           "run/validation_games.csv")
 
 
-def digest(path: Path) -> str:
-    """The SHA-256 of a table without its timing columns."""
+def digest(path: Path, ignore: tuple[str, ...] = ()) -> str:
+    """The SHA-256 of a table without its timing columns (nor the columns of `ignore`)."""
     frame = pd.read_csv(path)
-    frame = frame[[c for c in frame.columns if not c.endswith(TIMING)]]
+    frame = frame[[c for c in frame.columns if not c.endswith(TIMING) and c not in ignore]]
     buf = io.StringIO()
     frame.to_csv(buf, index=False)
     return hashlib.sha256(buf.getvalue().encode()).hexdigest()
 
 
-def play(src: Path, work: Path) -> dict[str, str]:
+def play(src: Path, work: Path, ignore: tuple[str, ...] = ()) -> dict[str, str]:
     """Play everything with the code in `src`; the digest of every table."""
     env = {**os.environ, "PYTHONPATH": str(src.resolve()), "RAY_USAGE_STATS_ENABLED": "0"}
 
@@ -67,7 +67,7 @@ def play(src: Path, work: Path) -> dict[str, str]:
     (work / "house.yaml").write_text(yaml.safe_dump(RUN))
     cli("evolve", str(work / "house.yaml"), "--out", str(work / "run"))
     cli("validate", str(work / "run"), "--games", "4")
-    return {name: digest(work / name) for name in TABLES}
+    return {name: digest(work / name, ignore) for name in TABLES}
 
 
 def git_commit(src: Path) -> str | None:
@@ -83,6 +83,9 @@ def main() -> int:
     p.add_argument("--src", default=".", help="the source tree to run")
     p.add_argument("--out", help="write the digests (JSON) here")
     p.add_argument("--compare", nargs=2, metavar="JSON", help="compare two digest files")
+    p.add_argument("--ignore", nargs="+", default=[], metavar="COLUMN",
+                   help="leave these columns out of every digest (a column a change added on "
+                        "purpose, named in the digest file)")
     args = p.parse_args()
     if args.compare:
         a, b = (json.loads(Path(f).read_text()) for f in args.compare)
@@ -96,8 +99,8 @@ def main() -> int:
         return 0 if same else 1
     src = Path(args.src)
     with tempfile.TemporaryDirectory() as tmp:
-        tables = play(src, Path(tmp))
-    result = {"commit": git_commit(src), "tables": tables}
+        tables = play(src, Path(tmp), tuple(args.ignore))
+    result = {"commit": git_commit(src), "tables": tables, "ignored": list(args.ignore)}
     text = json.dumps(result, indent=2) + "\n"
     if args.out:
         Path(args.out).write_text(text)
