@@ -713,11 +713,7 @@ def _tiers_parser(sub) -> None:
     tie.add_argument("--out", help="output directory (default RUN/tiers): new or empty, or an "
                                    "earlier tiers' (--force)")
     _force_arg(tie, "the results of an earlier tiers")
-    tie.add_argument("--resume", action="store_true", help="continue an interrupted tiers")
-    tie.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
-    tie.add_argument("--workers", type=WORKERS, help="local worker processes (default: all "
-                                                     "cores; 0: no Ray)")
-    tie.add_argument("--quiet", action="store_true", help="no progress bar")
+    _playing_args(tie, "tiers")
     tie.set_defaults(func=_tiers)
 
 
