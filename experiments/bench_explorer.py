@@ -149,6 +149,9 @@ def synthetic_run(folder: str | Path, side: int = 100, seed: int = 0,
             val = vc + rng.uniform(0, 1, n)
             v[f"{f}_evolved"], v[f"{f}_validated"] = means[f], val
             v[f"{f}_ci_low_validated"], v[f"{f}_ci_high_validated"] = val - 0.3, val + 0.3
+            v[f"measure_{f}_evolved"], v[f"measure_{f}_validated"] = cols[f"measure_{f}"], val
+        far = np.maximum(np.abs(vx - gx), np.abs(vy - gy))
+        v["same_cell"], v["neighbour"] = far == 0, far <= 1
         v["validated_cell"] = [f"{x}:{y}" for x, y in zip(vx, vy)]
         v["validated_grid_index"] = [f"{x},{y}" for x, y in zip(vx, vy)]
         v["style"] = np.where(distinct, np.cumsum(distinct), 0)

@@ -53,6 +53,14 @@ def arrow_data(run: RunFiles, frame: pd.DataFrame | None = None) -> Arrows:
     if v is None or v.empty:
         raise ValueError(f"{run.dir}: no {VALIDATION} (run `playstyles validate` first)")
     axes = run.axes
+    names = [measure_column(a.name) for a in axes[:2]] + ["win_rate"]
+    need = [c for n in names for c in (evolved_column(n), validated_column(n))]
+    need += ["same_cell", "neighbour", "cell"]
+    missing = [c for c in need if c not in v]
+    if missing:
+        raise ValueError(f"{run.path(VALIDATION)}: no column {missing[0]}"
+                         + (f" (nor {len(missing) - 1} more)" if len(missing) > 1 else "")
+                         + f": validate again (playstyles validate {run.dir})")
 
     def both(name: str) -> tuple[np.ndarray, np.ndarray]:
         return (v[evolved_column(name)].to_numpy(float),

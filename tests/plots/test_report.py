@@ -576,3 +576,16 @@ def test_no_text_of_a_run_file_reaches_the_pages_unescaped(validated_run, tmp_pa
     page = (d / "report.html").read_text()
     shown = {int(n) for n in re.findall(r"&lt;img src=x onerror=alert\((\d+)\)&gt;", page)}
     assert len(shown) > 10  # the planted text is on the page, escaped
+
+
+def test_a_validation_table_without_its_positions_is_one_error_naming_it(validated_run,
+                                                                         tmp_path):
+    """The validation chart reads each elite's evolved and held-out grid positions; a
+    validation.csv without them is one error naming the file and the column, not a KeyError."""
+    d = copy_run(validated_run, tmp_path / "run")
+    v = pd.read_csv(d / "validation.csv")
+    gone = [c for c in v.columns if c.startswith("measure_") and c.endswith("_evolved")][0]
+    frame = v.drop(columns=[gone])
+    with pytest.raises(ValueError, match="validation.csv: no column measure_") as e:
+        arrow_data(RunFiles(d), frame)
+    assert gone in str(e.value) and "validate again" in str(e.value)
