@@ -142,11 +142,6 @@ def _styles(run: RunFiles, elites: pd.DataFrame) -> pd.DataFrame:
     return keep.loc[held["index"].to_list()].reset_index()
 
 
-def _plain(x: Any) -> Any:
-    """numpy numbers as JSON numbers."""
-    return x.item() if hasattr(x, "item") else str(x)
-
-
 def tier_name(k: int, budget: int) -> str:
     """`tier k (b calls)`, k from 1 (the smallest budget)."""
     return f"tier {k} ({budget} calls)"
@@ -184,8 +179,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
     tiers = check_budgets(budgets)
     run = RunFiles(run_dir).check(ELITES)
     config, elites, names = run_elites(run, "play at other budgets")
-    for b in tiers:
-        at_budget(config, b)
+    at_budget(config, tiers[0])  # (an agent without a budget is refused before anything)
     chosen = _styles(run, elites)
     vsummary = run.validation_summary or {}
     if levels is None:
@@ -223,7 +217,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
     dump_presets(pf, out / PRESETS)  # (checked as it is read back: written first)
     atomic_write(out / TABLE, table.to_csv(index=False))
     atomic_write(out / GAMES, pd.DataFrame(game_rows).to_csv(index=False))
-    atomic_write(out / SUMMARY, json.dumps(summary, indent=2, default=_plain) + "\n")
+    atomic_write(out / SUMMARY, json.dumps(summary, indent=2) + "\n")
     atomic_write(out / REPORT, tiers_markdown(config, table, summary))
     journal.finish()
     return TiersResult(out, table, summary, out / PRESETS)
