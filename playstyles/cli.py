@@ -370,13 +370,13 @@ def _versus(args: argparse.Namespace) -> int:
 
 def _tiers(args: argparse.Namespace) -> int:
     from qd.tiers import GAMES as TIER_GAMES
-    from qd.tiers import REPORT, TABLE, style_tiers
+    from qd.tiers import REPORT, STEPS, TABLE, style_tiers
     result = style_tiers(args.run, args.budgets, out=args.out, games=args.games,
                          levels=args.levels, workers=args.workers, address=args.address,
                          progress=args.progress, resume=args.resume, force=args.force,
                          delta=args.delta)
     print((result.out / REPORT).read_text(), end="")
-    print(f"results in {result.out}/ ({TABLE}, {TIER_GAMES}, {REPORT}); "
+    print(f"results in {result.out}/ ({TABLE}, {TIER_GAMES}, {STEPS}, {REPORT}); "
           f"{len(result.table)} presets (style x tier) in {result.presets}")
     return 0
 

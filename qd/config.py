@@ -395,6 +395,11 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     if None in d:
         raise _err(source, "validate.null", "YAML reads the key `null` as no key at all: "
                                             "write null_baseline: true")
+    if "null" in d:  # its former name (run directories written before the rename)
+        if "null_baseline" in d:
+            raise _err(source, "validate.null", "the former name of null_baseline, given "
+                                                "beside it: keep null_baseline only")
+        d = {("null_baseline" if k == "null" else k): v for k, v in d.items()}
     _check_keys(d, VALIDATE_KEYS, source, "validate")
     games = d.get("games")
     if games is not None:

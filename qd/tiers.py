@@ -19,13 +19,24 @@ game, blocked by level, `delta`): a style *holds* at a tier when it is among the
 styles, i.e. still told apart from every other style played at that strength; it is
 *non-inferior* there when it plays within `margin` of the control at the same budget.
 
+Each style's tiers are a difficulty ladder when each tier beats the yardstick they all play,
+the run's opponent at the run's budget, more often than the tier below: a step is tested on
+the paired games (game g at both tiers: same level, seat and seeds), with the exact one-sided
+sign test on the games whose results differ (McNemar's test), Holm over the style's steps (one
+style's tiers are the ladder a designer ships).
+
 Files in the output folder (default `RUN/tiers/`; new or empty, or an earlier tiers' with
 `force`):
 
     tiers.csv           one row per style and tier: budget, games, win rate and interval,
                         every feature's held-out mean and interval, holds, non-inferior
     tiers_games.csv     one row per game (genome, tier, game): seeds, result, every feature
-    tiers_summary.json  per tier: distinct styles, which styles hold, the control
+    tiers_steps.csv     per style (and the control), each adjacent pair of tiers: paired
+                        games where the higher tier did better / worse, the one-sided
+                        p-value, whether the step is shown (Holm over the style's steps),
+                        and about how many games would show it when it is not
+    tiers_summary.json  per tier: distinct styles, which styles hold, the control; per
+                        style: its steps shown
     tiers.md            the table a designer reads
     presets.json        one preset per style and tier ("<style> / tier k (b calls)"), each
                         with its held-out numbers at that tier
@@ -35,6 +46,7 @@ Files in the output folder (default `RUN/tiers/`; new or empty, or an earlier ti
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -44,6 +56,7 @@ import pandas as pd
 from play.journal import GameJournal
 from play.parallel import check_playable, ray_session
 from play.presets import PresetFile, dump_presets
+from play.stats import ALPHA, ahead_p, games_to_show, holm
 from playstyles.files import atomic_write, check_folder, claim_folder
 from playstyles.limits import MAX_BUDGET
 from playstyles.progress import Progress
@@ -62,6 +75,7 @@ from qd.rundir import (
 )
 from qd.styles import DELTA, MARGIN
 from qd.validation import (
+    CONTROL,
     plan_games,
     play_journal,
     run_elites,
@@ -74,11 +88,12 @@ TIERS = "tiers"
 """The command, as its output folder's marker names it."""
 TABLE = "tiers.csv"
 GAMES = "tiers_games.csv"
+STEPS = "tiers_steps.csv"
 SUMMARY = "tiers_summary.json"
 REPORT = "tiers.md"
 PRESETS = "presets.json"
 JOURNAL = "tiers.journal"
-FILES = (TABLE, GAMES, SUMMARY, REPORT, PRESETS, JOURNAL)
+FILES = (TABLE, GAMES, STEPS, SUMMARY, REPORT, PRESETS, JOURNAL)
 """What tiers writes in its folder: a folder holding anything else is not one."""
 MAX_TIERS = 8
 """The most budgets one call plays."""
@@ -206,6 +221,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
             records = play_journal(journal, address, workers, progress, TIERS)
     table, game_rows, counts = tier_tables(config, run, chosen, names, tiers, level_list,
                                            n_games, records, delta, margin)
+    steps = tier_steps(game_rows, dict(zip(table["index"], table["run_style"])), tiers)
     pf = _tier_presets(config, run, chosen, table, tiers, vsummary, level_list)
     summary = {"run": config.name, "budgets": tiers, "run_budget": config.agent["budget"],
                "levels": list(level_list), "games_per_style": n_games,
@@ -213,12 +229,14 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
                "delta": delta, "margin": margin, "tiers": counts,
                "holds": {str(int(s)): [bool(h) for h in g.sort_values("tier")["holds"]]
                          for s, g in table.groupby("run_style")},
+               "ladders": ladders(steps),
                "made_by": provenance()}
     dump_presets(pf, out / PRESETS)  # (checked as it is read back: written first)
     atomic_write(out / TABLE, table.to_csv(index=False))
     atomic_write(out / GAMES, pd.DataFrame(game_rows).to_csv(index=False))
+    atomic_write(out / STEPS, steps.to_csv(index=False))
     atomic_write(out / SUMMARY, json.dumps(summary, indent=2) + "\n")
-    atomic_write(out / REPORT, tiers_markdown(config, table, summary))
+    atomic_write(out / REPORT, tiers_markdown(config, table, summary, steps))
     journal.finish()
     return TiersResult(out, table, summary, out / PRESETS)
 
@@ -261,6 +279,64 @@ def tier_tables(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, names: S
     return table.rename(columns={"style": "tier_style", "distinct": "holds"}), game_rows, counts
 
 
+def tier_steps(game_rows: Sequence[dict[str, Any]], run_style: dict[int, int],
+               tiers: Sequence[int], alpha: float = ALPHA) -> pd.DataFrame:
+    """tiers_steps.csv: for every style (and the control), each adjacent pair of tiers tested
+    on the paired games (the module's docstring says how); ascending style, then tier.
+
+    Args:
+        game_rows: tiers_games.csv's rows (`tier`, `index`, `game`, `elite_won`).
+        run_style: the style number of each elite index (the control is not in it).
+        tiers: the budgets, ascending.
+        alpha: the family-wise error of one style's steps.
+    """
+    games = pd.DataFrame(game_rows)
+    wide = games.pivot_table(index=["index", "game"], columns="tier", values="elite_won")
+    rows = []
+    for index, g in wide.groupby(level="index", sort=False):
+        style = run_style.get(int(index), CONTROL)
+        steps = []
+        for k in range(1, len(tiers)):
+            both = g[[k, k + 1]].dropna()
+            diff = both[k + 1] - both[k]
+            better, worse = int((diff > 0).sum()), int((diff < 0).sum())
+            steps.append({"style": style, "index": int(index), "from_tier": k,
+                          "to_tier": k + 1, "from_budget": tiers[k - 1], "to_budget": tiers[k],
+                          "games": len(both), "better": better, "worse": worse,
+                          "p": ahead_p(better, better + worse)})
+        for st, ok in zip(steps, holm([st["p"] for st in steps], alpha)):
+            st["shown"] = bool(ok)
+            st["games_needed"] = None if ok else _games_needed(st, alpha / len(steps))
+        rows += steps
+    cols = ["style", "index", "from_tier", "to_tier", "from_budget", "to_budget", "games",
+            "better", "worse", "p", "shown", "games_needed"]
+    table = pd.DataFrame(rows, columns=cols)
+    order = table["style"].map(lambda s: -1 if s == CONTROL else int(s))
+    return table.assign(_o=order).sort_values(["_o", "from_tier"], kind="stable") \
+        .drop(columns="_o").reset_index(drop=True)
+
+
+def _games_needed(step: dict[str, Any], alpha: float) -> int | None:
+    """About how many paired games would show a step that was not shown, at its observed
+    share of games whose results differ and its observed split of them (normal
+    approximation, power 0.8); None when the higher tier did not do better."""
+    differ = step["better"] + step["worse"]
+    if not differ or step["better"] <= step["worse"]:
+        return None
+    pairs = games_to_show(step["better"] / differ, alpha)
+    return int(math.ceil(pairs * step["games"] / differ))
+
+
+def ladders(steps: pd.DataFrame) -> dict[str, Any]:
+    """Per style (and the control): its steps shown, and whether all are (its tiers are a
+    ladder that holds)."""
+    out = {}
+    for style, g in steps.groupby("style", sort=False):
+        out[str(style)] = {"steps_shown": [bool(x) for x in g["shown"]],
+                           "ladder_holds": bool(g["shown"].all()) if len(g) else False}
+    return out
+
+
 def _tier_presets(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, table: pd.DataFrame,
                   tiers: Sequence[int], vsummary: dict[str, Any], level_list: Sequence[int]
                   ) -> PresetFile:
@@ -295,9 +371,10 @@ def _tier_presets(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, table:
     return PresetFile(config.game, presets, "style", dict(config.options), source)
 
 
-def tiers_markdown(config: RunConfig, table: pd.DataFrame, summary: dict[str, Any]) -> str:
+def tiers_markdown(config: RunConfig, table: pd.DataFrame, summary: dict[str, Any],
+                   steps: pd.DataFrame | None = None) -> str:
     """tiers.md: per style, each tier's win rate (interval, games), features, and whether it
-    holds and is non-inferior there."""
+    holds and is non-inferior there; then each style's steps (`tier_steps`), when given."""
     feats = [f.name for f in config.features]
     head = ["style", "tier", "calls", "games", "win rate (95% CI)",
             *feats, "holds", "non-inferior"]
@@ -323,4 +400,23 @@ def tiers_markdown(config: RunConfig, table: pd.DataFrame, summary: dict[str, An
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Distinct styles per tier: " + ", ".join(
         f"{t['budget']} calls {t['distinct_styles']}" for t in summary["tiers"]) + "."]
+    if steps is not None and len(steps):
+        lines += ["", *_steps_markdown(steps)]
     return "\n".join(lines) + "\n"
+
+
+def _steps_markdown(steps: pd.DataFrame) -> list[str]:
+    """tiers.md's ladder: one line per style and step."""
+    lines = ["## Each style's tiers as a difficulty ladder", "",
+             "A step is shown when the higher tier did better than the lower one against the "
+             "same opponent on the same games more often than worse (exact one-sided sign "
+             "test on the games whose results differ, Holm over the style's steps, 5%).", "",
+             "| style | step (calls) | games | higher tier better / worse | p | shown |",
+             "|---|---|---|---|---|---|"]
+    for r in steps.to_dict("records"):
+        style = "control" if r["style"] == CONTROL else f"#{r['style']}"
+        shown = "yes" if r["shown"] else "no" if pd.isna(r["games_needed"]) \
+            else f"no (about {int(r['games_needed'])} games would)"
+        lines.append(f"| {style} | {r['from_budget']} -> {r['to_budget']} | {r['games']} | "
+                     f"{r['better']} / {r['worse']} | {r['p']:.2g} | {shown} |")
+    return lines

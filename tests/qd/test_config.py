@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -189,3 +191,19 @@ def test_checking_a_config_builds_no_game_state(monkeypatch):
     assert config_from_dict(TINY).game == TINY["game"]
     with pytest.raises(ConfigError, match=r"options\.size: must be at most"):
         config_from_dict({**TINY, "options": {"size": 10 ** 6}})
+
+
+def test_every_committed_run_config_still_loads():
+    """A run directory written by an earlier version stays readable (validate, tiers, export
+    read its config.yaml): every config committed under experiments/results loads."""
+    repo = Path(__file__).resolve().parents[2]
+    found = sorted((repo / "experiments" / "results").rglob("config.yaml"))
+    assert len(found) >= 10
+    for path in found:
+        assert load_config(path).name, path
+
+
+def test_validates_former_key_for_the_null_baseline_is_read_and_not_beside_the_new_one():
+    assert config_from_dict({**TINY, "validate": {"null": True, "levels": "all"}}).validation["null_baseline"]
+    with pytest.raises(ValueError, match="validate.null: the former name"):
+        config_from_dict({**TINY, "validate": {"null": True, "null_baseline": False, "levels": "all"}})

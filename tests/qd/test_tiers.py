@@ -12,7 +12,7 @@ import pytest
 
 from play.presets import load_presets
 from playstyles.cli import main
-from qd.tiers import check_budgets, style_tiers, tier_name
+from qd.tiers import check_budgets, style_tiers, tier_name, tier_steps
 from qd.validation import validate
 from tests.plots.tiny_run import TINY_RUN, copy_run, tiny_run
 
@@ -49,7 +49,43 @@ def test_every_style_plays_every_tier_and_the_run_budget_replays_the_validation(
     assert [t["budget"] for t in summary["tiers"]] == sorted(BUDGETS)
     assert not (result.out / "tiers.journal").exists()
     text = (result.out / "tiers.md").read_text()
-    assert text.count("| #") == len(table)
+    styles_part, ladder_part = text.split("## Each style's tiers as a difficulty ladder")
+    assert styles_part.count("| #") == len(table)
+    assert ladder_part.count("| #") == len(styles) * (len(BUDGETS) - 1)
+
+
+def test_each_styles_steps_are_counted_from_its_paired_games(tiered):
+    run, result = tiered
+    steps = pd.read_csv(result.out / "tiers_steps.csv")
+    games = pd.read_csv(result.out / "tiers_games.csv")
+    n_styles = games["index"].nunique()  # the styles and the control
+    assert len(steps) == n_styles * (len(BUDGETS) - 1)
+    for r in steps.to_dict("records"):
+        lo = games[(games["index"] == r["index"]) & (games["tier"] == r["from_tier"])]
+        hi = games[(games["index"] == r["index"]) & (games["tier"] == r["to_tier"])]
+        diff = hi.set_index("game")["elite_won"] - lo.set_index("game")["elite_won"]
+        assert (r["better"], r["worse"], r["games"]) == ((diff > 0).sum(), (diff < 0).sum(),
+                                                         len(diff))
+    assert (steps["style"] == "control").sum() == len(BUDGETS) - 1
+    summary = json.loads((result.out / "tiers_summary.json").read_text())
+    for style, g in steps.groupby("style"):
+        assert summary["ladders"][str(style)]["steps_shown"] == g["shown"].to_list()
+
+
+def test_a_step_is_shown_by_the_sign_test_and_otherwise_says_what_would_show_it():
+    rows = []
+    for g in range(40):  # style 1: the higher tier wins every game the lower one lost
+        rows += [{"tier": 1, "index": 0, "game": g, "elite_won": 0.0},
+                 {"tier": 2, "index": 0, "game": g, "elite_won": 1.0 if g < 20 else 0.0},
+                 {"tier": 1, "index": 1, "game": g, "elite_won": 1.0 if g % 2 else 0.0},
+                 {"tier": 2, "index": 1, "game": g, "elite_won": 1.0 if g % 2 else 0.0},
+                 {"tier": 1, "index": 2, "game": g, "elite_won": 1.0 if g < 4 else 0.0},
+                 {"tier": 2, "index": 2, "game": g, "elite_won": 1.0 if 2 <= g < 8 else 0.0}]
+    steps = tier_steps(rows, {0: 1, 1: 2, 2: 3}, [10, 30]).set_index("style")
+    assert steps.loc[1, "shown"] and (steps.loc[1, "better"], steps.loc[1, "worse"]) == (20, 0)
+    assert not steps.loc[2, "shown"] and pd.isna(steps.loc[2, "games_needed"])  # no change
+    # style 3: 4 better, 2 worse of 40: not shown, more games than played would
+    assert not steps.loc[3, "shown"] and steps.loc[3, "games_needed"] > 40
 
 
 def test_one_preset_per_style_and_tier_plays_at_its_budget(tiered):
