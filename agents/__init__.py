@@ -17,11 +17,11 @@ from agents.hps import HPSAgent
 from agents.mcts import MCTSAgent
 from agents.osla import OSLAAgent
 from agents.portfolio.pmcts import PMCTSAgent
-from agents.registry import agent_names, make_agent, register, validate_agent
+from agents.registry import agent_names, make_agent, register_agent, validate_agent
 from agents.rhea import RHEAAgent
 from agents.search import Budget, SearchAgent, register_hooks
 
 __all__ = ["Agent", "Budget", "Evaluator", "FlatMCAgent", "HPSAgent", "MCTSAgent", "OSLAAgent",
            "PMCTSAgent", "RHEAAgent", "SearchAgent", "agent_names", "check_agents",
-           "make_agent", "make_evaluator", "register", "register_evaluator", "register_hooks",
+           "make_agent", "make_evaluator", "register_agent", "register_evaluator", "register_hooks",
            "validate_agent"]

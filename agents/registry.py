@@ -19,8 +19,14 @@ AGENTS = Registry("agent")
 """Agent factories: for every game (``*``) or for one game (or family)."""
 
 
-def register(name: str, factory: Callable[..., Any], game: str = "*") -> None:
-    """Register an agent `name` for every game (`game="*"`) or for one game (or family)."""
+def register_agent(game: str, name: str, factory: Callable[..., Any]) -> None:
+    """Register an agent for one game (or family), or for every game.
+
+    Args:
+        game: the game (or family); ``*`` for every game.
+        name: its name in specs and configs.
+        factory: (seed=..., budget=..., **params) -> the agent.
+    """
     AGENTS.add(name, factory, game=game)
 
 
@@ -139,21 +145,21 @@ from agents.random_agent import RandomAgent  # noqa: E402
 from agents.rhea import RHEAAgent  # noqa: E402
 from agents.turn_rollout import HillclimbAgent, TurnRolloutAgent  # noqa: E402
 
-register("random", _random)
-register("human", _human)
-register("osla", OSLAAgent)
-register("mc", FlatMCAgent)
-register("mcts", MCTSAgent)
-register("rhea", RHEAAgent)
-register("hop", HOPAgent)
-register("atree", ActionTreeAgent)
+register_agent("*", "random", _random)
+register_agent("*", "human", _human)
+register_agent("*", "osla", OSLAAgent)
+register_agent("*", "mc", FlatMCAgent)
+register_agent("*", "mcts", MCTSAgent)
+register_agent("*", "rhea", RHEAAgent)
+register_agent("*", "hop", HOPAgent)
+register_agent("*", "atree", ActionTreeAgent)
 # Hierarchical Portfolio Search: registered for every game, refused (naming the game) by one
 # that registers no portfolio scripts, like P-MCTS.
-register("hps", HPSAgent)
-register("turn_rollout", TurnRolloutAgent)
-register("hillclimb", HillclimbAgent)
+register_agent("*", "hps", HPSAgent)
+register_agent("*", "turn_rollout", TurnRolloutAgent)
+register_agent("*", "hillclimb", HillclimbAgent)
 # Portfolio MCTS: one class, three registered configurations of the paper (plain, progressive
 # bias, weighted progressive unpruning with bias); params() carries bias and pruning, so any of
 # the names rebuilds any configuration exactly.
 for _name, _factory in PMCTS_CONFIGURATIONS.items():
-    register(_name, _factory)
+    register_agent("*", _name, _factory)

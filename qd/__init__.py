@@ -3,10 +3,11 @@
 The public surface, imported on first use (so `import qd` stays cheap: most of it pulls in
 pyribs, the games or Ray):
 
-* behaviour features: `Feature`, `register` (a per-game feature function), `features_of`;
+* behaviour features: `Feature`, `FeatureTable`, `register_feature` (a per-game feature
+  function), `register_features`, `features_of`;
 * the archive: `EliteArchive`;
 * emitters: `register_emitter` (a new `emitter.kind`), `EMITTERS`, `GridEmitter`;
-* genome mappings: `register_mapping`;
+* genome mappings: `register_mapping`, `GenomeMapping`;
 * run configs: `RunConfig`, `ConfigError`, `load_config`, `config_from_dict`;
 * before a run: `probe` (which features the genome moves beyond the games' noise);
 * runs and after: `evolve`, `validate`, `export_presets`;
@@ -21,13 +22,16 @@ from typing import Any
 _LAZY = {
     "Feature": "qd.features",
     "PlayerGame": "qd.features",
-    "register": "qd.features",
+    "FeatureTable": "qd.features",
+    "register_feature": "qd.features",
+    "register_features": "qd.features",
     "features_of": "qd.features",
     "EliteArchive": "qd.archive",
     "EMITTERS": "qd.emitters",
     "GridEmitter": "qd.emitters",
     "register_emitter": "qd.emitters",
     "register_mapping": "qd.genome_games",
+    "GenomeMapping": "qd.genome_games",
     "RunConfig": "qd.config",
     "ConfigError": "qd.config",
     "load_config": "qd.config",

@@ -40,8 +40,7 @@ from playstyles.limits import (
 from playstyles.schema import check_count, check_keys, check_mapping, check_name, check_number
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
-from qd.genome_games import GENOME_MAPPINGS, MAPPING_GENES, MAPPING_TERMS, Plan, term_genes
-from qd.genome_games import GENOME_MAPPINGS as maps
+from qd.genome_games import MAPPINGS, Plan, term_genes
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 from qd.styles import DELTA, MARGIN
@@ -272,12 +271,8 @@ def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
         budget = _int(budget, source, f"{key}.budget", 1, MAX_BUDGET)
     label = _checked(source, check_name, str(d.get("label") or name), f"{key}.label")
     out = {"name": name, "label": label, "budget": budget, "params": params}
-    if "genome_mapping" in keys:
-        mapping = d.get("genome_mapping", "weights")
-        if mapping not in GENOME_MAPPINGS:
-            raise _err(source, f"{key}.genome_mapping",
-                       GENOME_MAPPINGS.unknown(mapping, "", list(GENOME_MAPPINGS)))
-        out["genome_mapping"] = mapping
+    if "genome_mapping" in keys:  # (the name is checked with the game, in `_genome`)
+        out["genome_mapping"] = d.get("genome_mapping", "weights")
     return out
 
 
@@ -462,8 +457,11 @@ def _genome(data: dict, game: str, agent: dict[str, Any], source: str
     `genome_scripts`, and the agent built with a sample genome."""
     layout = data.get("layout")
     mapping = agent["genome_mapping"]
-    genes = MAPPING_GENES[mapping] if mapping in MAPPING_GENES else None
-    persona = mapping in MAPPING_TERMS
+    found = MAPPINGS.find(mapping, game) if isinstance(mapping, str) else None
+    if found is None:
+        raise _err(source, "agent.genome_mapping",
+                   MAPPINGS.unknown(mapping, f" for game {short(game)}", MAPPINGS.names(game)))
+    genes, persona = found.genes, found.terms
     takes_weights = accepts(agent["name"], "weights", game)
     if genes is not None:  # the mapping fixes the genome: no scripts are involved
         if layout is not None:
@@ -549,7 +547,8 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     train, held_out = _levels(g, data.get("levels"), source)
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     layout, genome_names = _genome(data, game, agent, source)
-    sample = maps[agent["genome_mapping"]](genome_names, np.full(len(genome_names), 0.5))
+    sample = MAPPINGS.get(agent["genome_mapping"], game).fn(genome_names,
+                                                          np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 
     opponent = _opponent(data, agent, game, source)

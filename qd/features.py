@@ -12,8 +12,8 @@ When a feature is undefined in every game of a genome, its archive coordinate is
 
 Features belong to a game: a game's plug-in registers its own (Tribes: attacks, research
 slope, ...) with the words that describe a low, middle and high value (they name exported
-styles); `game="*"` registers a feature every game has (game length, round of victory).
-Adding a feature is one function and one `register` call. `playstyles check` runs a game's
+styles); the game `"*"` registers a feature every game has (game length, round of
+victory). Adding a feature is one function and one `register_feature` call. `playstyles check` runs a game's
 features on random games (`check_features`, added to `play.check.run_checks`).
 """
 
@@ -164,17 +164,17 @@ FEATURES = Registry("feature")
 """The behaviour features, per game (or "*"), in registration order."""
 
 
-def register(name: str, lo: float, hi: float, width: float, doc: str,
-             missing: str | float = "lo", *, game: str,
-             words: Sequence[str] = ()) -> Callable[[FeatureFn], FeatureFn]:
+def register_feature(game: str, name: str, lo: float, hi: float, width: float, doc: str,
+                     missing: str | float = "lo", words: Sequence[str] = ()
+                     ) -> Callable[[FeatureFn], FeatureFn]:
     """Decorator: register a per-game feature function.
 
     Args:
+        game: the game (or family) it belongs to; "*" for every game.
         name: the feature's name in configs and tables.
         lo, hi, width: the default range and bin width of its grid axis.
         doc: one line saying what it measures.
         missing: archive coordinate when undefined in every game ("lo", "hi" or a number).
-        game: the game (or family) it belongs to; "*" for every game.
         words: three words or phrases for a low, middle and high value ("few attacks", ...).
     """
     if words and len(words) != 3:
@@ -189,14 +189,20 @@ def register(name: str, lo: float, hi: float, width: float, doc: str,
 
 class FeatureTable:
     """A game's features as its plug-in declares them: `@table.feature(...)` (the arguments
-    of `register`) keeps a feature function and registers nothing; the plug-in's `register()`
-    gives the table to `register_features`."""
+    of `register_feature` after the game) keeps a feature function and registers nothing; the
+    plug-in's `register()` gives the table to `register_features`.
 
-    def __init__(self) -> None:
+    Args:
+        game: the game (or family) the features belong to.
+    """
+
+    def __init__(self, game: str) -> None:
+        self.game = game
         self.entries: list[tuple[tuple, dict, FeatureFn]] = []
 
     def feature(self, *args: Any, **kwargs: Any) -> Callable[[FeatureFn], FeatureFn]:
-        """Decorator: keep a feature function with the arguments of `register`."""
+        """Decorator: keep a feature function with the arguments of `register_feature` after
+        the game."""
         def deco(fn: FeatureFn) -> FeatureFn:
             self.entries.append((args, kwargs, fn))
             return fn
@@ -210,7 +216,7 @@ def register_features(table: FeatureTable) -> None:
         table: the features.
     """
     for args, kwargs, fn in table.entries:
-        register(*args, **kwargs)(fn)
+        register_feature(table.game, *args, **kwargs)(fn)
 
 
 def features_of(game: str) -> dict[str, Feature]:
@@ -255,16 +261,16 @@ def slope(points: Sequence[tuple[int, float]]) -> float:
 
 # ------------------------------------------------------------------------ features of every game
 
-@register("rounds", 0, 100, 10, "length of the game in rounds", game="*",
-          words=("short games", "medium games", "long games"))
+@register_feature("*", "rounds", 0, 100, 10, "length of the game in rounds",
+                  words=("short games", "medium games", "long games"))
 def _rounds(g: PlayerGame) -> float:
     return float(g.rounds)
 
 
-@register("win_round", 0, 100, 10,
-          "round of victory (the last round the player acted, 0-based) over won games; "
-          "a genome that never won sits at the top of the range (slower than any win)",
-          missing="hi", game="*", words=("wins fast", "wins mid-game", "wins late"))
+@register_feature("*", "win_round", 0, 100, 10,
+                  "round of victory (the last round the player acted, 0-based) over won games; "
+                  "a genome that never won sits at the top of the range (slower than any win)",
+                  missing="hi", words=("wins fast", "wins mid-game", "wins late"))
 def _win_round(g: PlayerGame) -> float:
     return float(g.last_round) if g.won else math.nan
 

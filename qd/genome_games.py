@@ -34,16 +34,8 @@ from play.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
 
-GenomeMapping = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
-
-GENOME_MAPPINGS = Registry("genome mapping")
-"""Genome mappings a config may name (`agent.genome_mapping`) -> their functions."""
-MAPPING_GENES = Registry("genome mapping with genes")
-"""Mappings that fix the genome themselves: name -> the genes' names, in genome order."""
-MAPPING_CONTROLS = Registry("genome mapping with genes")
-"""Mappings with genes: name -> the control genome (the agent's default settings)."""
-MAPPING_TERMS = Registry("genome mapping with evaluation terms")
-"""Mappings whose genome ends with one gene per evaluation term of the agent's evaluator."""
+MappingFn = Callable[[Sequence[str], np.ndarray], dict[str, Any]]
+"""(genome names, genome) -> the agent's parameters."""
 
 TERM = "term:"
 """The genome name of an evaluation term's gene: ``term:<term>``."""
@@ -56,40 +48,64 @@ CONTROL_WEIGHT = DEFAULT_WEIGHT
 default weight, as an agent given no weights."""
 
 
-def register_mapping(name: str, fn: GenomeMapping, genes=None, control=None,
-                     terms: bool = False) -> None:
-    """Register a genome mapping.
+@dataclass(frozen=True)
+class GenomeMapping:
+    """A genome mapping, all it says in one record.
 
     Args:
-        name: its name in configs (`agent.genome_mapping`).
         fn: (genome names, genome) -> the agent's parameters.
         genes: None (the genome is the weights of the scripts the config's `layout` names),
             or the names of the genome's values, in order, when the mapping fixes them itself
             (e.g. the cost weights of a planner); the config then takes no `layout`.
         control: with `genes`, the control genome: the values that give the agent's default
-            behaviour (the baseline every style is compared with); default all 0.5.
+            behaviour (the baseline every style is compared with).
         terms: the genome is the weights of the layout's scripts (when the agent takes
             `weights`; none otherwise) followed by one gene per evaluation term of the agent's
-            evaluator (`agents.evaluators.evaluation_terms`), named ``term:<term>``
-            (`genome_names`); the control is all 0.5.
+            evaluator (`agents.evaluators.evaluation_terms`), named ``term:<term>``; the
+            control is all 0.5.
+    """
+
+    fn: MappingFn
+    genes: tuple[str, ...] | None = None
+    control: tuple[float, ...] | None = None
+    terms: bool = False
+
+
+MAPPINGS = Registry("genome mapping")
+"""Genome mappings a config may name (`agent.genome_mapping`), per game (or ``*``) ->
+their `GenomeMapping`."""
+
+
+def register_mapping(game: str, name: str, fn: MappingFn, genes: Sequence[str] | None = None,
+                     control: Sequence[float] | None = None, terms: bool = False
+                     ) -> GenomeMapping:
+    """Register a genome mapping (the fields are `GenomeMapping`'s).
+
+    Args:
+        game: the game (or family) it is for; ``*`` for every game.
+        name: its name in configs (`agent.genome_mapping`).
+        fn, genes, terms: as `GenomeMapping`'s.
+        control: with `genes`, the control genome; default all 0.5.
     """
     if terms and genes is not None:
         raise ValueError(f"mapping {name}: genes or terms, not both")
-    GENOME_MAPPINGS.add(name, fn)
-    if terms:
-        MAPPING_TERMS.add(name, True)
-    else:
-        MAPPING_TERMS.pop(name)
-    if genes is None:
-        MAPPING_GENES.pop(name)
-        MAPPING_CONTROLS.pop(name)
-    else:
-        MAPPING_GENES.add(name, tuple(genes))
+    values = None
+    if genes is not None:
         values = [CONTROL_WEIGHT] * len(genes) if control is None else list(control)
         if len(values) != len(genes):
             raise ValueError(f"mapping {name}: control: one value per gene ({len(genes)}), "
                              f"got {len(values)}")
-        MAPPING_CONTROLS.add(name, tuple(float(v) for v in values))
+    mapping = GenomeMapping(fn, None if genes is None else tuple(genes),
+                            None if values is None else tuple(float(v) for v in values),
+                            bool(terms))
+    MAPPINGS.add(name, mapping, game=game)
+    return mapping
+
+
+def mapping_of(name: str, game: str) -> GenomeMapping:
+    """The genome mapping `name` of `game`; an unknown name is one error listing the known
+    ones."""
+    return MAPPINGS.get(name, game)
 
 
 ZERO = "zero"
@@ -111,17 +127,19 @@ def fixed_genomes(names: Sequence[str]) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def control_genome(mapping: str, names: Sequence[str]) -> np.ndarray:
+def control_genome(game: str, mapping: str, names: Sequence[str]) -> np.ndarray:
     """The control genome of a run: the genome whose agent plays with its default settings
     (the `weights` mapping: every evolved script at the default weight; a mapping with genes:
     the control it registered). Styles are compared with it on the same games.
 
     Args:
+        game: the run's game.
         mapping: the run's genome mapping.
         names: the genome's names, in order.
     """
-    if mapping in MAPPING_CONTROLS:
-        return np.array(MAPPING_CONTROLS[mapping], dtype=float)
+    control = mapping_of(mapping, game).control
+    if control is not None:
+        return np.array(control, dtype=float)
     return np.full(len(names), CONTROL_WEIGHT, dtype=float)
 
 
@@ -172,10 +190,10 @@ def _exploration(names: Sequence[str], genome: np.ndarray) -> dict[str, Any]:
     return {"c": float(2 * np.sqrt(2) * genome[0])}
 
 
-register_mapping("weights", _weights)
-register_mapping("none", _ignore)
-register_mapping("exploration", _exploration, genes=("exploration",), control=[0.5])
-register_mapping("persona", _persona, terms=True)
+register_mapping("*", "weights", _weights)
+register_mapping("*", "none", _ignore)
+register_mapping("*", "exploration", _exploration, genes=("exploration",), control=[0.5])
+register_mapping("*", "persona", _persona, terms=True)
 
 
 # ------------------------------------------------------------------ the games of an individual
@@ -201,14 +219,14 @@ class Plan:
 
     def control(self) -> np.ndarray:
         """The control genome (`control_genome`)."""
-        return control_genome(self.mapping, self.genome_names)
+        return control_genome(self.game, self.mapping, self.genome_names)
 
     def agent_for(self, genome: np.ndarray) -> AgentSpec:
         """The agent that plays `genome`: the evolved agent's parameters with the mapping's
         (a mapping's value merged key by key into the agent's own mapping of that name, e.g.
         an evaluator's terms into ``{"name": ...}``)."""
         params = dict(self.agent.params)
-        for k, v in GENOME_MAPPINGS[self.mapping](self.genome_names, genome).items():
+        for k, v in mapping_of(self.mapping, self.game).fn(self.genome_names, genome).items():
             old = params.get(k)
             params[k] = {**old, **v} if isinstance(v, dict) and isinstance(old, dict) else v
         return AgentSpec(self.agent.name, tuple(sorted(params.items())), self.agent.label)

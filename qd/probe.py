@@ -63,11 +63,11 @@ from playstyles.progress import Progress
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import (
-    GENOME_MAPPINGS,
     credit,
     fixed_genomes,
     game_seconds,
     genome_side,
+    mapping_of,
 )
 from qd.rundir import (
     PROBE_CHART,
@@ -334,7 +334,7 @@ def _read_json(out: Path) -> dict[str, Any] | None:
 def _agent_params(config) -> dict[str, Any]:
     """The evolved agent's parameters without those the genome mapping sets."""
     plan = config.plan()
-    genome = set(GENOME_MAPPINGS[plan.mapping](plan.genome_names, plan.control()))
+    genome = set(mapping_of(plan.mapping, plan.game).fn(plan.genome_names, plan.control()))
     return {k: v for k, v in plan.agent.params if k not in genome}
 
 

@@ -27,7 +27,7 @@ def _mcts_style(names, genome):
     return {"c": round(0.2 + 2.0 * float(genome[0]), 3), "horizon": 1 + int(4 * genome[1])}
 
 
-register_mapping("test_mcts_style", _mcts_style)
+register_mapping("*", "test_mcts_style", _mcts_style)
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from agents.portfolio.script import (
                                         DEFAULT_VALUE,
                                         ScriptContext,
                                         make_context,
-                                        register,
                                         register_portfolio,
+                                        register_script,
                                         register_wrapper,
                                         script,
                                         scripts_of,
@@ -30,4 +30,5 @@ from agents.portfolio.script import (
 
 __all__ = ["ACTION", "ACTOR", "SCRIPT", "VALUE", "WEIGHT", "Portfolio", "actor_assignments",
            "default_table", "portfolio", "produce_assignments", "DEFAULT_VALUE", "ScriptContext",
-           "make_context", "register", "register_portfolio", "register_wrapper", "script", "scripts_of"]
+           "make_context", "register_script", "register_portfolio", "register_wrapper", "script",
+           "scripts_of"]

@@ -235,7 +235,7 @@ def default_layout(game: str) -> str | None:
     return name
 
 
-def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo:
+def register_script(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo:
     """Add one script to a game's registry (names are unique per game)."""
     machinery = PORTFOLIOS.find(MACHINERY, game)
     if machinery is not None and action_type not in machinery.action_kinds:
@@ -251,7 +251,7 @@ def register(game: str, name: str, action_type: str, fn: ScriptFn) -> ScriptInfo
 def script(game: str, name: str, action_type: str) -> Callable[[ScriptFn], ScriptFn]:
     """Decorator form of `register`."""
     def deco(fn: ScriptFn) -> ScriptFn:
-        register(game, name, action_type, fn)
+        register_script(game, name, action_type, fn)
         return fn
     return deco
 
@@ -294,12 +294,12 @@ def register_scripts(game: str, table: ScriptTable) -> None:
         table: the scripts.
     """
     for name, action_type, fn in table.entries:
-        register(game, name, action_type, fn)
+        register_script(game, name, action_type, fn)
 
 
 def register_wrapper(game: str, name: str, action_type: str) -> ScriptInfo:
     """A wrapper script: first action of the type, value 0.5."""
-    return register(game, name, action_type, first_action)
+    return register_script(game, name, action_type, first_action)
 
 
 def game_info(game: str) -> GameInfo:

@@ -16,7 +16,7 @@ import math
 from qd.features import FeatureTable, PlayerGame
 
 GAME = "navy"
-FEATURES = FeatureTable()
+FEATURES = FeatureTable(GAME)
 """The game's behaviour features (registered by its plug-in)."""
 
 
@@ -43,41 +43,40 @@ def move_rounds(g: PlayerGame) -> list[int]:
 
 
 @FEATURES.feature("cargo_distance", 0, 6, 0.5,
-          "mean Manhattan distance of the Navy ship to the nearest live cargo ship at the "
-          "end of a step", game=GAME,
-          words=("shadows the cargo", "stays near the cargo", "ranges far from the cargo"))
+                  "mean Manhattan distance of the Navy ship to the nearest live cargo ship at the "
+                  "end of a step",
+                  words=("shadows the cargo", "stays near the cargo", "ranges far from the cargo"))
 def _cargo_distance(g: PlayerGame) -> float:
     return _mean_series(g, "cargo_distance")
 
 
 @FEATURES.feature("centre_distance", 0, 6, 0.5,
-          "mean Manhattan distance of the Navy ship to the board's centre at the end of a step",
-          game=GAME, words=("holds the centre", "between centre and edge", "keeps to the edges"))
+                  "mean Manhattan distance of the Navy ship to the board's centre at the end of a step",
+                  words=("holds the centre", "between centre and edge", "keeps to the edges"))
 def _centre_distance(g: PlayerGame) -> float:
     return _mean_series(g, "centre_distance")
 
 
-@FEATURES.feature("moving", 0, 1, 0.1, "share of the steps in which the Navy ship moved", game=GAME,
-          words=("mostly waits", "moves often", "always on the move"))
+@FEATURES.feature("moving", 0, 1, 0.1, "share of the steps in which the Navy ship moved",
+                  words=("mostly waits", "moves often", "always on the move"))
 def _moving(g: PlayerGame) -> float:
     steps = steps_of(g)
     return len(move_rounds(g)) / steps if steps else math.nan
 
 
 @FEATURES.feature("cells_visited", 1, 25, 2,
-          "distinct cells the Navy ship ended a step on (the area it covered)", game=GAME,
-          words=("holds one spot", "covers a patch", "covers much of the sea"))
+                  "distinct cells the Navy ship ended a step on (the area it covered)",
+                  words=("holds one spot", "covers a patch", "covers much of the sea"))
 def _cells_visited(g: PlayerGame) -> float:
     cells = {v for _, v in g.series.get("navy_cell", ())}
     return float(len(cells)) if cells else math.nan
 
 
 @FEATURES.feature("reaction", 0, 10, 1,
-          "steps from the first evidence of a sub (a sub in the sonar block after a step, or "
-          "a cargo ship hit) to the Navy ship's first move after it (0: it moves in the next "
-          "step; the steps left when it never moves again); undefined without evidence",
-          missing="hi", game=GAME,
-          words=("reacts at once", "reacts after a while", "slow to react"))
+                  "steps from the first evidence of a sub (a sub in the sonar block after a step, or "
+                  "a cargo ship hit) to the Navy ship's first move after it (0: it moves in the next "
+                  "step; the steps left when it never moves again); undefined without evidence",
+                  missing="hi", words=("reacts at once", "reacts after a while", "slow to react"))
 def _reaction(g: PlayerGame) -> float:
     first = first_evidence(g)
     if first is None:
@@ -87,9 +86,9 @@ def _reaction(g: PlayerGame) -> float:
 
 
 @FEATURES.feature("idle_before_evidence", 0, 1, 0.1,
-          "share of the steps before the first evidence of a sub in which the Navy ship "
-          "stayed (1 in a game without evidence only if it never moved)", game=GAME,
-          words=("patrols before any sign", "half patrols, half waits", "waits for a sign"))
+                  "share of the steps before the first evidence of a sub in which the Navy ship "
+                  "stayed (1 in a game without evidence only if it never moved)",
+                  words=("patrols before any sign", "half patrols, half waits", "waits for a sign"))
 def _idle_before(g: PlayerGame) -> float:
     first = first_evidence(g)
     end = steps_of(g) if first is None else first + 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from agents.evaluators import register_evaluator
-from agents.registry import register as register_agent
+from agents.registry import register_agent
 from games.navy import features
 from games.navy.baselines import PatrolAgent, ReactiveAgent, StaticAgent
 from games.navy.evaluators import COST_TERMS, TERMS, TRUE_WEIGHTS, cost_evaluator
@@ -26,13 +26,13 @@ def register() -> None:
     calls it once, on the first request for the game)."""
     register_game("navy", NavyGame)
     register_evaluator("navy", "cost", cost_evaluator, default=True, terms=COST_TERMS)
-    register_agent("hindsight", partial(NavyHOP, belief="particles"), game="navy")
-    register_agent("paranoid", partial(NavyHOP, belief="none"), game="navy")
-    register_agent("omniscient", partial(NavyHOP, belief="true", samples=1, model="true"),
-                   game="navy")
-    register_mapping("navy_costs", genome_costs, genes=TERMS,
+    register_agent("navy", "hindsight", partial(NavyHOP, belief="particles"))
+    register_agent("navy", "paranoid", partial(NavyHOP, belief="none"))
+    register_agent("navy", "omniscient",
+                   partial(NavyHOP, belief="true", samples=1, model="true"))
+    register_mapping("navy", "navy_costs", genome_costs, genes=TERMS,
                      control=[TRUE_WEIGHTS[t] for t in TERMS])
-    register_agent("static", StaticAgent, game="navy")
-    register_agent("patrol", PatrolAgent, game="navy")
-    register_agent("reactive", ReactiveAgent, game="navy")
+    register_agent("navy", "static", StaticAgent)
+    register_agent("navy", "patrol", PatrolAgent)
+    register_agent("navy", "reactive", ReactiveAgent)
     register_features(features.FEATURES)

@@ -14,7 +14,7 @@ from agents.evaluators import register_evaluator
 from agents.hps import register_phases
 from agents.learned import register_model
 from agents.portfolio.script import register_layout, register_portfolio, register_scripts
-from agents.registry import register as register_agent
+from agents.registry import register_agent
 from agents.search import register_hooks
 from games.registry import register_game
 from games.tribes import actions, encoding, features, phases, scripts
@@ -32,7 +32,7 @@ def register() -> None:
     register_evaluator("tribes", "diff", TribesDiffHeuristic, default=True,
                        terms=dict(zip(TERMS, WEIGHTS)))
     register_hooks("tribes", TribesHooks)
-    register_agent("rule_based", RuleBasedAgent, game="tribes")
+    register_agent("tribes", "rule_based", RuleBasedAgent)
     register_encoding("tribes", encoding.NAME, encoding.active, encoding.LENGTH,
                       version=encoding.VERSION, fields=encoding.FIELDS, default=True)
     register_model("tribes", "default", Path(__file__).parent / "models" / "default.npz")

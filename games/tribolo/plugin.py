@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from agents.evaluators import register_evaluator
 from agents.portfolio.script import register_layout, register_portfolio, register_scripts
-from agents.registry import register as register_agent
+from agents.registry import register_agent
 from games.registry import register_game
 from games.tribolo import features, scripts
 from games.tribolo.ai import TriboloAI
@@ -22,8 +22,8 @@ def register() -> None:
     calls it once, on the first request for the game)."""
     register_game("tribolo", TriboloGame)
     register_evaluator("tribolo", "cells", CellsHeuristic, default=True, terms=TERMS)
-    register_agent("tribolo_ai", TriboloAI, game="tribolo")
-    register_agent("tribolo_maxn", MaxnAgent, game="tribolo")
+    register_agent("tribolo", "tribolo_ai", TriboloAI)
+    register_agent("tribolo", "tribolo_maxn", MaxnAgent)
     register_portfolio("tribolo", scripts.TriboloContext, (scripts.JUMP,))
     register_scripts("tribolo", scripts.SCRIPTS)
     register_layout("tribolo", "styles", scripts.STYLES_LAYOUT, default=True)

@@ -183,21 +183,20 @@ def moves(g) -> float:
 
 def register() -> None:
     from agents.evaluators import register_evaluator
-    from agents.portfolio.script import register as register_script
-    from agents.portfolio.script import register_layout, register_portfolio
-    from agents.registry import register as register_agent
+    from agents.portfolio.script import register_layout, register_portfolio, register_script
+    from agents.registry import register_agent
     from games.registry import register_game
-    from qd.features import register as register_feature
+    from qd.features import register_feature
 
     register_game("nim", Nim)
     register_evaluator("nim", "nim_sum", NimSumHeuristic)
-    register_agent("rule_based", NimPlayer, game="nim")
+    register_agent("nim", "rule_based", NimPlayer)
     register_portfolio("nim", type_order=("TAKE",), action_kinds={"TAKE": 0})
     for name, fn in (("TakeOne", take_one), ("TakeAll", take_all), ("NimSum", nim_sum_script)):
         register_script("nim", name, "TAKE", fn)
     register_layout("nim", "paper", ("TakeOne", "TakeAll", "NimSum"))
-    register_feature("stones_per_move", 1, 5, 1, "stones taken per move", game="nim",
+    register_feature("nim", "stones_per_move", 1, 5, 1, "stones taken per move",
                      words=("careful", "measured", "greedy"))(stones_per_move)
-    register_feature("moves", 0, 10, 2, "moves made per game", game="nim",
+    register_feature("nim", "moves", 0, 10, 2, "moves made per game",
                      words=("few moves", "some moves", "many moves"))(moves)
 

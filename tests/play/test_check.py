@@ -8,7 +8,7 @@ import pytest
 
 from agents.conformance import check_agents
 from agents.portfolio import Portfolio, produce_assignments
-from agents.portfolio.script import SCRIPTS, ScriptError, register, scripts_of
+from agents.portfolio.script import SCRIPTS, ScriptError, register_script, scripts_of
 from games import registry
 from games.api import IllegalAction
 from games.registry import get_game, register_game
@@ -39,7 +39,7 @@ def broken_scripts():
 
     names = {"Raises": raises, "Illegal": illegal, "TooSure": too_sure}
     for name, fn in names.items():
-        register("nim", name, "TAKE", fn)
+        register_script("nim", name, "TAKE", fn)
     yield names
     for name in names:
         SCRIPTS.pop(name, "nim")
@@ -197,12 +197,11 @@ def test_the_first_difference_of_two_snapshots_is_an_attribute_path():
 @pytest.fixture
 def nim_feature():
     """Register a feature of Nim for one test: `nim_feature(fn, lo, hi)`."""
-    from qd.features import FEATURES
-    from qd.features import register as register_feature
+    from qd.features import FEATURES, register_feature
     added = []
 
     def add(fn, lo=0, hi=10, name="probe"):
-        register_feature(name, lo, hi, 1, "a feature under test", game="nim")(fn)
+        register_feature("nim", name, lo, hi, 1, "a feature under test")(fn)
         added.append(name)
     yield add
     for name in added:

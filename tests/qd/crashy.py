@@ -23,5 +23,5 @@ class CrashOnce(RandomAgent):
 
 
 def register() -> None:
-    from agents.registry import register as reg
-    reg("crash_once", CrashOnce)
+    from agents.registry import register_agent
+    register_agent("*", "crash_once", CrashOnce)

@@ -9,7 +9,7 @@ import pickle
 import pytest
 import yaml
 
-from agents.portfolio.script import SCRIPTS, register
+from agents.portfolio.script import SCRIPTS, register_script
 from play.parallel import PluginFailed, play_counted
 from playstyles.cli import main
 from qd.config import config_from_dict
@@ -26,7 +26,7 @@ def quiet():
     def raises(ctx, actor, actions):
         return 1 / 0
 
-    register("nim", "Quiet", "TAKE", raises)
+    register_script("nim", "Quiet", "TAKE", raises)
     yield
     SCRIPTS.pop("Quiet", "nim")
 

@@ -108,9 +108,9 @@ def test_the_public_surface():
     import qd
     from qd.archive import EliteArchive
     from qd.emitters import register_emitter
-    from qd.features import Feature, register
+    from qd.features import Feature, register_feature
     assert qd.EliteArchive is EliteArchive and qd.Feature is Feature
-    assert qd.register is register and qd.register_emitter is register_emitter
+    assert qd.register_feature is register_feature and qd.register_emitter is register_emitter
     assert qd.evolve is evolve and qd.RunFiles is RunFiles and qd.rundir is rundir
     assert {"RunConfig", "load_config", "validate", "export_presets"} <= set(qd.__all__)
     with pytest.raises(AttributeError):

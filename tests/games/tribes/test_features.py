@@ -117,7 +117,7 @@ def test_registry_is_complete_and_extensible():
         f = FEATURES[name]
         assert f.hi > f.lo and f.width > 0 and f.doc
     try:
-        @registry.register("roads_built", 0, 10, 1, "roads per game", game="tribes")
+        @registry.register_feature("tribes", "roads_built", 0, 10, 1, "roads per game")
         def _roads(g):
             return g.count("roads")
         assert _roads(game([(0, 0, "roads", 1), (1, 0, "roads", 1)])) == 2

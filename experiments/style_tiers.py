@@ -1,0 +1,154 @@
+"""Each style at several strengths, as a designer ships it: `playstyles tiers` on committed
+Tribes runs, and whether their tiers make a difficulty ladder that holds with the styles
+still themselves.
+
+    python experiments/style_tiers.py [--runs quickstart usecase] [--out DIR] [--workers N]
+    python experiments/style_tiers.py --check-only [--out DIR]
+
+For each run of `RUNS` it plays (or, with --resume semantics, finishes) `playstyles tiers RUN
+--budgets ...` into `OUT/<name>/` (the run's distinct styles and the control at every budget,
+on the run validation's held-out levels and games), then reads what was written there and
+prints, per run:
+
+* per style: how many of its tiers are a ladder that holds (every adjacent pair separated:
+  the higher budget better against the same opponent on the same games, exact one-sided sign
+  test, Holm over the style's steps) and at which tiers it is still a distinct style
+  (`holds`: told apart from every other style at that strength by at least one per-game
+  standard deviation in some feature);
+* per tier: the distinct styles;
+* the targets: at least `TARGETS[name]["tiers"]` separated tiers for every style, and (where
+  asked) at least 2 distinct styles on each of at least 3 tiers.
+
+`--check-only` only reads the folders. `OUT/summary.json` keeps the figures, `OUT/summary.md`
+the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+BUDGETS = (1, 8, 50, 300)
+RUNS = {"quickstart": "experiments/results/quickstart",
+        "usecase": "experiments/results/visible"}
+"""The committed runs (relative to the repository) whose styles are tiered."""
+TARGETS = {"quickstart": {"tiers": 3, "styles": None, "styles_tiers": None},
+           "usecase": {"tiers": 4, "styles": 2, "styles_tiers": 3}}
+"""Per run: separated tiers every style reaches; distinct styles on each of
+`styles_tiers` tiers (None: not asked)."""
+
+
+def play(name: str, out: Path, workers: int | None) -> None:
+    """`playstyles tiers` of run `name` into `out/name` (continued when interrupted before)."""
+    from qd.tiers import JOURNAL, style_tiers
+    folder = out / name
+    resume = (folder / JOURNAL).exists()
+    style_tiers(REPO / RUNS[name], BUDGETS, out=folder, workers=workers, resume=resume,
+                force=resume)
+
+
+def longest_ladder(shown: list[bool]) -> int:
+    """Tiers in the longest run of consecutive shown steps (1 when none is shown)."""
+    best = run = 1
+    for ok in shown:
+        run = run + 1 if ok else 1
+        best = max(best, run)
+    return best
+
+
+def assess(name: str, folder: Path) -> dict:
+    """The figures of one run's tiers folder, and its targets met or not."""
+    summary = json.loads((folder / "tiers_summary.json").read_text())
+    steps = pd.read_csv(folder / "tiers_steps.csv")
+    table = pd.read_csv(folder / "tiers.csv", dtype={"cell": str})
+    ladders = {s: {"separated_tiers": longest_ladder(v["steps_shown"]),
+                   "ladder_holds": v["ladder_holds"],
+                   "holds_at_budgets": [b for b, h in zip(summary["budgets"],
+                                                           summary["holds"].get(s, []))
+                                        if h]}
+               for s, v in summary["ladders"].items()}
+    per_tier = [{"budget": t["budget"], "distinct_styles": t["distinct_styles"],
+                 "control_win_rate": t["control"].get("win_rate") if t.get("control") else None}
+                for t in summary["tiers"]]
+    target = TARGETS[name]
+    styles = [s for s in ladders if s != "control"]
+    every = min(ladders[s]["separated_tiers"] for s in styles)
+    out = {"run": RUNS[name], "budgets": summary["budgets"],
+           "games_per_style": summary["games_per_style"], "levels": len(summary["levels"]),
+           "delta": summary["delta"], "styles": ladders, "tiers": per_tier,
+           "win_rate": _win_rates(table), "steps": len(steps),
+           "separated_tiers_every_style": every,
+           "target_tiers": target["tiers"], "tiers_met": every >= target["tiers"]}
+    if target["styles"]:
+        many = [t for t in per_tier if t["distinct_styles"] >= target["styles"]]
+        out.update({"tiers_with_styles": len(many), "target_styles": target["styles"],
+                    "target_styles_tiers": target["styles_tiers"],
+                    "styles_met": len(many) >= target["styles_tiers"]})
+    return out
+
+
+def _win_rates(table: pd.DataFrame) -> dict:
+    """Per style, its win rate at each tier (held out) with the interval and games."""
+    out = {}
+    for style, g in table.sort_values("tier").groupby("run_style"):
+        out[str(style)] = [{"budget": int(r["budget"]), "win_rate": r["win_rate_validated"],
+                            "ci": [r["win_rate_ci_low"], r["win_rate_ci_high"]],
+                            "games": int(r["games_validated"])} for r in g.to_dict("records")]
+    return out
+
+
+def markdown(results: dict) -> str:
+    """summary.md: per run, each style's ladder and the targets."""
+    lines = ["# Styles at several strengths: the targets", ""]
+    for name, r in results.items():
+        lines += [f"## {name} (`{r['run']}`)", "",
+                  f"Budgets {', '.join(map(str, r['budgets']))} calls; {r['games_per_style']} "
+                  f"held-out games per style and tier on {r['levels']} levels.", "",
+                  "| style | win rate by tier (games each) | separated tiers | holds at |",
+                  "|---|---|---|---|"]
+        for s, v in r["styles"].items():
+            won = [t["control_win_rate"] for t in r["tiers"]] if s == "control" else \
+                [w["win_rate"] for w in r["win_rate"].get(s, [])]
+            rates = " / ".join(f"{100 * w:.0f}%" for w in won if w is not None)
+            lines.append(f"| {s} | {rates or '-'} | {v['separated_tiers']} | "
+                         f"{', '.join(map(str, v['holds_at_budgets'])) or '-'} |")
+        lines += ["", f"- separated tiers for every style: {r['separated_tiers_every_style']} "
+                      f"(target {r['target_tiers']}: {'met' if r['tiers_met'] else 'not met'})"]
+        if "styles_met" in r:
+            lines.append(f"- tiers with at least {r['target_styles']} distinct styles: "
+                         f"{r['tiers_with_styles']} (target {r['target_styles_tiers']}: "
+                         f"{'met' if r['styles_met'] else 'not met'})")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=sorted(RUNS))
+    ap.add_argument("--out", type=Path, default=REPO / "experiments/results/tiers")
+    ap.add_argument("--workers", type=int, help="CPUs of a local Ray (default: all)")
+    ap.add_argument("--check-only", action="store_true", help="only read the folders")
+    args = ap.parse_args(argv)
+    results = {}
+    for name in args.runs:
+        if not args.check_only:
+            play(name, args.out, args.workers)
+        results[name] = assess(name, args.out / name)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "summary.json").write_text(json.dumps(results, indent=2) + "\n")
+    text = markdown(results)
+    (args.out / "summary.md").write_text(text)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
