@@ -55,12 +55,30 @@ def play(name: str, out: Path, workers: int | None) -> None:
                 force=resume)
 
 
-def longest_ladder(shown: list[bool]) -> int:
-    """Tiers in the longest run of consecutive shown steps (1 when none is shown)."""
-    best = run = 1
-    for ok in shown:
-        run = run + 1 if ok else 1
-        best = max(best, run)
+def longest_ladder(shown: list[bool], holds: list[bool] | None = None) -> list[int]:
+    """The tiers (1-based) of the longest run of consecutive tiers whose steps are all shown
+    and, when `holds` is given, at each of which the style holds (the earliest when tied; no
+    tier when it holds at none).
+
+    Args:
+        shown: per step (tier k to k+1), shown or not.
+        holds: per tier, the style holds there or not (None: not asked).
+    """
+    n = len(shown) + 1
+    ok = holds if holds is not None else [True] * n
+    best: list[int] = []
+    k = 0
+    while k < n:
+        if not ok[k]:
+            k += 1
+            continue
+        run = [k + 1]
+        while k < n - 1 and shown[k] and ok[k + 1]:
+            k += 1
+            run.append(k + 1)
+        if len(run) > len(best):
+            best = run
+        k += 1
     return best
 
 
@@ -69,29 +87,43 @@ def assess(name: str, folder: Path) -> dict:
     summary = json.loads((folder / "tiers_summary.json").read_text())
     steps = pd.read_csv(folder / "tiers_steps.csv")
     table = pd.read_csv(folder / "tiers.csv", dtype={"cell": str})
-    ladders = {s: {"separated_tiers": longest_ladder(v["steps_shown"]),
-                   "ladder_holds": v["ladder_holds"],
-                   "holds_at_budgets": [b for b, h in zip(summary["budgets"],
-                                                           summary["holds"].get(s, []))
-                                        if h]}
-               for s, v in summary["ladders"].items()}
+    budgets = summary["budgets"]
+    ladders = {}
+    for s, v in summary["ladders"].items():
+        holds = summary["holds"].get(s)  # (the control has none: it is no style)
+        separated = longest_ladder(v["steps_shown"])
+        kept = longest_ladder(v["steps_shown"], holds) if holds else []
+        ladders[s] = {"steps_shown": v["steps_shown"], "ladder_holds": v["ladder_holds"],
+                      "separated_budgets": [budgets[k - 1] for k in separated],
+                      "separated_tiers": len(separated),
+                      "holds_at_budgets": [b for b, h in zip(budgets, holds or []) if h],
+                      "separated_and_holding_budgets": [budgets[k - 1] for k in kept],
+                      "separated_and_holding_tiers": len(kept)}
     per_tier = [{"budget": t["budget"], "distinct_styles": t["distinct_styles"],
                  "control_win_rate": t["control"].get("win_rate") if t.get("control") else None}
                 for t in summary["tiers"]]
     target = TARGETS[name]
     styles = [s for s in ladders if s != "control"]
-    every = min(ladders[s]["separated_tiers"] for s in styles)
-    out = {"run": RUNS[name], "budgets": summary["budgets"],
+    best = max(ladders[s]["separated_tiers"] for s in styles)
+    out = {"run": RUNS[name], "budgets": budgets,
            "games_per_style": summary["games_per_style"], "levels": len(summary["levels"]),
            "delta": summary["delta"], "styles": ladders, "tiers": per_tier,
            "win_rate": _win_rates(table), "steps": len(steps),
-           "separated_tiers_every_style": every,
-           "target_tiers": target["tiers"], "tiers_met": every >= target["tiers"]}
+           "most_separated_tiers": best,
+           "styles_with_target_tiers": [s for s in styles
+                                        if ladders[s]["separated_tiers"] >= target["tiers"]],
+           "styles_with_target_tiers_holding": [
+               s for s in styles if ladders[s]["separated_and_holding_tiers"] >= target["tiers"]],
+           "target_tiers": target["tiers"], "tiers_met": best >= target["tiers"]}
     if target["styles"]:
         many = [t for t in per_tier if t["distinct_styles"] >= target["styles"]]
+        holding = [s for s in styles
+                   if ladders[s]["separated_and_holding_tiers"] >= target["styles_tiers"]]
         out.update({"tiers_with_styles": len(many), "target_styles": target["styles"],
                     "target_styles_tiers": target["styles_tiers"],
-                    "styles_met": len(many) >= target["styles_tiers"]})
+                    "styles_holding_on_separated_tiers": holding,
+                    "styles_met": len(many) >= target["styles_tiers"]
+                    and len(holding) >= target["styles"]})
     return out
 
 
@@ -112,22 +144,34 @@ def markdown(results: dict) -> str:
         lines += [f"## {name} (`{r['run']}`)", "",
                   f"Budgets {', '.join(map(str, r['budgets']))} calls; {r['games_per_style']} "
                   f"held-out games per style and tier on {r['levels']} levels.", "",
-                  "| style | win rate by tier (games each) | separated tiers | holds at |",
-                  "|---|---|---|---|"]
+                  "| style | win rate by tier | separated tiers (calls) | holds at (calls) | "
+                  "separated and holding (calls) |", "|---|---|---|---|---|"]
         for s, v in r["styles"].items():
             won = [t["control_win_rate"] for t in r["tiers"]] if s == "control" else \
                 [w["win_rate"] for w in r["win_rate"].get(s, [])]
             rates = " / ".join(f"{100 * w:.0f}%" for w in won if w is not None)
-            lines.append(f"| {s} | {rates or '-'} | {v['separated_tiers']} | "
-                         f"{', '.join(map(str, v['holds_at_budgets'])) or '-'} |")
-        lines += ["", f"- separated tiers for every style: {r['separated_tiers_every_style']} "
-                      f"(target {r['target_tiers']}: {'met' if r['tiers_met'] else 'not met'})"]
+            lines.append(f"| {s} | {rates or '-'} | {_calls(v['separated_budgets'])} | "
+                         f"{_calls(v['holds_at_budgets'])} | "
+                         f"{_calls(v['separated_and_holding_budgets'])} |")
+        lines += ["", f"- most separated tiers of one style: {r['most_separated_tiers']} "
+                      f"(target {r['target_tiers']}: {'met' if r['tiers_met'] else 'not met'}; "
+                      f"styles reaching it: {', '.join(r['styles_with_target_tiers']) or 'none'};"
+                      f" while holding: "
+                      f"{', '.join(r['styles_with_target_tiers_holding']) or 'none'})"]
         if "styles_met" in r:
             lines.append(f"- tiers with at least {r['target_styles']} distinct styles: "
-                         f"{r['tiers_with_styles']} (target {r['target_styles_tiers']}: "
-                         f"{'met' if r['styles_met'] else 'not met'})")
+                         f"{r['tiers_with_styles']}; styles holding on at least "
+                         f"{r['target_styles_tiers']} separated tiers: "
+                         f"{', '.join(r['styles_holding_on_separated_tiers']) or 'none'} "
+                         f"(target: {r['target_styles']} styles on {r['target_styles_tiers']} "
+                         f"tiers: {'met' if r['styles_met'] else 'not met'})")
         lines.append("")
     return "\n".join(lines)
+
+
+def _calls(budgets: list[int]) -> str:
+    """`1, 8, 50` or `-`."""
+    return ", ".join(map(str, budgets)) or "-"
 
 
 def main(argv: list[str] | None = None) -> int:
