@@ -34,7 +34,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from play.parallel import run_games
+from play.game_pool import run_games
 from play.runner import GameRecord, GameSpec
 from playstyles.datalog import encode_line, log_header, read_log
 from playstyles.files import atomic_write, open_own

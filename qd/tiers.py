@@ -42,8 +42,8 @@ from typing import Any, Sequence
 import pandas as pd
 
 from play.journal import GameJournal
-from play.parallel import check_playable, ray_session
 from play.presets import PresetFile, dump_presets
+from play.ray_session import check_playable, ray_session
 from playstyles.files import atomic_write, check_folder, claim_folder
 from playstyles.limits import MAX_BUDGET
 from playstyles.progress import Progress
