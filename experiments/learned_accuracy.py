@@ -188,7 +188,7 @@ def markdown(summary: dict[str, Any]) -> str:
 def play(args: argparse.Namespace) -> int:
     from agents.encodings import get_encoding
     from agents.learned import load_model
-    from play.parallel import ray_session
+    from play.ray_session import ray_session
     from play.selfplay import generate_samples
     from play.stats import BOOTSTRAP_RESAMPLES
     from play.tournament import plan

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from play.parallel import run_games
+from play.game_pool import run_games
 from play.runner import GameSpec
 from play.tournament import parse_agent
 from qd.features import PlayerGame, features_of

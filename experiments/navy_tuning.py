@@ -29,7 +29,7 @@ from scipy.stats import ks_2samp
 
 from experiments.navy import interval, specs
 from games.navy.exact import state_count
-from play.parallel import run_games
+from play.game_pool import run_games
 from play.tournament import parse_agent
 
 

@@ -34,7 +34,7 @@ from scipy.stats import chi2_contingency
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from play.parallel import ray_session  # noqa: E402
+from play.ray_session import ray_session  # noqa: E402
 from play.stats import wilson_interval  # noqa: E402
 from playstyles.files import atomic_write
 from qd.config import load_config  # noqa: E402

@@ -14,7 +14,7 @@ Four ways make a plug-in known:
   family name, value = the module that registers it);
 * `register_plugin(name, module)` at run time (e.g. a test's game);
 * the environment variable ``PLAYSTYLES_PLUGINS`` (`PLUGINS_ENV`), a JSON object of names and
-  modules, read on the first lookup: the Ray layer (`play.parallel`) hands a driver's plug-ins
+  modules, read on the first lookup: the Ray layer (`play.shipping`) hands a driver's plug-ins
   to its workers this way.
 
 A game registered with `register_game` alone, outside any plug-in's `register()`, exists in
@@ -230,7 +230,7 @@ def register_family(prefix: str, factory: Callable[[str], Any]) -> None:
 def register_plugin(name: str, module: str) -> None:
     """Make a plug-in module known under a game or family name (imported on first use).
 
-    The plug-in reaches Ray workers too (`play.parallel`): a local Ray's workers get the name
+    The plug-in reaches Ray workers too (`play.shipping`): a local Ray's workers get the name
     and the directory the module is imported from, and a cluster gets the module's top-level
     package shipped with the job. Register before the games start."""
     PLUGINS[name] = module

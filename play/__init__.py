@@ -1,7 +1,9 @@
 """Playing whole games between agents: everything above a single decision.
 
-`play.runner` (game specs and records, one game from its spec), `play.parallel` (games as Ray
-tasks), `play.journal` (the finished games a command keeps as they arrive),
+`play.runner` (game specs and records, one game from its spec), `play.game_pool` (games as Ray
+tasks), `play.ray_session` (starting or joining Ray), `play.shipping` (the code the workers
+get), `play.watchdog` (the local Ray's watchdog process), `play.journal` (the finished games a
+command keeps as they arrive),
 `play.tournament` and `play.ladder` (round robins, ratings, difficulty ladders),
 `play.presets` (agents as data for a game), `play.specs` (agent specs as text, parsed at the
 edge), `play.selfplay` and `play.train_evaluator` (positions from self-play, a learned

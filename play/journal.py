@@ -8,8 +8,9 @@ the one it played (game, level, options, agents and their parameters, seeds, sea
 argument changed between the two invocations replays what it changed. The journal is removed
 once the command's results are written.
 
-The file format is a data log (`DataLog`, also used for evolution's checkpoint and partial
-batch), never code: one JSON value per line, each line prefixed by a checksum of its text,
+The file format is a data log (`playstyles.datalog.DataLog`, also used for evolution's
+checkpoint and partial batch), never code: one JSON value per line, each line prefixed by a
+checksum of its text,
 
     <first 16 hex digits of the SHA-256 of the JSON text> TAB <JSON text> NEWLINE
 
@@ -34,10 +35,9 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from play.parallel import run_games
+from play.game_pool import run_games
 from play.runner import GameRecord, GameSpec
-from playstyles.datalog import encode_line, log_header, read_log
-from playstyles.files import atomic_write, open_own
+from playstyles.datalog import DataLog, log_header, read_log
 from playstyles.progress import Progress
 
 JOURNAL_FORMAT = "playstyles-journal"
@@ -163,69 +163,6 @@ def _is_int(x: Any) -> bool:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-# ------------------------------------------------------------------------------ the log
-
-class DataLog:
-    """An append-only data log: every `add` is flushed at once, so a killed process loses at
-    most the line it was writing.
-
-    Args:
-        path: the file.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.fh = None
-        self.entries = 0
-
-    def rewrite(self, header: Any, items: Sequence[Any] = ()) -> None:
-        """Replace the file (atomically) by the header and these entries, and keep appending
-        to it.
-
-        Args:
-            header: the header (names the format and version).
-            items: the entries.
-        """
-        self.close()
-        atomic_write(self.path, b"".join(encode_line(v) for v in (header, *items)))
-        self.entries = len(items)
-        self.fh = open_own(self.path)
-
-    def add(self, item: Any, sync: bool = False) -> None:
-        """Append an entry and flush it.
-
-        Args:
-            item: the entry (JSON data).
-            sync: also make it durable (fsync) before returning.
-        """
-        line = encode_line(item)
-        size = self.fh.tell()
-        try:
-            self.fh.write(line)
-            self.fh.flush()
-            if sync:
-                os.fsync(self.fh.fileno())
-        except BaseException:
-            try:  # no torn line is left behind
-                self.fh.truncate(size)
-            except OSError:
-                pass
-            raise
-        self.entries += 1
-
-    def close(self) -> None:
-        if self.fh is not None:
-            try:
-                self.fh.close()
-            except OSError:
-                pass
-            self.fh = None
-
-    def remove(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------ journals

@@ -33,8 +33,8 @@ import pandas as pd
 from agents.registry import accepts
 from games.registry import get_game
 from play.journal import GameJournal, journal_command, play_missing
-from play.parallel import check_playable, ray_session
 from play.presets import dump_presets, load_presets, weight_controls
+from play.ray_session import check_playable, ray_session
 from play.runner import AgentSpec, GameSpec
 from play.stats import ALPHA, Ratings, ahead_p, bradley_terry, games_to_show, holm, wilson_interval
 from play.tournament import (

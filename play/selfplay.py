@@ -13,7 +13,7 @@ encoding carries whether the viewer is to move.
 
 The games are a tournament plan (`play.tournament.plan`: every pairing on every level,
 seats alternating with the repetition, all seeds from one seed) played by the usual pool
-(`play.parallel`, one Ray task per game): the same seed gives the same positions whatever
+(`play.game_pool`, one Ray task per game): the same seed gives the same positions whatever
 the number of workers, since samples are put in game order.
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from agents.encodings import get_encoding
 from games.api import results
-from play.parallel import run_games
+from play.game_pool import run_games
 from play.runner import GameSpec, new_state, play_game
 from playstyles.files import load_json, npz_json, read_npz, save_npz
 from playstyles.progress import Progress, counted
@@ -125,7 +125,7 @@ class Samples:
 @dataclass(frozen=True)
 class Sampler:
     """What one self-play task does: play the game of a spec and return its encoded turn
-    starts (a picklable callable for `play.parallel`).
+    starts (a picklable callable for `play.game_pool`).
 
     Args:
         encoding: the game's encoding name (None: its default).

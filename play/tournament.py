@@ -23,9 +23,10 @@ from agents.registry import accepts, validate_agent
 from agents.search import check_budget
 from games.api import check_game_options
 from games.registry import get_game
+from play.game_pool import run_games
 from play.journal import GameJournal, journal_command, play_missing
-from play.parallel import check_playable, run_games
 from play.presets import full_params, weight_controls
+from play.ray_session import check_playable
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
 from play.stats import wilson_interval

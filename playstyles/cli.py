@@ -205,7 +205,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from play.parallel import shutdown
+    from play.ray_session import shutdown
     from play.tournament import (
         config_from_dict,
         load_config,
@@ -461,7 +461,7 @@ def _ladder(args: argparse.Namespace) -> int:
 
 def _train_evaluator(args: argparse.Namespace) -> int:
     from agents.learned import is_model_file
-    from play.parallel import shutdown
+    from play.ray_session import shutdown
     from play.selfplay import Samples
     from play.train_evaluator import load_train_config, to_markdown, train_evaluator
     config = load_train_config(args.config)
@@ -903,7 +903,7 @@ def _check_cluster(args: argparse.Namespace) -> None:
         return  # (export plays games only to calibrate or to fill in)
     cluster = args.address or os.environ.get("RAY_ADDRESS")
     if cluster:
-        from play.parallel import check_address
+        from play.ray_session import check_address
         check_address(cluster)
 
 
@@ -962,8 +962,8 @@ class Bars:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.portfolio.script import ScriptError
+    from play.game_pool import PluginFailed
     from play.journal import Interrupted
-    from play.parallel import PluginFailed
     set_mode = _quiet_local_ray(args)
     args.progress = None if getattr(args, "quiet", True) else Bars()
     try:

@@ -11,15 +11,20 @@ nothing after a damaged line is trusted. A file that begins like a pickle is ref
 without being unpickled (unpickling runs code). Game journals, the evolution checkpoint and
 its partial batch are data logs.
 
-This module is light (the standard library only), so that any layer can read a log.
+The file format lives here whole: the writer (`DataLog`, every entry flushed as it is added)
+and the readers (`read_log`, `log_header`, `last_entry`). This module is light (the standard
+library and `playstyles.files` only), so that any layer can write and read a log.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Sequence
+
+from playstyles.files import atomic_write, open_own
 
 MAX_LINE_BYTES = 256 * 2**20
 """The longest line a data log may hold (a checkpoint's batch of thousands of games fits)."""
@@ -55,6 +60,68 @@ def decode_line(line: bytes) -> Any:
         return json.loads(text)
     except (RecursionError, UnicodeDecodeError) as e:
         raise ValueError(str(e)) from None
+
+
+class DataLog:
+    """An append-only data log: every `add` is flushed at once, so a killed process loses at
+    most the line it was writing.
+
+    Args:
+        path: the file.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.fh = None
+        self.entries = 0
+
+    def rewrite(self, header: Any, items: Sequence[Any] = ()) -> None:
+        """Replace the file (atomically) by the header and these entries, and keep appending
+        to it.
+
+        Args:
+            header: the header (names the format and version).
+            items: the entries.
+        """
+        self.close()
+        atomic_write(self.path, b"".join(encode_line(v) for v in (header, *items)))
+        self.entries = len(items)
+        self.fh = open_own(self.path)
+
+    def add(self, item: Any, sync: bool = False) -> None:
+        """Append an entry and flush it.
+
+        Args:
+            item: the entry (JSON data).
+            sync: also make it durable (fsync) before returning.
+        """
+        line = encode_line(item)
+        size = self.fh.tell()
+        try:
+            self.fh.write(line)
+            self.fh.flush()
+            if sync:
+                os.fsync(self.fh.fileno())
+        except BaseException:
+            try:  # no torn line is left behind
+                self.fh.truncate(size)
+            except OSError:
+                pass
+            raise
+        self.entries += 1
+
+    def close(self) -> None:
+        if self.fh is not None:
+            try:
+                self.fh.close()
+            except OSError:
+                pass
+            self.fh = None
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
 
 
 def read_log(path: str | Path, fmt: str, versions: Sequence[int], what: str,

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from play.parallel import cluster_size
+from play.ray_session import cluster_size
 from play.runner import GameRecord
 from qd.checkpoint import PartialLog, partial_records, read_partial
 from qd.evolution import InFlight
@@ -75,7 +75,7 @@ class BatchesInFlight:
         its index in its batch and its record.
 
         Raises:
-            play.parallel.GameLost: its task failed after Ray's retries.
+            play.game_pool.GameLost: its task failed after Ray's retries.
         """
         t0 = time.perf_counter()
         batch, i, rec = self.games.wait()

@@ -1,7 +1,7 @@
 """The run's checkpoint and partial batch: data from which a run is rebuilt, never code.
 
-`checkpoint.jsonl` is a data log (`play.journal.DataLog`: one JSON value per line behind a
-checksum). Its header holds the format, its version and the resolved config; then one line
+`checkpoint.jsonl` is a data log (`playstyles.datalog.DataLog`: one JSON value per line behind
+a checksum). Its header holds the format, its version and the resolved config; then one line
 per told batch, appended (and made durable) once the batch's tables are written:
 
     batch, first      the batch's number and its first evaluation's index
@@ -35,9 +35,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from play.journal import DataLog, plain, record_data, record_from, spec_digest
+from play.journal import plain, record_data, record_from, spec_digest
 from play.runner import GameRecord, GameSpec
-from playstyles.datalog import LogError, read_log
+from playstyles.datalog import DataLog, LogError, read_log
 from playstyles.files import open_own
 from qd.rundir import (
     CHECKPOINT,

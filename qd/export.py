@@ -50,8 +50,8 @@ import pandas as pd
 from play.ladder import FILES as LADDER_FILES
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
-from play.parallel import check_playable
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
+from play.ray_session import check_playable
 from playstyles.files import check_folder, check_output_file
 from playstyles.progress import Progress
 from playstyles.version import provenance

@@ -12,8 +12,8 @@ in a one-player game the genome plays alone and the opponent is never seated).
 Seeds come from the run seed, the individual's index in the run and the game's index within the
 individual, so a game is the same whoever plays it, whenever, in whatever order.
 
-A batch of individuals is submitted as one list of games (one Ray task each, through an
-`play.parallel.GamePool`) so that long and short games balance over the workers; a run may
+A batch of individuals is submitted as one list of games (one Ray task each, through a
+`play.game_pool.GamePool`) so that long and short games balance over the workers; a run may
 keep several batches in flight (`BatchGames`). Results are stored by batch and index, never
 by arrival.
 """
@@ -29,7 +29,8 @@ import numpy as np
 from agents.evaluators import evaluation_terms
 from agents.portfolio.portfolio import DEFAULT_WEIGHT
 from games.registry import Registry
-from play.parallel import GamePool, ensure_ray
+from play.game_pool import GamePool
+from play.ray_session import ensure_ray
 from play.runner import AgentSpec, GameRecord, GameSpec
 
 # ------------------------------------------------------------------ genome -> agent parameters
@@ -354,7 +355,7 @@ class BatchGames:
         """The next game to finish, whichever batch it belongs to, stored in its slot.
 
         Raises:
-            play.parallel.GameLost: its task failed outside the game's code after Ray's
+            play.game_pool.GameLost: its task failed outside the game's code after Ray's
                 retries (the key is the batch).
             RuntimeError: a game returned twice, or nothing in flight.
         """
@@ -442,7 +443,7 @@ def whole(x: float) -> int | float:
 
 def worker_count(address: str | None, workers: int | None, games: Iterable[str] = ()) -> int:
     """CPUs that play games: 1 in-process, else what the Ray cluster offers (started or
-    joined for `games`: `play.parallel.ensure_ray`)."""
+    joined for `games`: `play.ray_session.ensure_ray`)."""
     if workers == 0 and not address:
         return 1
     ray = ensure_ray(address, workers, games)

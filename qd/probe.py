@@ -54,7 +54,7 @@ from scipy import stats
 
 from play.journal import GameJournal, journal_command
 from play.ladder import alternating_games
-from play.parallel import check_playable, ray_session
+from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import Z95, holm, mean_interval, wilson_interval
 from playstyles.files import atomic_write, check_folder, claim_folder, json_object, read_json

@@ -42,16 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from play.game_pool import TASK_RETRIES, GameLost, PluginFailed
 from play.journal import Interrupted
-from play.parallel import (
-    TASK_RETRIES,
-    GameLost,
-    PluginFailed,
-    check_address,
-    check_playable,
-    cluster_size,
-    ray_session,
-)
+from play.ray_session import check_address, check_playable, cluster_size, ray_session
 from play.runner import GameRecord, run_game
 from playstyles.files import atomic_write, check_folder, claim_folder, refuse_link
 from playstyles.progress import Progress

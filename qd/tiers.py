@@ -54,8 +54,8 @@ from typing import Any, Sequence
 import pandas as pd
 
 from play.journal import GameJournal
-from play.parallel import check_playable, ray_session
 from play.presets import PresetFile, dump_presets
+from play.ray_session import check_playable, ray_session
 from play.stats import ALPHA, ahead_p, games_to_show, holm
 from playstyles.files import atomic_write, check_folder, claim_folder
 from playstyles.limits import MAX_BUDGET

@@ -44,7 +44,7 @@ import pandas as pd
 from games.registry import get_game
 from play.journal import GameJournal
 from play.ladder import alternating_games
-from play.parallel import check_playable, ray_session
+from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
 from play.stats import mean_interval, wilson_interval
 from playstyles.files import atomic_write
@@ -256,7 +256,7 @@ def play_journal(journal, address: str | None, workers: int | None,
                  progress: Progress | None, step: str) -> list[GameRecord]:
     """Play a journal's missing games (`qd.genome_games.play`), keeping each in the journal as it
     arrives and telling `progress` (starting at the games reused); every record in spec order.
-    Call it inside `journal.interruptible()` (and `play.parallel.ray_session()`).
+    Call it inside `journal.interruptible()` (and `play.ray_session.ray_session()`).
 
     Args:
         journal: the command's `play.journal.GameJournal`.

@@ -40,7 +40,8 @@ import pandas as pd
 
 from games.recording import make_record, save_record
 from games.registry import get_game
-from play.parallel import check_playable, ray_session, run_games
+from play.game_pool import run_games
+from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec, new_state, run_game
 from playstyles.files import atomic_write, check_folder, claim_folder, save_figure
 from playstyles.limits import MAX_ROUNDS

@@ -34,5 +34,5 @@ register_mapping("*", "test_mcts_style", _mcts_style)
 def no_ray():
     """Shut down the Ray a test started (tests that run games on Ray)."""
     yield
-    from play.parallel import shutdown
+    from play.ray_session import shutdown
     shutdown()

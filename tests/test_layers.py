@@ -6,8 +6,9 @@ The layers, bottom up (docs/design.md):
     base      playstyles.limits, .schema, .files, .datalog: bounds, checks, files, data logs
     games     games.api, .registry, .levels, .recording, .conformance: the protocol
     agents    the agents and what only they use
-    play      everything that plays whole games: runner, Ray pool, journals, tournaments,
-              ladders, presets, statistics, self-play and training
+    play      everything that plays whole games: runner, the Ray session, the code shipped
+              to the workers, the game pool and the local Ray's watchdog, journals,
+              tournaments, ladders, presets, statistics, self-play and training
     rundir    qd.rundir and its modules (qd.rundir.names, .read, ...): the run directory's
               schema, readable without any code of the run
     qd        the evolution, the probe, validation and export
@@ -20,6 +21,7 @@ The layers, bottom up (docs/design.md):
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -227,6 +229,18 @@ def test_the_progress_test_sees_a_lazy_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import os\n\ndef f():\n    from tqdm import tqdm\n    import tqdm.auto\n")
     assert [n for n in imported_names(bad) if n[0] == "tqdm"] == [("tqdm", 4), ("tqdm", 5)]
+
+
+RUN_BY_FILE = ("play/watchdog.py",)
+"""Modules a process runs by their file (`python -I FILE`, no project on its path): they import
+the standard library alone."""
+
+
+def test_a_module_run_by_its_file_needs_only_the_standard_library():
+    for rel in RUN_BY_FILE:
+        others = [f"{rel}:{line} imports {name}" for name, line in imported_names(REPO / rel)
+                  if name not in sys.stdlib_module_names]
+        assert others == []
 
 
 LONG_ON_PURPOSE = {("games.tribes.actions", "_reachable"),

@@ -20,9 +20,9 @@ from agents.learned import load_model, model_path
 from games.api import check_game_options
 from games.recording import FORMAT as RECORD_FORMAT
 from games.registry import get_game
-from play.parallel import check_address
 from play.presets import FORMAT as PRESET_FORMAT
 from play.presets import VERSION as PRESET_VERSION
+from play.ray_session import check_address
 from play.tournament import config_from_dict as tournament_config
 from playstyles import limits as L
 from playstyles.cli import main

@@ -91,7 +91,8 @@ def test_a_registered_plugin_plays_on_local_ray_workers(tmp_path):
         sys.path.insert(0, {str(plugins)!r})  # importable here only: not on PYTHONPATH
         from games.registry import register_plugin
         register_plugin("outgame", "outgame.plugin")
-        from play.parallel import run_games, shutdown
+        from play.game_pool import run_games
+        from play.ray_session import shutdown
     """) + SPECS + textwrap.dedent("""
         serial = {i: summary(r) for i, r in run_games(specs, workers=0)}
         try:
@@ -117,7 +118,8 @@ def test_a_plugin_that_raises_on_a_worker_is_its_own_error_without_rays_frames(t
         sys.path.insert(0, {str(plugins)!r})
         from games.registry import register_plugin
         register_plugin("outgame", "outgame.plugin")
-        from play.parallel import PluginFailed, run_games, shutdown
+        from play.game_pool import PluginFailed, run_games
+        from play.ray_session import shutdown
     """) + SPECS + textwrap.dedent("""
         try:
             list(run_games(specs[:1], workers=1))
@@ -168,7 +170,7 @@ def test_a_one_file_plugin_is_refused_for_a_cluster_before_anything_is_written(t
         sys.path.insert(0, {str(single)!r})
         from games.registry import register_plugin
         register_plugin("oth", "oth")
-        from play.parallel import PluginUnreachable
+        from play.shipping import PluginUnreachable
         from play.tournament import config_from_dict, run_tournament
         config = config_from_dict({{"game": "oth", "agents": ["random", "rule_based"],
                                    "levels": "range:0-1"}})
@@ -203,7 +205,8 @@ def test_a_compiled_plugin_is_refused_for_a_cluster_run_before_its_folder_is_mad
         sys.path.insert(0, {str(plugins)!r})
         from games.registry import register_plugin
         register_plugin("outgame", "outgame.plugin")
-        from play.parallel import PluginUnreachable, check_playable
+        from play.ray_session import check_playable
+        from play.shipping import PluginUnreachable
         from qd.run import evolve
         check_playable(["outgame"], workers=2)  # a local Ray takes it as it is
         try:
@@ -229,7 +232,8 @@ def test_a_game_registered_without_a_plugin_is_refused_with_workers(tmp_path):
         from games.registry import register_game
         from tests.games.nim import Nim
         register_game("adhoc", Nim)
-        from play.parallel import PluginUnreachable, ray_running
+        from play.ray_session import ray_running
+        from play.shipping import PluginUnreachable
         from play.tournament import config_from_dict, run_tournament
         config = config_from_dict({"game": "adhoc", "agents": ["random", "random:label=r2"],
                                    "levels": "range:0-1"})
@@ -363,7 +367,8 @@ def test_a_plugin_is_shipped_to_a_two_node_cluster(tmp_path):
 
             from games.registry import register_plugin
             register_plugin("outgame", "outgame.plugin")
-            from play.parallel import run_games, shutdown
+            from play.game_pool import run_games
+            from play.ray_session import shutdown
 
             def where(spec):  # the game, and where its worker imported the plug-in from
                 import sys

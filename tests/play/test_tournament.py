@@ -141,7 +141,7 @@ def test_an_evolved_agent_meets_its_default_weight_control():
 def test_results_do_not_depend_on_workers(tmp_path):
     """Serial play and two Ray workers give the same games (ordered by plan, not by arrival)."""
     pytest.importorskip("ray")
-    from play.parallel import shutdown
+    from play.ray_session import shutdown
     config = small_config()
     serial, s_sum = run_tournament(config, out=tmp_path / "serial", workers=0)
     try:
@@ -181,7 +181,7 @@ def test_a_cluster_job_ships_every_package_the_project_installs():
     import tomllib
     from pathlib import Path
 
-    from play.parallel import SHIPPED_PACKAGES, code_env
+    from play.shipping import SHIPPED_PACKAGES, code_env
     root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "pyproject.toml").read_text())
     include = project["tool"]["setuptools"]["packages"]["find"]["include"]

@@ -483,7 +483,7 @@ def test_export_of_named_cells_gives_each_elite_as_a_preset(tmp_path, capsys):
 def test_export_refuses_a_game_the_workers_lack_before_writing_presets(tmp_path_factory,
                                                                       tmp_path, monkeypatch):
     import qd.export
-    from play.parallel import PluginUnreachable
+    from play.shipping import PluginUnreachable
     d = copy_run(tiny_run(tmp_path_factory), tmp_path / "run")
     asked = []
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import qd.recorder as recorder_mod
-from play.parallel import Finished, GamePool
+from play.game_pool import Finished, GamePool
 from play.runner import run_game
 from qd.checkpoint import CheckpointLog, read_checkpoint, read_partial, told_batches
 from qd.config import ConfigError, config_from_dict, load_config

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from agents.portfolio.script import SCRIPTS, register_script
-from play.parallel import PluginFailed, play_counted
+from play.game_pool import PluginFailed, play_counted
 from playstyles.cli import main
 from qd.config import config_from_dict
 

@@ -1,6 +1,6 @@
 """Messages of the Ray layer that a user reads."""
 
-from play.parallel import join_failure
+from play.ray_session import join_failure
 
 
 def _chained(outer: Exception, inner: Exception) -> Exception:
