@@ -30,7 +30,7 @@ def test_a_name_new_game_cannot_use_is_refused(name, why, tmp_path):
 
 def test_a_folder_with_files_is_never_written_into(tmp_path, capsys):
     (tmp_path / "mine.txt").write_text("the user's file")
-    assert main(["new-game", "demo", str(tmp_path)]) == 2
+    assert main(["new-game", "guarded_game", str(tmp_path)]) == 2
     assert "writes only into a new or empty folder" in capsys.readouterr().err
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
     assert (tmp_path / "mine.txt").read_text() == "the user's file"
