@@ -69,8 +69,8 @@ def test_the_kit_installs_what_its_tests_need_and_says_what_its_config_plays(tmp
 @pytest.mark.slow
 def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
     """The acceptance path: new-game, pip install -e, check, the package's tests, evolve."""
-    pkg = tmp_path / "demo"
-    assert main(["new-game", "demo", str(pkg)]) == 0
+    pkg = tmp_path / "my_kit"
+    assert main(["new-game", "my_kit", str(pkg)]) == 0
     # a virtual environment of its own that sees this one's packages (so installing the
     # starter changes nothing here), with the starter installed as a user would
     env_dir = tmp_path / "venv"
@@ -91,9 +91,9 @@ def test_new_game_installs_checks_and_evolves_in_a_fresh_environment(tmp_path):
     pip = run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
               "-e", f"{pkg}[test]")
     assert pip.returncode == 0 and "does not provide the extra" not in pip.stderr, pip.stderr
-    check = run(python, "-m", "playstyles", "check", "--game", "demo", "--games", "5")
+    check = run(python, "-m", "playstyles", "check", "--game", "my_kit", "--games", "5")
     assert check.returncode == 0, check.stdout + check.stderr
-    assert check.stdout.rstrip().endswith("demo: every check passed")
+    assert check.stdout.rstrip().endswith("my_kit: every check passed")
     assert "scripts: ok (3 scripts" in check.stdout
     assert "terms: ok (cells_ahead (2 terms)" in check.stdout
     tests = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
