@@ -127,9 +127,11 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
              if c in v]
     ci = {c: validated_column(c) for c in WIN_RATE_CI if c in v}  # the validated interval
     out = elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
-    if "distinct" in out:
-        out[NOT_HELD] = out["distinct"].map(
+    if "distinct" in out:  # one new column joined at once (a frame read from CSV keeps one
+        # block per column, and inserting into it one by one is slow)
+        held = out["distinct"].map(
             lambda d: (not csv_true(d)) if d is not None and d == d else np.nan)
+        out = pd.concat([out, held.rename(NOT_HELD)], axis=1)
     return out
 
 
@@ -174,11 +176,13 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
     cols += [c for c in VALIDATED_FIELDS if c in frame]
     cols += [c for c in (*STYLE_COLUMNS[:2], NOT_APART) if c in frame]
     weights = run.weight_columns()
-    frame = frame.assign(**{DOMINANT: [dominant_scripts({w: r[w] for w in weights})
-                                       for r in frame.to_dict("records")]})
+    dominant = pd.Series([dominant_scripts(dict(zip(weights, r)))
+                          for r in frame[weights].itertuples(index=False)],
+                         index=frame.index, name=DOMINANT, dtype=object)
     cols += [DOMINANT, *weights]
     cols += [c for c in ("evaluation", "batch") if c in frame]
-    out = frame[[c for c in cols if c in frame]].copy()
+    cols = [c for c in cols if c in frame or c == DOMINANT]
+    out = pd.concat([frame[[c for c in cols if c != DOMINANT]], dominant], axis=1)[cols]
     return out.sort_values(["win_rate", "mean_score"], ascending=False, kind="stable") \
         .reset_index(drop=True)
 

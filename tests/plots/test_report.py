@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -400,7 +401,9 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     from qd.features import features_of
     from qd.rundir import dominant_scripts, headline, styles_text
     d = validated_run
-    rep = write_report(d, features=features_of("tribes"))
+    with warnings.catch_warnings():  # no column is inserted one by one into a wide table
+        warnings.simplefilter("error", pd.errors.PerformanceWarning)
+        rep = write_report(d, features=features_of("tribes"))
     summary = RunFiles(d).validation_summary
     page = (d / "report.html").read_text()
     assert rep.headline == headline(summary)
