@@ -79,6 +79,12 @@ heatmaps mark it); NaN for an elite not validated or a validation that counted n
 MARK_MEANING = "was not told apart from the styles that held up on held-out levels"
 DOMINANT = "dominant_scripts"
 """elites_table.csv: the elite's two highest-weighted scripts with their weights."""
+TABLE_ROWS = 300
+"""report.html lists at most this many rows of each per-elite table (the distinct styles,
+Table II, the elites and their features): the first in the table's order (strongest style,
+best held-out win rate, best elite first). The rest of a larger archive is one click away in
+explorer.html (its table of every elite sorts and filters) and in the run directory's CSV
+files; the page says how many rows it shows of how many."""
 
 
 @dataclass
@@ -330,6 +336,16 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
     return f'<div class="wrap"><table>{h}{"".join(body)}</table></div>'
 
 
+def _first_rows(shown: int, total: int, what: str, files: str) -> str:
+    """The line above a table cut to its first rows, saying where all of them are ("" when
+    the table is whole)."""
+    if total <= shown:
+        return ""
+    return (f'<p class="small">The first {shown} of {total} {what}. All {total} are in '
+            f'<a href="explorer.html">explorer.html</a> beside this page (its table of every '
+            f'elite sorts by any column and filters by text) and in {files}.</p>')
+
+
 def _summary(run: RunFiles) -> str:
     c = run.config
     m = run.metrics
@@ -466,8 +482,12 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
     if styles.empty:
         return ("<h2>Distinct styles</h2><p>No elite held up as a distinct style on these "
                 "games.</p>")
+    total = len(styles)
+    styles = styles.head(TABLE_ROWS)
     weights = run.weight_columns()
-    elites = run.elites.set_index("index")
+    shown = run.elites[run.elites["index"].isin(styles["index"])]
+    dominant = {int(i): dominant_scripts(dict(zip(weights, w))) for i, w in
+                zip(shown["index"], shown[weights].itertuples(index=False))} if weights else {}
     ci_low, ci_high = WIN_RATE_CI
     headers = ["style", "cell (evolved &rarr; held out)",
                "held-out win rate<br><span class=small>(95% interval)</span>",
@@ -493,11 +513,12 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
             control.append("non-inferior" if csv_true(r.get("non_inferior"))
                            else "not shown non-inferior")
         row.append(_esc(", ".join(control)) if control else "n/a")
-        idx = int(r["index"])
-        row.append(_esc(dominant_scripts({w: elites.loc[idx, w] for w in weights}))
-                   if idx in elites.index and weights else "n/a")
+        row.append(_esc(dominant.get(int(r["index"]), "n/a")))
         rows.append(row)
-    return (f"<h2>Distinct styles</h2><p class=small>Strongest first; every value from "
+    return ("<h2>Distinct styles</h2>"
+            + _first_rows(len(styles), total, "distinct styles, strongest first",
+                          "validation.csv (its column style)")
+            + f"<p class=small>Strongest first; every value from "
             f"{_esc(validation_source(s))}. Dominant scripts: the two highest weights of the "
             f"elite's genome.</p>" + _table(headers, rows, left=2))
 
@@ -564,7 +585,8 @@ def table_two_html(run: RunFiles) -> str:
                f"games<br>{both}"]
     rows = []
     ci_low, ci_high = WIN_RATE_CI
-    for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
+    best = v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").head(TABLE_ROWS)
+    for r in best.itertuples():
         d = r._asdict()
         row = [_esc(d["cell"]),
                f"{_pct(d[evolved_column('win_rate')])} / {_pct(d[WIN_RATE_VALIDATED])} "
@@ -576,7 +598,8 @@ def table_two_html(run: RunFiles) -> str:
         row.append(f"{_num(d.get(evolved_column('games')))} / "
                    f"{_num(d.get(validated_column('games')))}")
         rows.append(row)
-    return _table(headers, rows)
+    return _first_rows(len(best), len(v), "validated elites, best held-out win rate first",
+                       "validation.csv") + _table(headers, rows)
 
 
 def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
@@ -598,7 +621,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     headers.append("dominant scripts")
     headers += [f'<span title="{_esc(w)}">{_esc(w)}</span>' for w in weights]
     rows = []
-    for r in table.to_dict("records"):
+    for r in table.head(TABLE_ROWS).to_dict("records"):
         low, high = (r.get(c) for c in WIN_RATE_CI)
         interval = f" <span class=small>({_pct(low)}-{_pct(high)})</span>" if low is not None \
             else ""
@@ -624,19 +647,28 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     out = [f"<p>{len(table)} elites, best first. Weights are the evolved scripts' weights "
            f"(the portfolio's other scripts keep 0.5); the dominant scripts are the two highest "
            f"of them. Win rates and features are means over the elite's games from "
-           f"{_esc(run.elites_source)}.{held}</p>", _table(headers, rows)]
+           f"{_esc(run.elites_source)}.{held}</p>",
+           _first_rows(len(rows), len(table), "elites, best first", "elites_table.csv"),
+           _table(headers, rows), _features_html(run, table)]
+    return "\n".join(out)
+
+
+def _features_html(run: RunFiles, table: pd.DataFrame) -> str:
+    """Every registered feature of the elites shown in the elites table (its first
+    TABLE_ROWS, in its order), in a fold-out table."""
     feats = run.feature_columns()
     merged = run.elites
-    if feats and not merged.empty:
-        order = {c: i for i, c in enumerate(table["cell"])}
-        m = merged.assign(_o=merged["cell"].map(order)).sort_values("_o")
-        rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
-                for r in m.to_dict("records")]
-        out.append(f"<details><summary>every behaviour feature of every elite (means over its "
-                   f"games, from {_esc(run.elites_source)})</summary>"
-                   + _table(["cell", *[_esc(f) for f in feats]], rows)
-                   + "</details>")
-    return "\n".join(out)
+    if not feats or merged.empty:
+        return ""
+    order = {c: i for i, c in enumerate(table["cell"].head(TABLE_ROWS))}
+    m = merged.assign(_o=merged["cell"].map(order)).dropna(subset=["_o"]).sort_values("_o")
+    rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
+            for r in m.to_dict("records")]
+    return ("<details><summary>every behaviour feature of "
+            + ("every elite" if len(m) == len(merged) else f"these {len(m)} elites")
+            + f" (means over each elite's games, from {_esc(run.elites_source)})</summary>"
+            + _first_rows(len(m), len(merged), "elites, best first", "elites.csv")
+            + _table(["cell", *[_esc(f) for f in feats]], rows) + "</details>")
 
 
 def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
