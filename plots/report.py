@@ -321,19 +321,26 @@ def _pct(x: Any) -> str:
     return pct_text(x)
 
 
-def _img(path: Path) -> str:
-    return f'<img alt="{_esc(path.name)}" src="{png_data_uri(path)}">'
+def _img(path: Path, alt: str = "") -> str:
+    """An image inlined as data; its text alternative says what it shows (its file's name
+    when no words are given)."""
+    said = f"{alt} ({path.name})" if alt else path.name
+    return f'<img alt="{_esc(said)}" src="{png_data_uri(path)}">'
 
 
-def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
-    """An HTML table from formatted (escaped) cells; the first `left` columns left-aligned."""
+def _table(headers: list[str], rows: list[list[str]], left: int = 1,
+           label: str = "table") -> str:
+    """An HTML table from formatted (escaped) cells; the first `left` columns left-aligned.
+    Its box scrolls sideways when the table is wider than the page, so it is a named region
+    that the keyboard reaches (Tab, then the arrow keys scroll it)."""
     h = "".join(f'<th class="{"l" if i < left else ""}">{c}</th>' for i, c in enumerate(headers))
     h = f"<tr>{h}</tr>" if any(headers) else ""
     body = []
     for r in rows:
         body.append("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
                                      for i, c in enumerate(r)) + "</tr>")
-    return f'<div class="wrap"><table>{h}{"".join(body)}</table></div>'
+    return (f'<div class="wrap" tabindex="0" role="region" aria-label="{_esc(label)}">'
+            f'<table>{h}{"".join(body)}</table></div>')
 
 
 def _first_rows(shown: int, total: int, what: str, files: str) -> str:
@@ -376,7 +383,7 @@ def _summary(run: RunFiles) -> str:
                   _pct(last["best_win_rate"]))]
         if "elapsed_seconds" in last:
             rows.append(("run time", f"{float(last['elapsed_seconds']) / 60:.1f} min"))
-    return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2)
+    return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2, label="the run")
 
 
 def trust(elites: pd.DataFrame) -> dict[str, Any]:
@@ -447,6 +454,13 @@ def _verdict_html(run: RunFiles, has_validation: bool, line: str) -> str:
     return "\n".join(parts)
 
 
+PAIR_ALT = ("heatmap of the evolved archive: each cell's elite coloured by its win rate",
+            "heatmap of the held-out archive: each validated elite at its held-out cell, "
+            "coloured by its held-out win rate")
+"""The text alternatives of the two heatmaps at the top of report.html (their titles and
+the caption beside them give the numbers)."""
+
+
 def _pair_html(run: RunFiles, pair: list[Path], has_validation: bool) -> str:
     """The evolved heatmap and the held-out one, side by side, with what they show."""
     if not pair:
@@ -468,7 +482,8 @@ def _pair_html(run: RunFiles, pair: list[Path], has_validation: bool) -> str:
              f"{100 * WIDE_INTERVAL:.0f} points; n = games behind each value.")
     heading = "Archive: evolved and held out" if has_validation else "Archive: win rate"
     return (f"<h2>{heading}</h2><p class=small>{text}</p>"
-            f'<div class="pair">{"".join(_img(p) for p in pair)}</div>')
+            f'<div class="pair">{"".join(_img(p, alt) for p, alt in zip(pair, PAIR_ALT))}'
+            f'</div>')
 
 
 def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
@@ -520,7 +535,7 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
                           "validation.csv (its column style)")
             + f"<p class=small>Strongest first; every value from "
             f"{_esc(validation_source(s))}. Dominant scripts: the two highest weights of the "
-            f"elite's genome.</p>" + _table(headers, rows, left=2))
+            f"elite's genome.</p>" + _table(headers, rows, left=2, label="distinct styles"))
 
 
 def _validation_html(run: RunFiles) -> str:
@@ -558,11 +573,13 @@ def _validation_html(run: RunFiles) -> str:
                       for group, g in (s.get("by_level_group") or {}).items()]
         parts.append(f"<p>Rank correlation (Spearman) between the {_esc(mine)} values and "
                      f"the {_esc(held)} values over all validated elites:</p>")
-        parts.append(_table(["value", "Spearman rho"], rows))
-        parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
+        parts.append(_table(["value", "Spearman rho"], rows, label="rank correlations"))
+        parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2,
+                            label="validation in numbers"))
     path = run.path(VALIDATION_CHART)
     if path.exists():
-        parts.append(_img(path))
+        parts.append(_img(path, "each validated elite's evolved and held-out position, "
+                                "and its evolved against its held-out win rate"))
     parts.append(f"<p>Table II of the paper for these elites ({_esc(mine)} / "
                  f"{_esc(held)}):</p>")
     parts.append(table_two_html(run))
@@ -599,7 +616,7 @@ def table_two_html(run: RunFiles) -> str:
                    f"{_num(d.get(validated_column('games')))}")
         rows.append(row)
     return _first_rows(len(best), len(v), "validated elites, best held-out win rate first",
-                       "validation.csv") + _table(headers, rows)
+                       "validation.csv") + _table(headers, rows, label="Table II")
 
 
 def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
@@ -649,7 +666,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
            f"of them. Win rates and features are means over the elite's games from "
            f"{_esc(run.elites_source)}.{held}</p>",
            _first_rows(len(rows), len(table), "elites, best first", "elites_table.csv"),
-           _table(headers, rows), _features_html(run, table)]
+           _table(headers, rows, label="elites"), _features_html(run, table)]
     return "\n".join(out)
 
 
@@ -668,14 +685,15 @@ def _features_html(run: RunFiles, table: pd.DataFrame) -> str:
             + ("every elite" if len(m) == len(merged) else f"these {len(m)} elites")
             + f" (means over each elite's games, from {_esc(run.elites_source)})</summary>"
             + _first_rows(len(m), len(merged), "elites, best first", "elites.csv")
-            + _table(["cell", *[_esc(f) for f in feats]], rows) + "</details>")
+            + _table(["cell", *[_esc(f) for f in feats]], rows, label="behaviour features")
+            + "</details>")
 
 
 def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
           table: pd.DataFrame, has_validation: bool, title: str | None, line: str) -> str:
     head = title or f"playstyles run report: {run.name}"
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(head)}</title>"
-             f"<style>{CSS}</style></head><body>",
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>{_esc(head)}</title><style>{CSS}</style></head><body><main>",
              f"<h1>{_esc(head)}</h1>",
              f"<p class=small>written {time.strftime('%Y-%m-%d %H:%M')} from the files of the "
              f"run directory {_esc(run.dir.name)}</p>",
@@ -686,10 +704,11 @@ def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
     parts += ["<h2>Run</h2>", _summary(run),
               "<h2>How far to trust the elites</h2>", _trust_html(run, has_validation)]
     for heading, path, caption in images:
-        parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>", _img(path)]
+        parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>",
+                  _img(path, f"{heading}: {caption}")]
     if has_validation:
         parts.append(_validation_html(run))
-    parts += ["<h2>Elites</h2>", _elites_html(run, table), "</body></html>"]
+    parts += ["<h2>Elites</h2>", _elites_html(run, table), "</main></body></html>"]
     return "\n".join(parts)
 
 

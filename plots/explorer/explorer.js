@@ -403,7 +403,8 @@
     var what = f.weight ? f.label + " (the elite's genome)" : f.label + " of each cell's elite, from " + src;
     var lo = f.pct ? pct(rg[0]) : num(rg[0]), hi = f.pct ? pct(rg[1]) : num(rg[1]);
     var h = '<div><b>Colour</b>: <span id="legend-field">' + esc(what) + '</span></div>' +
-      '<div class="key">' + '<span id="legend-lo">' + esc(lo) + '</span><canvas id="legend-bar" width="180" height="12"></canvas>' +
+      '<div class="key">' + '<span id="legend-lo">' + esc(lo) + '</span><canvas id="legend-bar" width="180" height="12" role="img" aria-label="colour scale from ' +
+      esc(lo) + ' to ' + esc(hi) + '"></canvas>' +
       '<span id="legend-hi">' + esc(hi) + '</span></div>' +
       '<span class="key"><span class="swatch" style="background:#f1f1f1"></span>no elite</span>' +
       '<span class="key"><span class="swatch" style="background:#c8c8c8"></span>no value (' + MISSING + ')</span>';
@@ -852,7 +853,7 @@
       'aria-controls="elites"></label><div id="list-box"><table id="elites" aria-labelledby="list-caption"></table></div>' +
       '<button type="button" id="list-more" hidden></button></section>' +
       '</div><section id="compare"></section>' + versusSection();
-    body.insertAdjacentHTML("beforeend", h);
+    body.insertAdjacentHTML("beforeend", "<main>" + h + "</main>");
     canvas = document.getElementById("map");
     ctx = canvas.getContext("2d");
     legendBox = document.getElementById("legend");
