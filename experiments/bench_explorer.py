@@ -290,9 +290,10 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         w.writerows(rows)
 
 
-def medians(reports: list[dict], rows: list[dict], side: int) -> dict:
+def medians(reports: list[dict], rows: list[dict], side: int, load: list[float]) -> dict:
     """summary.json: the medians of every measure, how many runs, loads and clicks each
-    comes from, the pages' sizes, the machine and the commit."""
+    comes from, the pages' sizes, the machine (with its one-minute load average at the start
+    and the end: other jobs share it) and the commit."""
     import os
     import platform
 
@@ -301,7 +302,7 @@ def medians(reports: list[dict], rows: list[dict], side: int) -> dict:
                 "max": round(max(values), 3), "n": len(values)} if values else {"n": 0}
     out = {"cells": side * side, "commit": commit_id(), "browser": browser_version(),
            "python": platform.python_version(), "cores": os.cpu_count(),
-           "cpu": _cpu_model()}
+           "cpu": _cpu_model(), "load_average": [round(x, 2) for x in load]}
     if reports:
         out["report_seconds"] = stat([r["seconds"] for r in reports])
         out["report_cpu_seconds"] = stat([r["cpu_seconds"] for r in reports])
@@ -340,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     if browser_path() is None:
         print("no Chromium found (Debian's package chromium): nothing measured")
         return 1
+    import os
+    load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp:
         run = synthetic_run(Path(tmp) / "run", side=args.side)
         reports = time_reports(run, args.reports) if args.reports > 0 else []
@@ -351,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = measure(page, runs=args.runs, clicks=args.clicks)
         print(summary(rows, args.side * args.side, page.stat().st_size))
         print(f"written by write_explorer in {built:.2f} s")
-    print(f"commit {commit_id() or '?'}; {browser_version()}")
+    load.append(os.getloadavg()[0])
+    print(f"commit {commit_id() or '?'}; {browser_version()}; load average "
+          f"{load[0]:.2f} at the start, {load[1]:.2f} at the end")
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -359,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         if reports:
             _write_csv(out / "report_raw.csv", reports)
         (out / "summary.json").write_text(
-            json.dumps(medians(reports, rows, args.side), indent=2) + "\n")
+            json.dumps(medians(reports, rows, args.side, load), indent=2) + "\n")
         print(f"raw times and their summary written to {out}/")
     return 0
 
