@@ -2,17 +2,23 @@
 side x side cells (default 100 x 100 = 10,000 elites), its explorer.html loaded in headless
 Chromium again and again.
 
-    python experiments/bench_explorer.py [--side 100] [--runs 10] [--clicks 5] [--out DIR]
+    python experiments/bench_explorer.py [--side 100] [--runs 10] [--clicks 5]
+                                         [--reports 3] [--out DIR]
 
-Prints, with the number of loads and clicks behind each median:
+Prints, with the number of runs, loads and clicks behind each median:
 
+* report: the wall time of the whole command `playstyles report RUN` (a new Python process
+  each time, imports included; its CPU time beside it), and the size of the two pages it
+  writes, report.html and explorer.html (`--reports 0` skips it);
 * load: from navigation start to the mark the page sets once the archive is drawn
   (`explorer-ready`, `performance.getEntriesByName`), in a new browser context each time;
 * click to card: `performance.now()` from the start of the canvas click handler until the
   card of the clicked elite is in the page and laid out; and, stricter, until the first
   task after the next frame (the card painted).
 
-With --out it also writes `raw.csv` there (one row per load and per click). With --pages it
+With --out it also writes there `raw.csv` (one row per load and per click), `report_raw.csv`
+(one row per report: seconds, CPU seconds, the pages' bytes, the load average before it) and
+`summary.json` (the medians and their counts, the machine and the commit). With --pages it
 writes, instead, the explorer.html of the committed quickstart, Tribolo and Navy runs
 (`COMMITTED_RUNS`; a test checks that they are what the code writes). It needs the
 `playwright` Python package and Debian's Chromium (`/usr/bin/chromium`); no browser is
@@ -228,6 +234,41 @@ def measure(page: Path, runs: int = 10, clicks: int = 5, seed: int = 0) -> list[
     return rows
 
 
+def time_reports(run: Path, runs: int = 3) -> list[dict]:
+    """Run `playstyles report RUN` `runs` times, each in a new Python process (as a designer
+    runs it: imports included); one record per run: wall and CPU seconds, the bytes of
+    report.html and explorer.html, and the one-minute load average just before it."""
+    import os
+    import resource
+    rows = []
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for r in range(runs):
+        load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "playstyles", "report", str(run)], cwd=REPO,
+                       env=env, check=True, capture_output=True)
+        seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        rows.append({"run": r, "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+                     "report_bytes": (run / "report.html").stat().st_size,
+                     "explorer_bytes": (run / "explorer.html").stat().st_size,
+                     "load_before": round(load, 2)})
+    return rows
+
+
+def report_summary(rows: list[dict], cells: int) -> str:
+    """The report's times and page sizes in words, with the number of runs."""
+    secs = [r["seconds"] for r in rows]
+    cpu = [r["cpu_seconds"] for r in rows]
+    return (f"report (playstyles report, the whole command) of {cells} cells: median "
+            f"{statistics.median(secs):.1f} s, min {min(secs):.1f} s, max {max(secs):.1f} s "
+            f"(n = {len(secs)} runs); CPU median {statistics.median(cpu):.1f} s\n"
+            f"report.html {rows[-1]['report_bytes'] / 1e6:.2f} MB, explorer.html "
+            f"{rows[-1]['explorer_bytes'] / 1e6:.2f} MB")
+
+
 def summary(rows: list[dict], cells: int, size: int) -> str:
     loads = [r["ms"] for r in rows if r["kind"] == "load"]
     clicks = [r["ms"] for r in rows if r["kind"] == "click"]
@@ -242,12 +283,55 @@ def summary(rows: list[dict], cells: int, size: int) -> str:
             f"max {max(frames):.1f} ms (n = {len(frames)} clicks)")
 
 
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def medians(reports: list[dict], rows: list[dict], side: int, load: list[float]) -> dict:
+    """summary.json: the medians of every measure, how many runs, loads and clicks each
+    comes from, the pages' sizes, the machine (with its one-minute load average at the start
+    and the end: other jobs share it) and the commit."""
+    import os
+    import platform
+
+    def stat(values: list[float]) -> dict:
+        return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
+                "max": round(max(values), 3), "n": len(values)} if values else {"n": 0}
+    out = {"cells": side * side, "commit": commit_id(), "browser": browser_version(),
+           "python": platform.python_version(), "cores": os.cpu_count(),
+           "cpu": _cpu_model(), "load_average": [round(x, 2) for x in load]}
+    if reports:
+        out["report_seconds"] = stat([r["seconds"] for r in reports])
+        out["report_cpu_seconds"] = stat([r["cpu_seconds"] for r in reports])
+        out["report_html_bytes"] = reports[-1]["report_bytes"]
+        out["explorer_html_bytes"] = reports[-1]["explorer_bytes"]
+    for name, kind, key in (("load_ms", "load", "ms"), ("click_ms", "click", "ms"),
+                            ("click_frame_ms", "click", "frame_ms")):
+        out[name] = stat([r[key] for r in rows if r["kind"] == kind])
+    return out
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--side", type=int, default=100, help="cells along each feature")
     ap.add_argument("--runs", type=int, default=10, help="page loads")
     ap.add_argument("--clicks", type=int, default=5, help="clicks after each load")
-    ap.add_argument("--out", help="write raw.csv (every load and click) into this folder")
+    ap.add_argument("--reports", type=int, default=3,
+                    help="times `playstyles report` is run and timed (0: not timed)")
+    ap.add_argument("--out", help="write raw.csv, report_raw.csv and summary.json there")
     ap.add_argument("--pages", action="store_true",
                     help="write the committed runs' explorer.html instead of measuring")
     args = ap.parse_args(argv)
@@ -257,29 +341,40 @@ def main(argv: list[str] | None = None) -> int:
     if browser_path() is None:
         print("no Chromium found (Debian's package chromium): nothing measured")
         return 1
+    import os
+    load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp:
         run = synthetic_run(Path(tmp) / "run", side=args.side)
+        reports = time_reports(run, args.reports) if args.reports > 0 else []
+        if reports:
+            print(report_summary(reports, args.side * args.side))
         start = time.perf_counter()
         page = write_page(run)
         built = time.perf_counter() - start
         rows = measure(page, runs=args.runs, clicks=args.clicks)
         print(summary(rows, args.side * args.side, page.stat().st_size))
         print(f"written by write_explorer in {built:.2f} s")
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                                capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = ""
-    print(f"commit {commit or '?'}; {browser_version()}")
+    load.append(os.getloadavg()[0])
+    print(f"commit {commit_id() or '?'}; {browser_version()}; load average "
+          f"{load[0]:.2f} at the start, {load[1]:.2f} at the end")
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        with open(out / "raw.csv", "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=["run", "kind", "ms", "frame_ms"])
-            w.writeheader()
-            w.writerows(rows)
-        print(f"raw times written to {out / 'raw.csv'}")
+        _write_csv(out / "raw.csv", rows)
+        if reports:
+            _write_csv(out / "report_raw.csv", reports)
+        (out / "summary.json").write_text(
+            json.dumps(medians(reports, rows, args.side, load), indent=2) + "\n")
+        print(f"raw times and their summary written to {out}/")
     return 0
+
+
+def commit_id() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
 
 
 def browser_version() -> str:

@@ -31,6 +31,8 @@ worktree; the imports below follow the code's moves).
     python experiments/fingerprint.py --mark-docs          # and mark the pages quoting them
     python experiments/fingerprint.py --record DIR --commit C --keys tribes/mcts tribes
                                                            # write DIR/produced.json
+    python experiments/fingerprint.py --record DIR --commit C --keys --how "a timing ..."
+                                                           # a result no game's play changes
     python experiments/fingerprint.py --at C --keys ...    # the digests of commit C's code
 """
 
@@ -339,7 +341,8 @@ def record(folder: Path, commit: str, keys: list[str], how: str) -> dict:
                           capture_output=True, text=True).stdout.strip()
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True,
                           capture_output=True, text=True).stdout.strip()
-    digests = fingerprint(keys) if full == head else at_commit(full, keys)
+    digests = {} if not keys else fingerprint(keys) if full == head else \
+        at_commit(full, keys)
     data = {"format": FORMAT, "commit": full, "how": how,
             "fingerprint": dict(sorted(digests.items()))}
     (folder / PRODUCED).write_text(json.dumps(data, indent=2) + "\n")
@@ -348,7 +351,8 @@ def record(folder: Path, commit: str, keys: list[str], how: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--keys", nargs="+", help="GAME or GAME/AGENT (default: every key)")
+    ap.add_argument("--keys", nargs="*", help="GAME or GAME/AGENT (default: every key; "
+                    "none after --keys: a result that depends on no game, with --record)")
     ap.add_argument("--json", action="store_true", help="print the digests as JSON only")
     ap.add_argument("--stale", action="store_true", help="list the stale results")
     ap.add_argument("--mark-docs", action="store_true",
@@ -370,8 +374,8 @@ def main() -> int:
                 print(f"marked: {page.relative_to(ROOT)}")
         return 0
     if args.record:
-        if not args.keys:
-            ap.error("--record needs --keys")
+        if args.keys is None:
+            ap.error("--record needs --keys (none after it for a timing or tooling result)")
         print(json.dumps(record(args.record, args.commit, args.keys, args.how), indent=2))
         return 0
     digests = at_commit(args.at, args.keys or all_keys()) if args.at else \

@@ -226,18 +226,94 @@ def _text_colour(rgba) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
 
 
+TEXT_BINS = 25
+"""Cells carry their value and games as text when the shown grid is at most this many bins
+along each axis; a larger one is too fine to read numbers in (its title says where they
+are), and its cells are drawn without white borders."""
+TICKS = 21
+"""At most this many bin edges are labelled along an axis (every k-th edge beyond)."""
+
+
+def _edge_ticks(edges: np.ndarray) -> np.ndarray:
+    """The bin edges an axis labels: all of them, or every k-th (first and last kept)."""
+    step = max(1, math.ceil((len(edges) - 1) / (TICKS - 1)))
+    return edges[::step] if (len(edges) - 1) % step == 0 else \
+        np.append(edges[::step], edges[-1])
+
+
+def _annotate(ax: Any, hm: Heatmap, colours: np.ndarray, fontsize: int) -> None:
+    """Each filled cell's value (and the games behind it) written in the cell."""
+    xe, ye = hm.x_edges, hm.y_edges
+    for r, c in zip(*np.nonzero(np.array([[bool(t) for t in row] for row in hm.text]))):
+        label = hm.text[r][c]
+        if hm.games is not None and np.isfinite(hm.games[r, c]):
+            label += f"\nn={int(hm.games[r, c])}"
+        ax.text((xe[c] + xe[c + 1]) / 2, (ye[r] + ye[r + 1]) / 2, label, ha="center",
+                va="center", fontsize=fontsize, color=_text_colour(colours[r, c]))
+
+
+def _hatch_and_cross(ax: Any, hm: Heatmap) -> int:
+    """Hatch the cells whose win rate's interval is wide and cross the marked ones, each as
+    one collection (a 10,000-cell grid draws as fast as a small one); the hatched count."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path as Outline
+    xe, ye = hm.x_edges, hm.y_edges
+    hatched = 0
+    if hm.wide is not None and hm.wide.any():  # one path of every hatched cell: one fill
+        rows, cols = np.nonzero(hm.wide)
+        hatched = len(rows)
+        corners = np.stack([np.column_stack([xe[a], ye[b]]) for a, b in
+                            ((cols, rows), (cols + 1, rows), (cols + 1, rows + 1),
+                             (cols, rows + 1), (cols, rows))], axis=1)
+        codes = np.tile([Outline.MOVETO] + [Outline.LINETO] * 3 + [Outline.CLOSEPOLY], hatched)
+        ax.add_artist(PathPatch(Outline(corners.reshape(-1, 2), codes), fill=False,
+                                hatch="///", edgecolor=(0.0, 0.0, 0.0, 0.4), linewidth=0))
+    if hm.marked is not None and hm.marked.any():  # a grey cross: see `mark_label`
+        segments = []
+        for r, c in zip(*np.nonzero(hm.marked)):
+            segments += [[(xe[c], ye[r]), (xe[c + 1], ye[r + 1])],
+                         [(xe[c], ye[r + 1]), (xe[c + 1], ye[r])]]
+        fine = max(len(hm.x_bins), len(hm.y_bins)) > TEXT_BINS
+        ax.add_collection(LineCollection(segments, colors=[(0.45, 0.45, 0.45, 0.8)],
+                                         linewidths=0.8 if fine else 2.0, capstyle="butt"),
+                          autolim=False)
+    return hatched
+
+
+def _subtitle(hm: Heatmap, hatched: int, numbered: bool) -> str:
+    """The lines under a heatmap's title: what is shown, the games (n) and the marks."""
+    sub = f"{hm.elites} elites shown, grid of {hm.grid_cells} cells; grey = no elite"
+    if hm.games is not None and np.isfinite(hm.games).any():
+        g = hm.games[np.isfinite(hm.games)]
+        sub += (f"\nn = games per value ({int(g.min())}-{int(g.max())}); hatched: win rate's"
+                f"\n95% interval wider than {100 * WIDE_INTERVAL:.0f} points ({hatched} of "
+                f"{hm.elites})")
+    if not numbered:
+        sub += ("\ncells too small to print their values: each cell's value and games are in "
+                "explorer.html and elites_table.csv")
+    if hm.note:
+        sub += f"; {hm.note}"
+    if hm.marked is not None and hm.marked.any():
+        sub += (f"\ngrey cross: {hm.mark_label or 'marked'} "
+                f"({int(hm.marked.sum())} of {hm.elites})")
+    return sub
+
+
 def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
                  cmap: str = "viridis", vmin: float | None = None,
                  vmax: float | None = None, colour_label: str | None = None) -> Path:
-    """Draw a heatmap to a PNG: feature units on both axes, ticks at the bin edges."""
+    """Draw a heatmap to a PNG: feature units on both axes, ticks at the bin edges (every
+    k-th of a fine grid), each cell's value and games written in it when the grid is at most
+    `TEXT_BINS` bins along each axis."""
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.patches
     import matplotlib.pyplot as plt
 
     if hm.field in PERCENT_FIELDS and vmin is None and vmax is None:
         vmin, vmax = 0.0, 1.0
     nx, ny = len(hm.x_bins), len(hm.y_bins)
+    numbered = max(nx, ny) <= TEXT_BINS
     worded = len(hm.x_label) > len(hm.x.name) or (hm.y is not None and
                                                   len(hm.y_label) > len(hm.y.name))
     fig_w = max(7.0 if worded else 5.0, min(16.0, 2.5 + 0.75 * nx))
@@ -246,56 +322,29 @@ def draw_heatmap(hm: Heatmap, path: str | Path, title: str | None = None,
     fig, ax = plt.subplots(figsize=(fig_w, fig_h), layout="constrained")
     chars = int(fig_w * 11)  # characters of a line across the figure at font size 9-10
     xe, ye = hm.x_edges, hm.y_edges
-    masked = np.ma.masked_invalid(hm.values)
-    mesh = ax.pcolormesh(xe, ye, masked, cmap=cmap, vmin=vmin, vmax=vmax,
-                         edgecolors="white", linewidth=1.0)
-    colours = mesh.cmap(mesh.norm(hm.values))
-    fontsize = 9 if nx <= 12 else 7
-    marked = 0
-    for r in range(ny):
-        for c in range(nx):
-            if hm.text[r][c]:
-                label = hm.text[r][c]
-                if hm.games is not None and np.isfinite(hm.games[r, c]):
-                    label += f"\nn={int(hm.games[r, c])}"
-                ax.text((xe[c] + xe[c + 1]) / 2, (ye[r] + ye[r + 1]) / 2, label,
-                        ha="center", va="center", fontsize=fontsize,
-                        color=_text_colour(colours[r, c]))
-            if hm.wide is not None and hm.wide[r, c]:  # hatched: too few games to rank by
-                ax.add_patch(matplotlib.patches.Rectangle(
-                    (xe[c], ye[r]), xe[c + 1] - xe[c], ye[r + 1] - ye[r], fill=False,
-                    hatch="///", edgecolor=(0.0, 0.0, 0.0, 0.4), linewidth=0))
-                marked += 1
-            if hm.marked is not None and hm.marked[r, c]:  # a grey cross: see `mark_label`
-                for a, b in ((ye[r], ye[r + 1]), (ye[r + 1], ye[r])):
-                    ax.plot([xe[c], xe[c + 1]], [a, b], color=(0.45, 0.45, 0.45, 0.8),
-                            linewidth=2.0, solid_capstyle="butt")
+    mesh = ax.pcolormesh(xe, ye, np.ma.masked_invalid(hm.values), cmap=cmap, vmin=vmin,
+                         vmax=vmax, edgecolors="white", linewidth=1.0 if numbered else 0.0)
+    if numbered:
+        _annotate(ax, hm, mesh.cmap(mesh.norm(hm.values)), 9 if nx <= 12 else 7)
+    hatched = _hatch_and_cross(ax, hm)
     ax.set_facecolor("#f2f2f2")
-    ax.set_xticks(xe)
-    ax.set_xticklabels([f"{v:.6g}" for v in xe], rotation=45 if nx > 8 else 0)
+    xt = _edge_ticks(xe)
+    ax.set_xticks(xt)
+    ax.set_xticklabels([f"{v:.6g}" for v in xt], rotation=45 if len(xt) > 9 else 0)
     ax.set_xlabel(textwrap.fill(f"{hm.x_label or hm.x.name} (bin edges)", chars - 10),
                   fontsize=9)
     if hm.y is not None:
-        ax.set_yticks(ye)
-        ax.set_yticklabels([f"{v:.6g}" for v in ye])
+        yt = _edge_ticks(ye)
+        ax.set_yticks(yt)
+        ax.set_yticklabels([f"{v:.6g}" for v in yt])
         ax.set_ylabel(textwrap.fill(f"{hm.y_label or hm.y.name} (bin edges)",
                                     int(fig_h * 9)), fontsize=9)
     else:
         ax.set_yticks([])
     default = FIELD_TITLES.get(hm.field, hm.field.replace("_", " "))
-    head = title or default
-    sub = f"{hm.elites} elites shown, grid of {hm.grid_cells} cells; grey = no elite"
-    if hm.games is not None and np.isfinite(hm.games).any():
-        g = hm.games[np.isfinite(hm.games)]
-        sub += (f"\nn = games per value ({int(g.min())}-{int(g.max())}); hatched: win rate's"
-                f"\n95% interval wider than {100 * WIDE_INTERVAL:.0f} points ({marked} of {hm.elites})")
-    if hm.note:
-        sub += f"; {hm.note}"
-    if hm.marked is not None and hm.marked.any():
-        sub += (f"\ngrey cross: {hm.mark_label or 'marked'} "
-                f"({int(hm.marked.sum())} of {hm.elites})")
-    sub = "\n".join(textwrap.fill(line, chars) for line in sub.split("\n"))
-    ax.set_title(f"{textwrap.fill(head, chars)}\n{sub}", fontsize=10)
+    sub = "\n".join(textwrap.fill(line, chars)
+                    for line in _subtitle(hm, hatched, numbered).split("\n"))
+    ax.set_title(f"{textwrap.fill(title or default, chars)}\n{sub}", fontsize=10)
     bar = fig.colorbar(mesh, ax=ax, shrink=0.9)
     bar.set_label(colour_label or default)
     if hm.field in PERCENT_FIELDS:

@@ -79,6 +79,12 @@ heatmaps mark it); NaN for an elite not validated or a validation that counted n
 MARK_MEANING = "was not told apart from the styles that held up on held-out levels"
 DOMINANT = "dominant_scripts"
 """elites_table.csv: the elite's two highest-weighted scripts with their weights."""
+TABLE_ROWS = 300
+"""report.html lists at most this many rows of each per-elite table (the distinct styles,
+Table II, the elites and their features): the first in the table's order (strongest style,
+best held-out win rate, best elite first). The rest of a larger archive is one click away in
+explorer.html (its table of every elite sorts and filters) and in the run directory's CSV
+files; the page says how many rows it shows of how many."""
 
 
 @dataclass
@@ -127,9 +133,11 @@ def elites_with_validation(run: RunFiles) -> pd.DataFrame:
              if c in v]
     ci = {c: validated_column(c) for c in WIN_RATE_CI if c in v}  # the validated interval
     out = elites.merge(v[keep + list(ci)].rename(columns=ci), on="index", how="left")
-    if "distinct" in out:
-        out[NOT_HELD] = out["distinct"].map(
+    if "distinct" in out:  # one new column joined at once (a frame read from CSV keeps one
+        # block per column, and inserting into it one by one is slow)
+        held = out["distinct"].map(
             lambda d: (not csv_true(d)) if d is not None and d == d else np.nan)
+        out = pd.concat([out, held.rename(NOT_HELD)], axis=1)
     return out
 
 
@@ -174,11 +182,13 @@ def elites_table(run: RunFiles) -> pd.DataFrame:
     cols += [c for c in VALIDATED_FIELDS if c in frame]
     cols += [c for c in (*STYLE_COLUMNS[:2], NOT_APART) if c in frame]
     weights = run.weight_columns()
-    frame = frame.assign(**{DOMINANT: [dominant_scripts({w: r[w] for w in weights})
-                                       for r in frame.to_dict("records")]})
+    dominant = pd.Series([dominant_scripts(dict(zip(weights, r)))
+                          for r in frame[weights].itertuples(index=False)],
+                         index=frame.index, name=DOMINANT, dtype=object)
     cols += [DOMINANT, *weights]
     cols += [c for c in ("evaluation", "batch") if c in frame]
-    out = frame[[c for c in cols if c in frame]].copy()
+    cols = [c for c in cols if c in frame or c == DOMINANT]
+    out = pd.concat([frame[[c for c in cols if c != DOMINANT]], dominant], axis=1)[cols]
     return out.sort_values(["win_rate", "mean_score"], ascending=False, kind="stable") \
         .reset_index(drop=True)
 
@@ -311,19 +321,36 @@ def _pct(x: Any) -> str:
     return pct_text(x)
 
 
-def _img(path: Path) -> str:
-    return f'<img alt="{_esc(path.name)}" src="{png_data_uri(path)}">'
+def _img(path: Path, alt: str = "") -> str:
+    """An image inlined as data; its text alternative says what it shows (its file's name
+    when no words are given)."""
+    said = f"{alt} ({path.name})" if alt else path.name
+    return f'<img alt="{_esc(said)}" src="{png_data_uri(path)}">'
 
 
-def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
-    """An HTML table from formatted (escaped) cells; the first `left` columns left-aligned."""
+def _table(headers: list[str], rows: list[list[str]], left: int = 1,
+           label: str = "table") -> str:
+    """An HTML table from formatted (escaped) cells; the first `left` columns left-aligned.
+    Its box scrolls sideways when the table is wider than the page, so it is a named region
+    that the keyboard reaches (Tab, then the arrow keys scroll it)."""
     h = "".join(f'<th class="{"l" if i < left else ""}">{c}</th>' for i, c in enumerate(headers))
     h = f"<tr>{h}</tr>" if any(headers) else ""
     body = []
     for r in rows:
         body.append("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
                                      for i, c in enumerate(r)) + "</tr>")
-    return f'<div class="wrap"><table>{h}{"".join(body)}</table></div>'
+    return (f'<div class="wrap" tabindex="0" role="region" aria-label="{_esc(label)}">'
+            f'<table>{h}{"".join(body)}</table></div>')
+
+
+def _first_rows(shown: int, total: int, what: str, files: str) -> str:
+    """The line above a table cut to its first rows, saying where all of them are ("" when
+    the table is whole)."""
+    if total <= shown:
+        return ""
+    return (f'<p class="small">The first {shown} of {total} {what}. All {total} are in '
+            f'<a href="explorer.html">explorer.html</a> beside this page (its table of every '
+            f'elite sorts by any column and filters by text) and in {files}.</p>')
 
 
 def _summary(run: RunFiles) -> str:
@@ -356,7 +383,7 @@ def _summary(run: RunFiles) -> str:
                   _pct(last["best_win_rate"]))]
         if "elapsed_seconds" in last:
             rows.append(("run time", f"{float(last['elapsed_seconds']) / 60:.1f} min"))
-    return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2)
+    return _table(["", ""], [[_esc(k), _esc(v)] for k, v in rows], left=2, label="the run")
 
 
 def trust(elites: pd.DataFrame) -> dict[str, Any]:
@@ -427,6 +454,13 @@ def _verdict_html(run: RunFiles, has_validation: bool, line: str) -> str:
     return "\n".join(parts)
 
 
+PAIR_ALT = ("heatmap of the evolved archive: each cell's elite coloured by its win rate",
+            "heatmap of the held-out archive: each validated elite at its held-out cell, "
+            "coloured by its held-out win rate")
+"""The text alternatives of the two heatmaps at the top of report.html (their titles and
+the caption beside them give the numbers)."""
+
+
 def _pair_html(run: RunFiles, pair: list[Path], has_validation: bool) -> str:
     """The evolved heatmap and the held-out one, side by side, with what they show."""
     if not pair:
@@ -448,7 +482,8 @@ def _pair_html(run: RunFiles, pair: list[Path], has_validation: bool) -> str:
              f"{100 * WIDE_INTERVAL:.0f} points; n = games behind each value.")
     heading = "Archive: evolved and held out" if has_validation else "Archive: win rate"
     return (f"<h2>{heading}</h2><p class=small>{text}</p>"
-            f'<div class="pair">{"".join(_img(p) for p in pair)}</div>')
+            f'<div class="pair">{"".join(_img(p, alt) for p, alt in zip(pair, PAIR_ALT))}'
+            f'</div>')
 
 
 def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
@@ -462,8 +497,12 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
     if styles.empty:
         return ("<h2>Distinct styles</h2><p>No elite held up as a distinct style on these "
                 "games.</p>")
+    total = len(styles)
+    styles = styles.head(TABLE_ROWS)
     weights = run.weight_columns()
-    elites = run.elites.set_index("index")
+    shown = run.elites[run.elites["index"].isin(styles["index"])]
+    dominant = {int(i): dominant_scripts(dict(zip(weights, w))) for i, w in
+                zip(shown["index"], shown[weights].itertuples(index=False))} if weights else {}
     ci_low, ci_high = WIN_RATE_CI
     headers = ["style", "cell (evolved &rarr; held out)",
                "held-out win rate<br><span class=small>(95% interval)</span>",
@@ -489,13 +528,14 @@ def _styles_html(run: RunFiles, features: Sequence[str]) -> str:
             control.append("non-inferior" if csv_true(r.get("non_inferior"))
                            else "not shown non-inferior")
         row.append(_esc(", ".join(control)) if control else "n/a")
-        idx = int(r["index"])
-        row.append(_esc(dominant_scripts({w: elites.loc[idx, w] for w in weights}))
-                   if idx in elites.index and weights else "n/a")
+        row.append(_esc(dominant.get(int(r["index"]), "n/a")))
         rows.append(row)
-    return (f"<h2>Distinct styles</h2><p class=small>Strongest first; every value from "
+    return ("<h2>Distinct styles</h2>"
+            + _first_rows(len(styles), total, "distinct styles, strongest first",
+                          "validation.csv (its column style)")
+            + f"<p class=small>Strongest first; every value from "
             f"{_esc(validation_source(s))}. Dominant scripts: the two highest weights of the "
-            f"elite's genome.</p>" + _table(headers, rows, left=2))
+            f"elite's genome.</p>" + _table(headers, rows, left=2, label="distinct styles"))
 
 
 def _validation_html(run: RunFiles) -> str:
@@ -533,11 +573,13 @@ def _validation_html(run: RunFiles) -> str:
                       for group, g in (s.get("by_level_group") or {}).items()]
         parts.append(f"<p>Rank correlation (Spearman) between the {_esc(mine)} values and "
                      f"the {_esc(held)} values over all validated elites:</p>")
-        parts.append(_table(["value", "Spearman rho"], rows))
-        parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2))
+        parts.append(_table(["value", "Spearman rho"], rows, label="rank correlations"))
+        parts.append(_table(["", ""], [[_esc(a), b] for a, b in share], left=2,
+                            label="validation in numbers"))
     path = run.path(VALIDATION_CHART)
     if path.exists():
-        parts.append(_img(path))
+        parts.append(_img(path, "each validated elite's evolved and held-out position, "
+                                "and its evolved against its held-out win rate"))
     parts.append(f"<p>Table II of the paper for these elites ({_esc(mine)} / "
                  f"{_esc(held)}):</p>")
     parts.append(table_two_html(run))
@@ -560,7 +602,8 @@ def table_two_html(run: RunFiles) -> str:
                f"games<br>{both}"]
     rows = []
     ci_low, ci_high = WIN_RATE_CI
-    for r in v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").itertuples():
+    best = v.sort_values(WIN_RATE_VALIDATED, ascending=False, kind="stable").head(TABLE_ROWS)
+    for r in best.itertuples():
         d = r._asdict()
         row = [_esc(d["cell"]),
                f"{_pct(d[evolved_column('win_rate')])} / {_pct(d[WIN_RATE_VALIDATED])} "
@@ -572,7 +615,8 @@ def table_two_html(run: RunFiles) -> str:
         row.append(f"{_num(d.get(evolved_column('games')))} / "
                    f"{_num(d.get(validated_column('games')))}")
         rows.append(row)
-    return _table(headers, rows)
+    return _first_rows(len(best), len(v), "validated elites, best held-out win rate first",
+                       "validation.csv") + _table(headers, rows, label="Table II")
 
 
 def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
@@ -594,7 +638,7 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     headers.append("dominant scripts")
     headers += [f'<span title="{_esc(w)}">{_esc(w)}</span>' for w in weights]
     rows = []
-    for r in table.to_dict("records"):
+    for r in table.head(TABLE_ROWS).to_dict("records"):
         low, high = (r.get(c) for c in WIN_RATE_CI)
         interval = f" <span class=small>({_pct(low)}-{_pct(high)})</span>" if low is not None \
             else ""
@@ -620,26 +664,36 @@ def _elites_html(run: RunFiles, table: pd.DataFrame) -> str:
     out = [f"<p>{len(table)} elites, best first. Weights are the evolved scripts' weights "
            f"(the portfolio's other scripts keep 0.5); the dominant scripts are the two highest "
            f"of them. Win rates and features are means over the elite's games from "
-           f"{_esc(run.elites_source)}.{held}</p>", _table(headers, rows)]
+           f"{_esc(run.elites_source)}.{held}</p>",
+           _first_rows(len(rows), len(table), "elites, best first", "elites_table.csv"),
+           _table(headers, rows, label="elites"), _features_html(run, table)]
+    return "\n".join(out)
+
+
+def _features_html(run: RunFiles, table: pd.DataFrame) -> str:
+    """Every registered feature of the elites shown in the elites table (its first
+    TABLE_ROWS, in its order), in a fold-out table."""
     feats = run.feature_columns()
     merged = run.elites
-    if feats and not merged.empty:
-        order = {c: i for i, c in enumerate(table["cell"])}
-        m = merged.assign(_o=merged["cell"].map(order)).sort_values("_o")
-        rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
-                for r in m.to_dict("records")]
-        out.append(f"<details><summary>every behaviour feature of every elite (means over its "
-                   f"games, from {_esc(run.elites_source)})</summary>"
-                   + _table(["cell", *[_esc(f) for f in feats]], rows)
-                   + "</details>")
-    return "\n".join(out)
+    if not feats or merged.empty:
+        return ""
+    order = {c: i for i, c in enumerate(table["cell"].head(TABLE_ROWS))}
+    m = merged.assign(_o=merged["cell"].map(order)).dropna(subset=["_o"]).sort_values("_o")
+    rows = [[_esc(r["cell"])] + [_num(r.get(mean_column(f))) for f in feats]
+            for r in m.to_dict("records")]
+    return ("<details><summary>every behaviour feature of "
+            + ("every elite" if len(m) == len(merged) else f"these {len(m)} elites")
+            + f" (means over each elite's games, from {_esc(run.elites_source)})</summary>"
+            + _first_rows(len(m), len(merged), "elites, best first", "elites.csv")
+            + _table(["cell", *[_esc(f) for f in feats]], rows, label="behaviour features")
+            + "</details>")
 
 
 def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
           table: pd.DataFrame, has_validation: bool, title: str | None, line: str) -> str:
     head = title or f"playstyles run report: {run.name}"
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(head)}</title>"
-             f"<style>{CSS}</style></head><body>",
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>{_esc(head)}</title><style>{CSS}</style></head><body><main>",
              f"<h1>{_esc(head)}</h1>",
              f"<p class=small>written {time.strftime('%Y-%m-%d %H:%M')} from the files of the "
              f"run directory {_esc(run.dir.name)}</p>",
@@ -650,10 +704,11 @@ def _html(run: RunFiles, pair: list[Path], images: list[tuple[str, Path, str]],
     parts += ["<h2>Run</h2>", _summary(run),
               "<h2>How far to trust the elites</h2>", _trust_html(run, has_validation)]
     for heading, path, caption in images:
-        parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>", _img(path)]
+        parts += [f"<h2>{_esc(heading)}</h2>", f"<p class=small>{_esc(caption)}</p>",
+                  _img(path, f"{heading}: {caption}")]
     if has_validation:
         parts.append(_validation_html(run))
-    parts += ["<h2>Elites</h2>", _elites_html(run, table), "</body></html>"]
+    parts += ["<h2>Elites</h2>", _elites_html(run, table), "</main></body></html>"]
     return "\n".join(parts)
 
 

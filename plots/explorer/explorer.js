@@ -111,6 +111,7 @@
   var S = {view: "evolved", x: 0, y: DIM > 1 ? 1 : -1, field: QUALITY, selected: -1,
            compare: [], sort: {key: "quality", dir: -1}, filter: "", all: false, cursor: null};
   var L = null;  // the layout of the current map: axes, cells, pixel geometry
+  var MIN_WIDTH = 400;  // the map's least width in pixels: room for a small grid's axis words
 
   // ------------------------------------------------------------------ colours (viridis)
   var STOPS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142],
@@ -155,7 +156,7 @@
     if (!(xlo <= xhi)) { xlo = 0; xhi = AX[x].bins - 1; }
     if (y < 0 || !(ylo <= yhi)) { ylo = 0; yhi = y < 0 ? 0 : AX[y].bins - 1; }
     var nx = xhi - xlo + 1, ny = yhi - ylo + 1;
-    var cs = Math.max(4, Math.min(72, Math.floor(620 / Math.max(nx, ny))));
+    var cs = Math.max(4, Math.min(96, Math.floor(620 / Math.max(nx, ny))));
     var left = 70, top = 12, bottom = 72;
     var shown = new Int32Array(nx * ny).fill(-1), count = new Int32Array(nx * ny), styles = {};
     var best = new Float64Array(nx * ny).fill(-Infinity);
@@ -170,7 +171,8 @@
       if (p > best[k]) { best[k] = p; shown[k] = i; }
     }
     L = {x: x, y: y, xlo: xlo, ylo: ylo, nx: nx, ny: ny, cs: cs, left: left, top: top,
-         width: left + nx * cs + 12, height: top + ny * cs + bottom, shown: shown, count: count,
+         width: Math.max(left + nx * cs + 12, MIN_WIDTH), height: top + ny * cs + bottom,
+         shown: shown, count: count,
          styles: styles};
   }
   function cellOf(i) {  // [column, row from the bottom] of an elite in the current map
@@ -365,16 +367,23 @@
       ctx.fillText(edge(ax, L.xlo + c), L.left + c * cs, yb);
     }
     ctx.font = "12px system-ui,sans-serif";
-    var wide = Math.max(40, Math.floor(L.nx * cs / 6.5));
-    ctx.fillText(ellipsis(named(ax.name), wide), L.left + L.nx * cs / 2, yb + 18);
+    var room = L.width - L.left - 4, label = fit(named(ax.name), room);  // the canvas's right end
+    if (ctx.measureText(label).width <= L.nx * cs) {
+      ctx.fillText(label, L.left + L.nx * cs / 2, yb + 18);
+    } else {  // wider than the grid: from its left edge
+      ctx.textAlign = "left";
+      ctx.fillText(label, L.left, yb + 18);
+    }
     var wx = D.features[ax.name] && D.features[ax.name].words;
     if (wx && wx.length === 3) {  // the low and high ends in the plug-in's words
       ctx.font = "italic 11px system-ui,sans-serif";
       ctx.fillStyle = "#555";
       ctx.textAlign = "left";
-      ctx.fillText("\u2190 " + wx[0], L.left, yb + 36);
-      ctx.textAlign = "right";
-      ctx.fillText(wx[2] + " \u2192", L.left + L.nx * cs, yb + 36);
+      var lo = fit("\u2190 " + wx[0], room / 2 - 8), hi = fit(wx[2] + " \u2192", room / 2 - 8);
+      var apart = ctx.measureText(lo).width + 16 + ctx.measureText(hi).width <= L.nx * cs;
+      ctx.fillText(lo, L.left, yb + 36);  // under the grid's ends, or side by side past it
+      ctx.textAlign = apart ? "right" : "left";
+      ctx.fillText(hi, apart ? L.left + L.nx * cs : L.left + ctx.measureText(lo).width + 16, yb + 36);
       ctx.fillStyle = "#333";
     }
     if (L.y >= 0) {
@@ -391,19 +400,28 @@
       ctx.textAlign = "center";
       ctx.font = "12px system-ui,sans-serif";
       var wy = D.features[ay.name] && D.features[ay.name].words;
-      ctx.fillText(ellipsis(named(ay.name) + (wy && wy.length === 3 ? ": " + wy[0] + " \u2192 " + wy[2] : ""),
-                            Math.max(30, Math.floor(L.ny * cs / 6))), 0, 0);
+      ctx.fillText(fit(named(ay.name) + (wy && wy.length === 3 ? ": " + wy[0] + " \u2192 " + wy[2] : ""),
+                       L.ny * cs + 2 * L.top - 4), 0, 0);  // centred on the grid, within the canvas
       ctx.restore();
     }
   }
   function edge(a, b) { return String(Number((a.lo + b * a.width).toPrecision(4))); }
-  function ellipsis(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+  function fit(s, px) {  // the text in the current font, shortened with an ellipsis to px wide
+    if (ctx.measureText(s).width <= px) return s;
+    var lo = 0, hi = s.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (ctx.measureText(s.slice(0, mid) + "\u2026").width <= px) lo = mid; else hi = mid - 1;
+    }
+    return s.slice(0, lo) + "\u2026";
+  }
   function legend(f, rg) {
     var src = S.view === "held" && !f.weight ? D.sources.held : D.sources.evolved;
     var what = f.weight ? f.label + " (the elite's genome)" : f.label + " of each cell's elite, from " + src;
     var lo = f.pct ? pct(rg[0]) : num(rg[0]), hi = f.pct ? pct(rg[1]) : num(rg[1]);
     var h = '<div><b>Colour</b>: <span id="legend-field">' + esc(what) + '</span></div>' +
-      '<div class="key">' + '<span id="legend-lo">' + esc(lo) + '</span><canvas id="legend-bar" width="180" height="12"></canvas>' +
+      '<div class="key">' + '<span id="legend-lo">' + esc(lo) + '</span><canvas id="legend-bar" width="180" height="12" role="img" aria-label="colour scale from ' +
+      esc(lo) + ' to ' + esc(hi) + '"></canvas>' +
       '<span id="legend-hi">' + esc(hi) + '</span></div>' +
       '<span class="key"><span class="swatch" style="background:#f1f1f1"></span>no elite</span>' +
       '<span class="key"><span class="swatch" style="background:#c8c8c8"></span>no value (' + MISSING + ')</span>';
@@ -852,7 +870,7 @@
       'aria-controls="elites"></label><div id="list-box"><table id="elites" aria-labelledby="list-caption"></table></div>' +
       '<button type="button" id="list-more" hidden></button></section>' +
       '</div><section id="compare"></section>' + versusSection();
-    body.insertAdjacentHTML("beforeend", h);
+    body.insertAdjacentHTML("beforeend", "<main>" + h + "</main>");
     canvas = document.getElementById("map");
     ctx = canvas.getContext("2d");
     legendBox = document.getElementById("legend");

@@ -67,6 +67,14 @@ def test_every_results_folder_says_what_produced_it():
             assert key.split("/")[0] in known or key.startswith(fp.STARTER), (folder, key)
 
 
+def test_a_result_no_game_changes_records_no_key(tmp_path):
+    """`--record DIR --keys` with no key (a timing or tooling result): no digest, no game
+    played, whichever commit is named."""
+    data = fp.record(tmp_path, "HEAD~1", [], "a timing result")
+    assert data["fingerprint"] == {} and len(data["commit"]) == 40
+    assert fp.read_produced(tmp_path) == data
+
+
 def test_the_notice_lists_the_stale_results_a_page_quotes_and_goes_away_with_them():
     page = "# Title\n\nSee `experiments/results/table1/summary.md` and experiments/results/noise.\n"
     stale = [("experiments/results/table1", ["tribes/mcts"]),

@@ -2,11 +2,13 @@
 needs nothing from elsewhere, and, in a real browser (headless Chromium), a click on a cell
 that opens the elite's card with the numbers of elites.csv and validation.csv, the held-out
 view, a comparison of two elites, a screenshot that is not blank, the Tribolo and Navy runs,
-an old run without its optional columns, and a 10,000-cell archive's load and click times.
+an old run without its optional columns, a 10,000-cell archive's load and click times, and
+axe-core's accessibility rules on explorer.html and report.html.
 
 The browser tests need the `playwright` Python package (the test extra) and Debian's
 Chromium (`/usr/bin/chromium`, installed by `.ci/run`); without either they skip, saying
-which is missing."""
+which is missing. The accessibility test also needs `axe-playwright-python` (the test
+extra, which ships axe-core)."""
 
 from __future__ import annotations
 
@@ -352,6 +354,79 @@ def test_the_boards_versus_drew_are_on_the_page(browser, tmp_path):
     write_explorer(RunFiles(d).check(), feature_texts("tribes"))
     tab, errors = open_page(browser, d / "explorer.html")
     assert tab.query_selector("#versus") is None and not errors
+
+
+# ------------------------------------------------------------------ accessibility
+
+SERIOUS = ("serious", "critical")
+"""The impacts of an axe-core violation the pages may not have."""
+
+
+@pytest.fixture(scope="module")
+def axe():
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        pytest.skip("no axe-playwright-python: pip install -e '.[test]' to check the pages "
+                    "with axe-core")
+    return Axe()
+
+
+def violations(axe, tab) -> tuple[list[str], list[str]]:
+    """axe-core's violations on the page as it is now: the serious or critical ones, and
+    the others, each as its rule, impact, help and the first elements it names."""
+    found = axe.run(tab, options={"resultTypes": ["violations"]}).response["violations"]
+    said = [(v["impact"], f"{v['id']} ({v['impact']}): {v['help']}: "
+                          f"{[n['target'] for n in v['nodes']][:5]}") for v in found]
+    return [t for i, t in said if i in SERIOUS], [t for i, t in said if i not in SERIOUS]
+
+
+def test_the_pages_have_no_serious_accessibility_violation(browser, axe, tmp_path):
+    """axe-core (its bundled rules: names of controls, text alternatives, colour contrast,
+    landmarks, keyboard access to scrolling boxes, ...) finds no serious or critical
+    violation on report.html and explorer.html of a validated run with boards side by side
+    and of a run not validated, in each state a designer passes through: the explorer on
+    load, with a card open and two elites compared, in the held-out view; report.html wide
+    and in a narrow window (where its tables scroll sideways)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    done = copy(RESULTS / "quickstart", tmp_path / "quickstart")
+    folder = done / "versus" / "0_0_0_0_vs_control"
+    folder.mkdir(parents=True)
+    fig = plt.figure(figsize=(2, 1))
+    fig.savefig(folder / "game0_end.png")
+    plt.close(fig)
+    plain = fake_run(tmp_path / "plain")
+    found: dict[str, list[str]] = {}
+    others: list[str] = []
+    for d in (done, plain):
+        assert main(["report", str(d)]) == 0
+        tab, errors = open_page(browser, d / "explorer.html")
+        cells = [tab.evaluate(f"explorer.data.cols.cell[{i}]")
+                 for i in tab.evaluate("explorer.shownElites()")[:2]]
+        states = [("load", None), ("card and comparison", lambda: (
+            click_elite(tab, cells[0]), click_elite(tab, cells[1], ["Shift"])))]
+        if tab.evaluate("explorer.data.validated"):
+            states.append(("held-out view", lambda: tab.click("#view-held")))
+        for state, act in states:
+            if act:
+                act()
+            found[f"{d.name}/explorer.html, {state}"], more = violations(axe, tab)
+            others += more
+        assert errors == []
+        tab.close()
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.goto((d / "report.html").resolve().as_uri())
+        for width in (1400, 480):
+            tab.set_viewport_size({"width": width, "height": 1000})
+            found[f"{d.name}/report.html, {width} px wide"], more = violations(axe, tab)
+            others += more
+        tab.close()
+    print("\n".join(["axe-core, minor or moderate:", *sorted(set(others))] if others else
+                    ["axe-core: no violation of any impact"]))
+    assert len(found) == 9
+    assert {k: v for k, v in found.items() if v} == {}
 
 
 # ------------------------------------------------------------------ what a designer does

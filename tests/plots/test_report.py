@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -382,6 +383,31 @@ def test_old_validation_without_styles_still_reports(tmp_path):
     assert "no cell is marked" in page and "Distinct styles</h2>" not in page
 
 
+def test_a_large_archive_shows_its_first_rows_and_where_the_rest_are(tmp_path):
+    """A 30 x 30 validated archive (900 elites, 675 distinct styles): each per-elite table of
+    report.html lists its first TABLE_ROWS rows, best first, and says where all of them are
+    (explorer.html, the CSV files); elites_table.csv and the explorer keep every elite."""
+    from experiments.bench_explorer import synthetic_run
+    from plots.report import TABLE_ROWS
+    d = synthetic_run(tmp_path / "big", side=30)
+    write_report(d)
+    page = (d / "report.html").read_text()
+    for what in ("675 distinct styles, strongest first", "900 validated elites, best held-out "
+                 "win rate first", "900 elites, best first"):
+        assert f"The first {TABLE_ROWS} of {what}. All " in page, what
+    assert page.count('<a href="explorer.html">explorer.html</a>') == 4  # and the features
+    table = pd.read_csv(d / "elites_table.csv")
+    assert len(table) == 900
+    elites = page[page.index("<h2>Elites</h2>"):page.index("<details>")]
+    shown = re.findall(r'<tr><td class="l">([^<]*)</td>', elites)
+    assert shown == table["cell"].head(TABLE_ROWS).tolist()
+    styles = page[page.index("Distinct styles</h2>"):page.index("<h2>Run</h2>")]
+    assert styles.count("<tr>") == TABLE_ROWS + 1  # the head and the strongest styles
+    data = json.loads(re.search(r'id="explorer-data">(.*?)</script>',
+                                (d / "explorer.html").read_text()).group(1))
+    assert data["n"] == 900
+
+
 @pytest.fixture(scope="module")
 def validated_run(tmp_path_factory):
     """The tiny run validated (4 games per elite, with the control), then given known styles:
@@ -400,7 +426,9 @@ def test_report_of_a_validated_run_leads_with_the_verdict(validated_run):
     from qd.features import features_of
     from qd.rundir import dominant_scripts, headline, styles_text
     d = validated_run
-    rep = write_report(d, features=features_of("tribes"))
+    with warnings.catch_warnings():  # no column is inserted one by one into a wide table
+        warnings.simplefilter("error", pd.errors.PerformanceWarning)
+        rep = write_report(d, features=features_of("tribes"))
     summary = RunFiles(d).validation_summary
     page = (d / "report.html").read_text()
     assert rep.headline == headline(summary)
