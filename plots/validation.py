@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from playstyles.files import save_figure
+from base.files import save_figure
 from qd.rundir import (
     VALIDATION,
     RunFiles,
