@@ -16,9 +16,9 @@ import numpy as np
 
 from agents.portfolio.script import ScriptError
 from agents.registry import agent_names, check_agent, make_agent
+from base.limits import short
 from games.api import determinise
 from games.registry import get_game
-from playstyles.limits import short
 
 
 class Counter:

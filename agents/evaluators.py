@@ -30,9 +30,9 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Protocol, runtime_checkable
 
 from agents.learned import learned_evaluator
+from base.limits import short
 from games.api import GameState
 from games.registry import Registry
-from playstyles.limits import short
 
 
 @runtime_checkable

@@ -45,8 +45,8 @@ from agents.search import (
     at_least,
     check_budget,
 )
+from base.limits import MAX_AGENT_COUNT
 from games.api import Action, GameState, determinise, new_belief, observation
-from playstyles.limits import MAX_AGENT_COUNT
 
 BELIEFS = ("particles", "none", "true")
 UNLIMITED = 1 << 62

@@ -92,9 +92,9 @@ from agents.tree import (
     run_iterations,
     select_uct,
 )
+from base.limits import MAX_AGENT_COUNT
 from games.api import Action, GameState, ends_turn, is_pass
 from games.registry import Registry
-from playstyles.limits import MAX_AGENT_COUNT
 
 SEARCHES = ("alphabeta", "mcts", "random")
 """Top searches over whole-turn moves: iterative-deepening alpha-beta, UCT, or none (a random

@@ -32,9 +32,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import Encoding, get_encoding
+from base.files import load_json, npz_json, read_npz
+from base.limits import MAX_JSON_BYTES, MAX_LAYER_SIZE, MAX_LAYERS, short
 from games.registry import Registry
-from playstyles.files import load_json, npz_json, read_npz
-from playstyles.limits import MAX_JSON_BYTES, MAX_LAYER_SIZE, MAX_LAYERS, short
 
 FORMAT = "playstyles-learned-evaluator"
 FORMAT_VERSION = 1

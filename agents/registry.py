@@ -12,8 +12,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from base.limits import short
 from games.registry import Registry
-from playstyles.limits import short
 
 AGENTS = Registry("agent")
 """Agent factories: for every game (``*``) or for one game (or family)."""

@@ -29,8 +29,8 @@ from agents.search import (
     random_action,
     search_copy,
 )
+from base.limits import MAX_AGENT_COUNT
 from games.api import Action, GameState
-from playstyles.limits import MAX_AGENT_COUNT
 
 ActionSequence = list  # an individual: actions, or None (to be filled by a random legal action)
 

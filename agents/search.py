@@ -34,9 +34,9 @@ from typing import Any, Callable, Hashable, Iterator, Mapping
 import numpy as np
 
 from agents.evaluators import check_evaluator, deciding, make_evaluator
+from base.limits import MAX_BUDGET, MAX_MS, short
 from games.api import Action, GameState, is_pass
 from games.registry import Registry, get_game
-from playstyles.limits import MAX_BUDGET, MAX_MS, short
 
 DEFAULT_BUDGET = 2000
 """Forward-model calls per decision, as in the reference's tournament configuration."""
@@ -161,7 +161,7 @@ def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False,
         name: the parameter checked.
         lo: the smallest value allowed.
         optional: whether None is allowed.
-        hi: the largest value allowed (a count's `playstyles.limits.MAX_AGENT_COUNT`).
+        hi: the largest value allowed (a count's `base.limits.MAX_AGENT_COUNT`).
     """
     v = p[name]
     if optional and v is None:

@@ -46,8 +46,8 @@ from agents.search import (
     search_copy,
 )
 from agents.tree import TIE
+from base.limits import MAX_AGENT_COUNT
 from games.api import Action, GameState, ends_turn
-from playstyles.limits import MAX_AGENT_COUNT
 
 
 class TurnRolloutAgent(SearchAgent):

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from base.stats import wilson_interval
 from games.registry import get_game
-from play.stats import wilson_interval
 from play.tournament import TournamentConfig, parse_agent, run_tournament, to_markdown
 
 OPPONENTS = ["mcts:rollouts=false", "pmcts_pu", "rule_based", "rhea"]

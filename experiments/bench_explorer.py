@@ -190,7 +190,7 @@ def committed_page(folder: str, game: str) -> str:
 def write_committed_pages() -> None:
     import os
 
-    from playstyles.files import atomic_write
+    from base.files import atomic_write
     os.chdir(REPO)
     for folder, game in COMMITTED_RUNS.items():
         path = atomic_write(Path(folder) / "explorer.html", committed_page(folder, game))

@@ -36,7 +36,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from playstyles.files import atomic_write
+from base.files import atomic_write
 from qd.validation import reestimated  # noqa: E402
 
 

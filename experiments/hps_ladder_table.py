@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from base.files import atomic_write
+from base.stats import bradley_terry
 from play.ladder import matrices, order_verdict, pair_table
-from play.stats import bradley_terry
-from playstyles.files import atomic_write
 
 
 def round_robin(out: Path, order: list[str], leave_out: list[str]) -> str:

@@ -188,12 +188,12 @@ def markdown(summary: dict[str, Any]) -> str:
 def play(args: argparse.Namespace) -> int:
     from agents.encodings import get_encoding
     from agents.learned import load_model
+    from base.files import atomic_write
+    from base.stats import BOOTSTRAP_RESAMPLES
     from play.ray_session import ray_session
     from play.selfplay import generate_samples
-    from play.stats import BOOTSTRAP_RESAMPLES
     from play.tournament import plan
     from play.train_evaluator import load_train_config
-    from playstyles.files import atomic_write
 
     dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     commit = _git("rev-parse", "HEAD")

@@ -34,12 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.evaluators import register_evaluator  # noqa: E402
+from base.files import atomic_write  # noqa: E402
+from base.stats import holm, wilson_interval  # noqa: E402
 from games.registry import register_plugin  # noqa: E402
 from play.new_game import write_starter  # noqa: E402
 from play.runner import AgentSpec, GameSpec, run_game  # noqa: E402
-from play.stats import holm, wilson_interval  # noqa: E402
 from play.tournament import TournamentConfig, run_tournament  # noqa: E402
-from playstyles.files import atomic_write  # noqa: E402
 
 GAME = "demo"
 HORIZONS = (1, 2, 4, 16, 40)

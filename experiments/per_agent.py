@@ -23,7 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from play.stats import mean_interval  # noqa: E402
+from base.stats import mean_interval  # noqa: E402
 
 DERIVED = {"ms_per_decision": lambda g, p: 1000 * g[f"p{p}_think_s"]
            / g[f"p{p}_decisions"].clip(lower=1)}

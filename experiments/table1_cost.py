@@ -23,10 +23,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from base.files import atomic_write  # noqa: E402
+from base.stats import mean_interval  # noqa: E402
 from play.runner import run_game  # noqa: E402
-from play.stats import mean_interval  # noqa: E402
 from play.tournament import load_config, plan  # noqa: E402
-from playstyles.files import atomic_write  # noqa: E402
 
 
 def commit() -> str:

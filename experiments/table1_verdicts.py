@@ -26,9 +26,9 @@ from scipy.stats import binomtest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from base.files import atomic_write  # noqa: E402
+from base.stats import holm, mean_interval, wilson_interval  # noqa: E402
 from games.tribes.level_sets import PAPER_SEEDS  # noqa: E402
-from play.stats import holm, mean_interval, wilson_interval  # noqa: E402
-from playstyles.files import atomic_write  # noqa: E402
 
 GROUPS = ("all levels", "paper levels", "other levels")
 #: end-of-game statistics of the row agent: games.csv column suffix -> label

@@ -26,9 +26,9 @@ from pathlib import Path
 import pandas as pd
 from bench_tribolo import snapshots
 
+from base.limits import MAX_BUDGET
 from games.tribolo.ai import TriboloAI
 from games.tribolo.maxn import MaxnAgent
-from playstyles.limits import MAX_BUDGET
 
 
 def compare(states, depth: int, seed: int) -> dict:

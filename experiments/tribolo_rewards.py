@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # per_agent.py, beside
 
 from per_agent import per_agent  # noqa: E402
 
-from play.stats import mean_interval, wilson_interval  # noqa: E402
+from base.stats import mean_interval, wilson_interval  # noqa: E402
 
 PER_PLAYER, PARANOID = "MCTS per-player", "MCTS paranoid"
 KEYS = {PER_PLAYER: "per_player", PARANOID: "paranoid"}

@@ -32,8 +32,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from base.stats import wilson_interval  # noqa: E402
 from play.ray_session import ray_session  # noqa: E402
-from play.stats import wilson_interval  # noqa: E402
 from qd.config import load_config  # noqa: E402
 from qd.genome_games import credit, play  # noqa: E402
 from qd.rundir import CONFIG, RunFiles, weight_columns  # noqa: E402

@@ -34,9 +34,9 @@ from scipy.stats import chi2_contingency
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from base.files import atomic_write
+from base.stats import wilson_interval  # noqa: E402
 from play.ray_session import ray_session  # noqa: E402
-from play.stats import wilson_interval  # noqa: E402
-from playstyles.files import atomic_write
 from qd.config import load_config  # noqa: E402
 from qd.genome_games import credit, genome_side, play  # noqa: E402
 from qd.rundir import CONFIG, RunFiles, weight_columns  # noqa: E402

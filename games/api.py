@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence, runtime_checkable
 
+from base.files import load_json, save_figure
+from base.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
+from base.schema import check_count
 from games.levels import level_set
-from playstyles.files import load_json, save_figure
-from playstyles.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
-from playstyles.schema import check_count
 
 Action = Hashable
 """An action is an immutable, hashable value produced by the game itself (for Tribes a tuple,

@@ -35,9 +35,9 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from base.limits import short
 from games.api import IllegalAction, ends_turn
 from games.registry import get_game
-from playstyles.limits import short
 
 
 class ConformanceError(AssertionError):

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from playstyles.limits import short
+from base.limits import short
 
 __all__ = ["level_set", "split"]
 

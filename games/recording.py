@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from base.files import atomic_write, json_format, read_json
+from base.limits import MAX_SEED, short
+from base.schema import check_count
 from games.api import check_game_options
 from games.registry import get_game
-from playstyles.files import atomic_write, json_format, read_json
-from playstyles.limits import MAX_SEED, short
-from playstyles.schema import check_count
 
 FORMAT = "playstyles-game/1"
 
@@ -46,7 +46,7 @@ def is_record(path: str | Path) -> bool:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """A record file, checked: its size and nesting (`playstyles.limits`), its fields, and its
+    """A record file, checked: its size and nesting (`base.limits`), its fields, and its
     game options (`games.api.check_game_options`); every error names the file and the field.
 
     Args:

@@ -35,7 +35,7 @@ import json
 import os
 from typing import Any, Callable
 
-from playstyles.limits import MAX_TEXT, short
+from base.limits import MAX_TEXT, short
 
 PLUGINS: dict[str, str] = {
     "tribes": "games.tribes.plugin",

@@ -8,7 +8,7 @@ the one it played (game, level, options, agents and their parameters, seeds, sea
 argument changed between the two invocations replays what it changed. The journal is removed
 once the command's results are written.
 
-The file format is a data log (`playstyles.datalog.DataLog`, also used for evolution's
+The file format is a data log (`base.datalog.DataLog`, also used for evolution's
 checkpoint and partial batch), never code: one JSON value per line, each line prefixed by a
 checksum of its text,
 
@@ -35,10 +35,10 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from base.datalog import DataLog, log_header, read_log
+from base.progress import Progress
 from play.game_pool import run_games
 from play.runner import GameRecord, GameSpec
-from playstyles.datalog import DataLog, log_header, read_log
-from playstyles.progress import Progress
 
 JOURNAL_FORMAT = "playstyles-journal"
 JOURNAL_VERSION = 2
@@ -278,7 +278,7 @@ def play_missing(journal: GameJournal, address: str | None = None, workers: int 
         journal: the command's journal.
         address: a Ray cluster to join (default: a local Ray).
         workers: local worker processes; 0 plays in this process.
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars),
+        progress: told how many games are done (`base.progress`; the CLI draws bars),
             starting at the games reused.
         on_game: called with the number of finished games after each new one.
     """

@@ -31,12 +31,15 @@ import numpy as np
 import pandas as pd
 
 from agents.registry import accepts
+from base.files import atomic_write, claim_folder, json_object
+from base.limits import check_planned
+from base.progress import Progress
+from base.stats import ALPHA, Ratings, ahead_p, bradley_terry, games_to_show, holm, wilson_interval
 from games.registry import get_game
 from play.journal import GameJournal, journal_command, play_missing
 from play.presets import dump_presets, load_presets, weight_controls
 from play.ray_session import check_playable, ray_session
 from play.runner import AgentSpec, GameSpec
-from play.stats import ALPHA, Ratings, ahead_p, bradley_terry, games_to_show, holm, wilson_interval
 from play.tournament import (
     JOURNAL,
     agent_records,
@@ -47,14 +50,11 @@ from play.tournament import (
     table_columns,
     to_markdown,
 )
-from playstyles.files import atomic_write, claim_folder, json_object
-from playstyles.limits import check_planned
-from playstyles.progress import Progress
 
 HOLDS, VIOLATED, NOT_SIGNIFICANT = "holds", "violated", "not significant"
 
 LADDER = "ladder"
-"""The command that writes a ladder directory, as its marker names it (`playstyles.files`)."""
+"""The command that writes a ladder directory, as its marker names it (`base.files`)."""
 
 
 def ladder_dir(presets_path: str | Path) -> Path:
@@ -69,7 +69,7 @@ def ladder_dir(presets_path: str | Path) -> Path:
 FILES = ("games.csv", "summary.csv", "summary.md", "ladder_pairs.csv", "ladder_matrix.csv",
          "ladder.json", "ladder_ratings.csv", "ladder.md", "ladder.png", JOURNAL)
 """What a ladder writes in its folder (the chart, `ladder.png`, by `plots.matrix`): a folder
-holding anything else is not one (`playstyles.files.check_folder`)."""
+holding anything else is not one (`base.files.check_folder`)."""
 
 
 def is_ladder_dir(folder: Path) -> bool:
@@ -341,7 +341,7 @@ def run_ladder(presets_path: str | Path, baselines: Sequence[str] = (), games: i
 
     The output directory (default `ladder_dir`) must be new or empty, or hold an earlier
     ladder: then `force` overwrites it and `resume` continues it; any other non-empty folder
-    is refused before anything is written (`playstyles.files.claim_folder`).
+    is refused before anything is written (`base.files.claim_folder`).
 
     With `control` (the default), every evolved preset's default-weight control
     (`play.presets.weight_controls`) plays in the round robin as a baseline: a style is ranked
@@ -465,9 +465,9 @@ def _json_default(x: Any) -> Any:
 @dataclass
 class Step:
     """One adjacent pair of an order (easier, harder): the harder one's score against the
-    easier, its one-sided p-value (`play.stats.ahead_p`), whether Holm's correction over the
+    easier, its one-sided p-value (`base.stats.ahead_p`), whether Holm's correction over the
     order's steps shows it ahead, and, when not, about how many games per pair would
-    (`play.stats.games_to_show` at the Bonferroni level, None when its estimate is not
+    (`base.stats.games_to_show` at the Bonferroni level, None when its estimate is not
     ahead at all)."""
 
     easier: str
@@ -581,7 +581,7 @@ def calibrate(presets_path: str | Path, baselines: Sequence[str], games: int | N
         seed: the ladder's seed.
         workers: local Ray workers (0: in this process).
         address: a Ray cluster.
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         keep: treat the file's presets as candidates and keep this many whose order is
             shown (`shown_chain`), weakest first; fewer, with a warning, when no such chain
             is that long.

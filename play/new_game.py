@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from base.files import atomic_write
 from games.registry import game_names
-from playstyles.files import atomic_write
 
 NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 """A game name new-game accepts: lower-case letters, digits and '_', a letter first, at

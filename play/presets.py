@@ -37,13 +37,13 @@ from agents.portfolio.portfolio import GENOME_RENAMED
 from agents.portfolio.script import SCRIPTS, scripts_of
 from agents.registry import agent_names, check_agent, make_agent_from
 from agents.search import Budget, check_budget, check_ms
+from base.files import atomic_write, json_format, read_json
+from base.limits import short
+from base.schema import check_keys, check_name
 from games.api import Action, GameState, check_game_options
 from games.registry import get_game
 from play.journal import plain
 from play.runner import AgentSpec
-from playstyles.files import atomic_write, json_format, read_json
-from playstyles.limits import short
-from playstyles.schema import check_keys, check_name
 
 FORMAT = "playstyles-presets"
 VERSION = 1
@@ -59,7 +59,7 @@ EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
                  "features_validated_ci95", "style", "evolved_from", "validated_from",
                  "tier", "tiers", "holds", "non_inferior")
 EXPORTED_BY_KEYS = ("playstyles", "commit", "uncommitted_changes")
-"""`source.exported_by`: the code that wrote the file (`playstyles.version.provenance`)."""
+"""`source.exported_by`: the code that wrote the file (`base.version.provenance`)."""
 
 
 class PresetError(ValueError):
@@ -181,7 +181,7 @@ def _fail(where: str, key: str, msg: str) -> PresetError:
 
 
 def _keys(data: Mapping[str, Any], known: Sequence[str], where: str, key: str = "") -> None:
-    """`playstyles.schema.check_keys`, its error a PresetError naming the file."""
+    """`base.schema.check_keys`, its error a PresetError naming the file."""
     try:
         check_keys(data, known, key)
     except ValueError as e:
@@ -414,7 +414,7 @@ def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
 
 
 def load_presets(path: str | Path) -> PresetFile:
-    """A preset file, checked completely (its size and nesting first, `playstyles.files.
+    """A preset file, checked completely (its size and nesting first, `base.files.
     read_json`); every error names the file and the field.
 
     Args:

@@ -16,6 +16,7 @@ import os
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
+from base.limits import CONNECT_TIMEOUT
 from play import watchdog
 from play.shipping import (
     ShipFailed,
@@ -25,7 +26,6 @@ from play.shipping import (
     ship_failure,
     worker_code,
 )
-from playstyles.limits import CONNECT_TIMEOUT
 
 _job: dict = {}  # "code": the WorkerCode of the Ray this module started or joined; "job": its id
 _remotes: dict = {}  # function -> its Ray remote function in this session
@@ -161,7 +161,7 @@ def check_address(address: str, timeout: float | None = None) -> None:
     Args:
         address: a Ray cluster address (`HOST:PORT`, `ray://HOST:PORT`; `auto` and
             `local` are not probed).
-        timeout: seconds to wait (default `playstyles.limits.CONNECT_TIMEOUT`).
+        timeout: seconds to wait (default `base.limits.CONNECT_TIMEOUT`).
     """
     import socket
     import threading

@@ -28,11 +28,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.encodings import get_encoding
+from base.files import load_json, npz_json, read_npz, save_npz
+from base.progress import Progress, counted
 from games.api import results
 from play.game_pool import run_games
 from play.runner import GameSpec, new_state, play_game
-from playstyles.files import load_json, npz_json, read_npz, save_npz
-from playstyles.progress import Progress, counted
 
 VIEWS = ("all", "mover")
 
@@ -197,7 +197,7 @@ def generate_samples(specs: Sequence[GameSpec], encoding: str | None = None, vie
         views: "all" or "mover".
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
     """
     if not specs:
         raise ValueError("games: no game to play")

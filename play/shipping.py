@@ -72,7 +72,7 @@ def ship_failure(address: str, code: "WorkerCode", error: BaseException) -> str:
             f"{reason or type(error).__name__}; it was shipping {shipped}; nothing was played")
 
 
-SHIPPED_PACKAGES = ("games", "agents", "play", "qd", "plots", "playstyles")
+SHIPPED_PACKAGES = ("base", "games", "agents", "play", "qd", "plots", "playstyles")
 """The project's packages, sent to a cluster with the job."""
 
 

@@ -14,9 +14,9 @@ import inspect
 from typing import Any
 
 from agents.registry import factory_of, make_agent_from
+from base.files import load_json
+from base.limits import short
 from play.presets import resolve_spec
-from playstyles.files import load_json
-from playstyles.limits import short
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")

@@ -21,6 +21,11 @@ import pandas as pd
 
 from agents.registry import accepts, validate_agent
 from agents.search import check_budget
+from base.files import atomic_write, claim_folder, json_object, read_yaml
+from base.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
+from base.progress import Progress, counted
+from base.schema import check_bool, check_count, check_keys, check_name
+from base.stats import wilson_interval
 from games.api import check_game_options
 from games.registry import get_game
 from play.game_pool import run_games
@@ -29,11 +34,6 @@ from play.presets import full_params, weight_controls
 from play.ray_session import check_playable
 from play.runner import AgentSpec, GameRecord, GameSpec
 from play.specs import split_spec
-from play.stats import wilson_interval
-from playstyles.files import atomic_write, claim_folder, json_object, read_yaml
-from playstyles.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
-from playstyles.progress import Progress, counted
-from playstyles.schema import check_bool, check_count, check_keys, check_name
 
 
 @dataclass
@@ -254,11 +254,11 @@ def games_frame(records: list[tuple[int, GameRecord]], agents: Sequence[AgentSpe
 
 PARTIAL_EVERY = 20  # games between two writes of the partial results
 JOURNAL = "games.journal"  # the finished games while a tournament plays (play.journal)
-TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (playstyles.files)
+TOURNAMENT = "tournament"  # the command, as its output folder's marker names it (base.files)
 FILES = ("tournament.json", "games.csv", "summary.csv", "summary.md", JOURNAL,
          "games.partial.csv", "summary.partial.md")
 """What a tournament writes in its output folder: a folder holding anything else is not
-one (`playstyles.files.check_folder`)."""
+one (`base.files.check_folder`)."""
 
 
 def is_tournament_dir(folder: Path) -> bool:
@@ -291,11 +291,11 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
         out: the output directory (None: nothing is written and nothing can resume).
         address: a Ray cluster to join (default: a local Ray).
         workers: local worker processes; 0 plays in this process.
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         resume: continue the interrupted tournament in `out`.
         force: overwrite the results of an earlier tournament in `out`. Without it, and
             always when `out` holds anything else, a non-empty `out` is refused before
-            anything is written (`playstyles.files.claim_folder`).
+            anything is written (`base.files.claim_folder`).
     """
     specs = plan(config)
     columns = table_columns(config.game)

@@ -29,18 +29,8 @@ import numpy as np
 
 from agents.encodings import get_encoding
 from agents.learned import ACTIVATIONS, Model
-from games.levels import split
-from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from play.stats import cluster_bootstrap, wilson_interval
-from play.tournament import (
-    TournamentConfig,
-    config_from_dict,
-    level_seeds,
-    parse_agent,
-    plan,
-)
-from playstyles.files import read_yaml, save_npz
-from playstyles.limits import (
+from base.files import read_yaml, save_npz
+from base.limits import (
     MAX_BATCH,
     MAX_EPOCHS,
     MAX_LAYER_SIZE,
@@ -48,9 +38,19 @@ from playstyles.limits import (
     MAX_SEED,
     short,
 )
-from playstyles.progress import Progress
-from playstyles.schema import check_keys
-from playstyles.version import __version__
+from base.progress import Progress
+from base.schema import check_keys
+from base.stats import cluster_bootstrap, wilson_interval
+from base.version import __version__
+from games.levels import split
+from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
+from play.tournament import (
+    TournamentConfig,
+    config_from_dict,
+    level_seeds,
+    parse_agent,
+    plan,
+)
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -206,7 +206,7 @@ class TrainResult:
 
 INTERVAL = "bootstrap over games"
 """How the accuracy intervals are made: a percentile bootstrap that resamples held-out games,
-each with all its positions (`play.stats.cluster_bootstrap`, 2000 resamples, a fixed seed).
+each with all its positions (`base.stats.cluster_bootstrap`, 2000 resamples, a fixed seed).
 Positions of one game are not independent, so an interval over positions would be too narrow."""
 
 
@@ -372,7 +372,7 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
         samples: a samples file to reuse or write (None: play, keep nothing).
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
     """
     enc = get_encoding(config.games.game, config.encoding)
     specs = plan(config.games)
@@ -412,7 +412,7 @@ def train_evaluator(config: TrainConfig, output: str | Path | None = None,
         output: the model file (default: the config's `output`).
         address: a Ray cluster to join (default: RAY_ADDRESS, else a local Ray).
         workers: local worker processes (0: play in this process).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         samples: a samples file: reused when it holds these games' positions, else written
             after playing them (None: play, keep nothing).
     """

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.human import GameAbandoned
+from base.files import claim_folder
 from games.api import ends_turn, results
 from games.recording import load_record, make_record, replay, save_record
 from games.registry import get_game
 from play.runner import play_game
 from play.specs import parse_agent_spec
-from playstyles.files import claim_folder
 
 DEFAULT_PLAYER = "random"
 """The agent of a seat that no spec names (the command line's --p2 when not given)."""
@@ -145,7 +145,7 @@ def replay_shown(path: str | Path, every: str = "turn", ascii_only: bool = False
 
     `images` must be a new or empty directory, or hold the images of an earlier replay (then
     `force` overwrites them); any other non-empty directory is refused before anything is
-    written (`playstyles.files.claim_folder`)."""
+    written (`base.files.claim_folder`)."""
     record = load_record(path)
     game = get_game(record["game"])
     if every not in ("turn", "action"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playstyles.version import __version__
+from base.version import __version__
 
 _LAZY = ("load_preset", "PresetAgent", "PresetError")
 

@@ -13,8 +13,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
+from base import limits as L
 from playstyles import __version__
-from playstyles import limits as L
 
 DEFAULT_GAME = "tribes"
 """The game a command plays when it names none (the only place that names a game)."""
@@ -27,7 +27,7 @@ ABANDONED = 0
 
 
 def count(lo: int, hi: int, note: str = "") -> Callable[[str], int]:
-    """An argparse type: a whole number in lo..hi (the bounds of `playstyles.limits`), else one
+    """An argparse type: a whole number in lo..hi (the bounds of `base.limits`), else one
     error naming the flag (argparse adds it): `--workers: must be >= 0 (0 plays in this
     process), got -1`. A float (1e9) is refused, not converted.
 
@@ -104,9 +104,9 @@ def _options(args: argparse.Namespace, game: str) -> dict[str, Any]:
     plays N rounds with max_rounds=N-1) and any number of `--option KEY=VALUE` (values parsed
     as YAML: numbers, true/false, lists). Each is checked by the game
     (`games.api.check_game_options`) before any game starts, the error naming the flag."""
+    from base.files import load_yaml
     from games.api import check_game_options
     from games.registry import get_game
-    from playstyles.files import load_yaml
     options: dict[str, Any] = {}
     flags: dict[str, str] = {}
     for key in ("mode", "tribes", "size"):
@@ -166,12 +166,12 @@ def _levels_show(args: argparse.Namespace) -> int:
 
 
 def _output_file(path: str, command: str, ours, force: bool) -> None:
-    """Refuse an output file before anything runs (`playstyles.files.check_output_file`): a
+    """Refuse an output file before anything runs (`base.files.check_output_file`): a
     special file, a run directory's own file, a file `command` did not write, or one it
     wrote without --force."""
     from pathlib import Path
 
-    from playstyles.files import check_output_file
+    from base.files import check_output_file
     from qd.rundir import run_files
     check_output_file(path, command=command, ours=ours, force=force,
                       protected=run_files(Path(path).parent))
@@ -480,7 +480,7 @@ def _train_evaluator(args: argparse.Namespace) -> int:
         shutdown()
     text = to_markdown(result.summary)
     if args.summary:
-        from playstyles.files import atomic_write
+        from base.files import atomic_write
         atomic_write(args.summary, f"{SUMMARY_TITLE}{result.path.name}: held-out accuracy\n\n"
                                    f"Made by `playstyles train-evaluator {args.config}`.\n\n"
                                    f"{text}")
@@ -895,7 +895,7 @@ def _quiet_local_ray(args: argparse.Namespace) -> bool:
 
 def _check_cluster(args: argparse.Namespace) -> None:
     """A command that will join a Ray cluster (--address or RAY_ADDRESS) fails within
-    `playstyles.limits.CONNECT_TIMEOUT` seconds when nothing answers there, before it writes
+    `base.limits.CONNECT_TIMEOUT` seconds when nothing answers there, before it writes
     anything."""
     if not hasattr(args, "address") or getattr(args, "workers", None) == 0:
         return
@@ -924,7 +924,7 @@ def one_line(text: str) -> str:
 
 class Bars:
     """Progress bars on the terminal (tqdm, on stderr), drawn from a command's progress calls
-    (`playstyles.progress`): a bar per step of games, closed when the next step starts."""
+    (`base.progress`): a bar per step of games, closed when the next step starts."""
 
     def __init__(self) -> None:
         self.bar: Any = None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playstyles.files import save_figure
+from base.files import save_figure
 from qd.rundir import METRICS, RunFiles
 
 

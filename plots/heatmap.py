@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from playstyles.files import save_figure
+from base.files import save_figure
 from qd.rundir import (
     VALIDATED_SUFFIX,
     WIDE_INTERVAL,

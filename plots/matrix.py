@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playstyles.files import read_json, save_figure
+from base.files import read_json, save_figure
 from qd.rundir import read_table
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playstyles.files import save_figure
+from base.files import save_figure
 from qd.rundir import PROBE_CHART as CHART
 from qd.rundir import PROBE_CONTROL as CONTROL
 from qd.rundir import PROBE_GENOMES as GENOMES

@@ -37,7 +37,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from playstyles.files import atomic_write
+from base.files import atomic_write
 from plots.curves import draw_progress, progress_data
 from plots.explorer import write_explorer
 from plots.heatmap import Heatmap, axis_label, draw_heatmap, format_value, heatmap_data

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from playstyles.files import save_figure
+from base.files import save_figure
 from qd.rundir import (
     VALIDATION,
     RunFiles,

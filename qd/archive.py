@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from ribs.archives import GridArchive
 
-from play.stats import wilson_interval
+from base.stats import wilson_interval
 from qd.features import Feature, PlayerGame, mean_spread, measure, per_game
 from qd.genome_games import whole
 from qd.rundir import (

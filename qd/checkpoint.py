@@ -1,6 +1,6 @@
 """The run's checkpoint and partial batch: data from which a run is rebuilt, never code.
 
-`checkpoint.jsonl` is a data log (`playstyles.datalog.DataLog`: one JSON value per line behind
+`checkpoint.jsonl` is a data log (`base.datalog.DataLog`: one JSON value per line behind
 a checksum). Its header holds the format, its version and the resolved config; then one line
 per told batch, appended (and made durable) once the batch's tables are written:
 
@@ -35,10 +35,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from base.datalog import DataLog, LogError, read_log
+from base.files import open_own
 from play.journal import plain, record_data, record_from, spec_digest
 from play.runner import GameRecord, GameSpec
-from playstyles.datalog import DataLog, LogError, read_log
-from playstyles.files import open_own
 from qd.rundir import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,

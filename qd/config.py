@@ -18,14 +18,8 @@ import numpy as np
 from agents.portfolio.portfolio import GENOME_RENAMED, resolve_layout
 from agents.portfolio.script import default_layout
 from agents.registry import accepts, validate_agent
-from games.api import check_game_options
-from games.levels import split
-from games.registry import get_game
-from play.runner import AgentSpec
-from play.specs import split_spec
-from play.tournament import seats_of
-from playstyles import files
-from playstyles.limits import (
+from base import files
+from base.limits import (
     MAX_BINS,
     MAX_BUDGET,
     MAX_CELLS,
@@ -37,7 +31,13 @@ from playstyles.limits import (
     MAX_TOTAL_GAMES,
     short,
 )
-from playstyles.schema import check_count, check_keys, check_mapping, check_name, check_number
+from base.schema import check_count, check_keys, check_mapping, check_name, check_number
+from games.api import check_game_options
+from games.levels import split
+from games.registry import get_game
+from play.runner import AgentSpec
+from play.specs import split_spec
+from play.tournament import seats_of
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
 from qd.genome_games import MAPPINGS, Plan, term_genes
@@ -162,7 +162,7 @@ def _err(source: str, key: str, msg: str) -> ConfigError:
 
 
 def _checked(source: str, check, *args: Any) -> Any:
-    """`check(*args)` of `playstyles.schema`, its error naming the config's file."""
+    """`check(*args)` of `base.schema`, its error naming the config's file."""
     try:
         return check(*args)
     except ValueError as e:
@@ -603,7 +603,7 @@ def load_config(path: str | Path, seed: int | None = None) -> RunConfig:
 
 def dump_config(config: RunConfig) -> str:
     """The resolved config as YAML, written out in full: no anchors or aliases (a value
-    shared by two keys is written twice), so it reads back under `playstyles.files.read_yaml`'s
+    shared by two keys is written twice), so it reads back under `base.files.read_yaml`'s
     limits.
 
     Args:

@@ -41,11 +41,11 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
+from base.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
+from base.schema import check_bool as _bool
+from base.schema import check_count, check_keys
+from base.schema import check_number as _number
 from games.registry import Registry
-from playstyles.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
-from playstyles.schema import check_bool as _bool
-from playstyles.schema import check_count, check_keys
-from playstyles.schema import check_number as _number
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -101,7 +101,7 @@ def param_error(where: str, key: str, msg: str) -> ValueError:
 
 def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None,
               hi: int | None = None) -> int:
-    """A whole-number parameter in lo..hi (`playstyles.schema.check_count`); stored back as
+    """A whole-number parameter in lo..hi (`base.schema.check_count`); stored back as
     an int.
 
     Args:
@@ -109,7 +109,7 @@ def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = Non
         key: the parameter.
         where: the parameters' place in the config.
         lo: the smallest value allowed (None: -hi).
-        hi: the largest value allowed (None: `playstyles.limits.MAX_SEED`).
+        hi: the largest value allowed (None: `base.limits.MAX_SEED`).
     """
     top = MAX_SEED if hi is None else hi
     params[key] = check_count(params[key], f"{where}.{key}", -top if lo is None else lo, top)

@@ -47,14 +47,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from base.files import check_folder, check_output_file
+from base.progress import Progress
+from base.version import provenance
 from play.ladder import FILES as LADDER_FILES
 from play.ladder import LADDER, is_ladder_dir, ladder_dir
 from play.ladder import calibrate as play_calibration
 from play.presets import Preset, PresetFile, dump_presets, full_params, is_preset_file
 from play.ray_session import check_playable
-from playstyles.files import check_folder, check_output_file
-from playstyles.progress import Progress
-from playstyles.version import provenance
 from qd.config import RunConfig, load_config
 from qd.features import Feature
 from qd.rundir import (
@@ -488,7 +488,7 @@ def export_presets(run_dir: str | Path, kind: str = "difficulty", count: int = 3
             the baselines (`play.ladder.calibrate`) and give every preset its
             Bradley-Terry rating, interval and win rates against the baselines.
         games: games per pair of the calibration round robin (default: two per level).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         resume: continue an interrupted calibration (same arguments): only its missing games
             are played.
         all_elites: style: choose among every elite (corners, then farthest-point), not only

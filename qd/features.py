@@ -26,10 +26,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from base.limits import short
 from games.registry import Registry, get_game
 from play.check import Check, register_check
 from play.runner import AgentSpec, GameRecord, GameSpec, run_game
-from playstyles.limits import short
 
 
 @dataclass

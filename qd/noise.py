@@ -39,10 +39,10 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from base.limits import MAX_GAMES, short
+from base.schema import check_keys
+from base.stats import Z95, wilson_interval
 from games.registry import Registry
-from play.stats import Z95, wilson_interval
-from playstyles.limits import MAX_GAMES, short
-from playstyles.schema import check_keys
 from qd.archive import band, evaluate_rows, objective
 
 NOISE_METHODS = Registry("noise method")

@@ -17,7 +17,7 @@ place, and N games are the first N of any larger N.
 
 Per feature (per-game values, NaN where undefined):
 
-* each genome's mean with its 95% t interval (`play.stats.mean_interval`);
+* each genome's mean with its 95% t interval (`base.stats.mean_interval`);
 * a Kruskal-Wallis test across the genomes (p = 1 when every value is equal), Holm's
   correction over the features at 5%, and the effect size epsilon^2 = H / (n - 1);
 * the noise: sd_w, the within-genome standard deviation pooled over genomes; with g the
@@ -52,14 +52,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from base.files import atomic_write, check_folder, claim_folder, json_object, read_json
+from base.limits import check_planned
+from base.progress import Progress
+from base.stats import Z95, holm, mean_interval, wilson_interval
 from play.journal import GameJournal, journal_command
 from play.ladder import alternating_games
 from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
-from play.stats import Z95, holm, mean_interval, wilson_interval
-from playstyles.files import atomic_write, check_folder, claim_folder, json_object, read_json
-from playstyles.limits import check_planned
-from playstyles.progress import Progress
 from qd.config import RunConfig, load_config, read_yaml
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import (
@@ -104,7 +104,7 @@ WIN_RATE = PROBE_WIN_RATE
 GAMES, GENOMES, TABLE = PROBE_GAMES, PROBE_GENOMES, PROBE_TABLE
 SETTINGS, REPORT, CHART, JOURNAL = PROBE_SETTINGS, PROBE_REPORT, PROBE_CHART, PROBE_JOURNAL
 PROBE = "probe"
-"""The command, as its output folder's marker names it (`playstyles.files`)."""
+"""The command, as its output folder's marker names it (`base.files`)."""
 
 TABLE_COLUMNS = ("feature", "doc", "mapped", "kruskal_p", "holm_reject", "epsilon2",
                  "sd_within", "spread", "range_sd", "games_per_genome_config", "ratio",
@@ -387,7 +387,7 @@ def _write_json(out: Path, settings: dict[str, Any], results: dict[str, Any] | N
 
 FILES = (GAMES, GENOMES, TABLE, SETTINGS, REPORT, CHART, JOURNAL)
 """What a probe writes in its folder (the chart by `plots.probe`): a folder holding anything
-else is not one (`playstyles.files.check_folder`)."""
+else is not one (`base.files.check_folder`)."""
 
 
 def _is_probe(out: Path) -> bool:
@@ -416,7 +416,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         address: a Ray cluster to join.
         resume: continue an interrupted probe (the games finished before Ctrl-C are kept in
             probe.journal and only the missing ones are played).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         force: overwrite an earlier probe in `out`.
 
     Raises:

@@ -36,20 +36,20 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from playstyles.files import atomic_write, claim_folder, read_json
-from playstyles.limits import short
-from playstyles.progress import Progress
+from base.files import atomic_write, claim_folder, read_json
+from base.limits import short
+from base.progress import Progress
 from qd.config import ConfigError, config_from_dict, read_yaml
 from qd.probe import run_probe
 from qd.rundir import read_table
 from qd.styles import DELTAS, delta_key
 
 COMPARE = "probe-compare"
-"""The command, as its output folder's marker names it (`playstyles.files`)."""
+"""The command, as its output folder's marker names it (`base.files`)."""
 TABLE, SETTINGS_TABLE, REPORT = "comparison.csv", "comparison_settings.csv", "comparison.md"
 FILES = (TABLE, SETTINGS_TABLE, REPORT, "[0-9][0-9]-*")
 """What a comparison writes in its folder: its tables and one probe folder per setting
-(`NN-label`); a folder holding anything else is not one (`playstyles.files.check_folder`)."""
+(`NN-label`); a folder holding anything else is not one (`base.files.check_folder`)."""
 MAX_SETTINGS = 16
 """At most this many settings in one comparison."""
 MAX_VALUES = 8
@@ -162,7 +162,7 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
         resume: continue an interrupted comparison (finished probes are read, not played).
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         force: overwrite an earlier comparison in `out`.
 
     Raises:

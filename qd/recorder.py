@@ -22,9 +22,9 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from base.files import atomic_write, open_own
 from play.journal import plain
 from play.runner import GameRecord
-from playstyles.files import atomic_write, open_own
 from qd.checkpoint import CheckpointLog, TableDigests, Told
 from qd.config import RunConfig, dump_config
 from qd.evolution import Evolution, Outcome

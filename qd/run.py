@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from base.files import atomic_write, check_folder, claim_folder, refuse_link
+from base.progress import Progress
 from play.game_pool import TASK_RETRIES, GameLost, PluginFailed
 from play.journal import Interrupted
 from play.ray_session import check_address, check_playable, cluster_size, ray_session
 from play.runner import GameRecord, run_game
-from playstyles.files import atomic_write, check_folder, claim_folder, refuse_link
-from playstyles.progress import Progress
 from qd.batches import BatchesInFlight
 from qd.checkpoint import CheckpointError, read_checkpoint, told_batches
 from qd.config import RunConfig, load_config, read_yaml
@@ -113,7 +113,7 @@ def _run_dir(config_path: Path, config_name: str, out: str | Path | None) -> Pat
 
 
 EVOLVE = "evolve"
-"""The command, as a run directory's marker names it (`playstyles.files`)."""
+"""The command, as a run directory's marker names it (`base.files`)."""
 
 
 def _occupied(run_dir: Path) -> bool:
@@ -199,7 +199,7 @@ def evolve(config_path: str | Path, out: str | Path | None = None, address: str 
         workers: CPUs of the local Ray (default: all); 0 plays in-process without Ray.
         max_batches: stop after that many batches (the run can be resumed).
         progress: told the games done out of the games the run plays (step: the run's name),
-            then the validation's (`playstyles.progress`; the CLI draws bars from it).
+            then the validation's (`base.progress`; the CLI draws bars from it).
         on_game: called with each game the run plays (`OnGame`), once it is kept.
         on_batch: called with each batch's metrics once the batch is recorded (`OnBatch`).
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from play.stats import ALPHA, POWER, finite_values, holm
+from base.stats import ALPHA, POWER, finite_values, holm
 
 DELTAS = (0.0, 0.5, 1.0)
 """The minimum effects every count is given at (per-game standard deviations)."""

@@ -53,14 +53,14 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from base.files import atomic_write, check_folder, claim_folder
+from base.limits import MAX_BUDGET
+from base.progress import Progress
+from base.stats import ALPHA, ahead_p, games_to_show, holm
+from base.version import provenance
 from play.journal import GameJournal
 from play.presets import PresetFile, dump_presets
 from play.ray_session import check_playable, ray_session
-from play.stats import ALPHA, ahead_p, games_to_show, holm
-from playstyles.files import atomic_write, check_folder, claim_folder
-from playstyles.limits import MAX_BUDGET
-from playstyles.progress import Progress
-from playstyles.version import provenance
 from qd.config import RunConfig
 from qd.export import elite_presets, spec_text, style_labels
 from qd.rundir import (
@@ -118,7 +118,7 @@ class TiersResult:
 
 def check_budgets(budgets: Sequence[Any]) -> list[int]:
     """The budgets, ascending: 1 to `MAX_TIERS` distinct whole numbers of calls from 1 to
-    `playstyles.limits.MAX_BUDGET` (one error naming the bad one)."""
+    `base.limits.MAX_BUDGET` (one error naming the bad one)."""
     out = []
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, (int, str)) or not str(b).strip().isdigit():
@@ -181,7 +181,7 @@ def style_tiers(run_dir: str | Path, budgets: Sequence[Any], out: str | Path | N
             budget replays the validation's games).
         workers: CPUs of a local Ray (default: all); 0 plays in this process.
         address: a Ray cluster to join.
-        progress: told how many games are done (`playstyles.progress`).
+        progress: told how many games are done (`base.progress`).
         resume: continue an interrupted call (same arguments): only its missing games.
         force: overwrite an earlier call's results in `out`.
         delta: the minimum effect two styles differ by (per-game standard deviations).

@@ -41,15 +41,15 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from base.files import atomic_write
+from base.limits import check_planned
+from base.progress import Progress
+from base.stats import mean_interval, wilson_interval
 from games.registry import get_game
 from play.journal import GameJournal
 from play.ladder import alternating_games
 from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec
-from play.stats import mean_interval, wilson_interval
-from playstyles.files import atomic_write
-from playstyles.limits import check_planned
-from playstyles.progress import Progress
 from qd.archive import EliteArchive, evaluate_games
 from qd.config import RunConfig, load_config
 from qd.features import PlayerGame, features_of, per_game
@@ -262,7 +262,7 @@ def play_journal(journal, address: str | None, workers: int | None,
         journal: the command's `play.journal.GameJournal`.
         address: a Ray cluster to join.
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
-        progress: told how many games are done (`playstyles.progress`; None: nothing told).
+        progress: told how many games are done (`base.progress`; None: nothing told).
         step: the games' name, for `progress`.
     """
     total = len(journal.specs)
@@ -477,7 +477,7 @@ def validate(run_dir: str | Path, levels: str | Sequence[int] | None = None,
         cells: only the elites of these cells, named as in elites.csv (default: all).
         workers: CPUs of the local Ray (default: all); 0 plays in-process.
         address: a Ray cluster to join.
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
         resume: continue an interrupted validation (the games finished before Ctrl-C are
             kept in validation.journal and only the missing ones are played).
         control: also play the control genome (the default weights) on the same games, and

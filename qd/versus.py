@@ -38,14 +38,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from base.files import atomic_write, check_folder, claim_folder, save_figure
+from base.limits import MAX_ROUNDS
+from base.progress import Progress, counted
 from games.recording import make_record, save_record
 from games.registry import get_game
 from play.game_pool import run_games
 from play.ray_session import check_playable, ray_session
 from play.runner import GameRecord, GameSpec, new_state, run_game
-from playstyles.files import atomic_write, check_folder, claim_folder, save_figure
-from playstyles.limits import MAX_ROUNDS
-from playstyles.progress import Progress, counted
 from qd.export import style_name
 from qd.features import PlayerGame, features_of, per_game
 from qd.genome_games import credit
@@ -59,7 +59,7 @@ REPORT = "versus.md"
 RECORDS = "records"
 FILES = (TABLE, REPORT, RECORDS, "game*_round*.png", "game*_end.png")
 """What versus writes in its folder (names or patterns): a folder holding anything else is
-not one (`playstyles.files.check_folder`)."""
+not one (`base.files.check_folder`)."""
 """The subfolder of the games' records."""
 FOLDER = "versus"
 """The run directory's subfolder of the default output folders."""
@@ -474,7 +474,7 @@ def versus(run_dir: str | Path, cells: Sequence[str], levels: str | Sequence[int
         workers: CPUs of a local Ray; 0 (the default) plays in this process; None: all.
         address: a Ray cluster to join.
         force: overwrite the results of an earlier versus in `out`.
-        progress: told how many games are done (`playstyles.progress`; the CLI draws bars).
+        progress: told how many games are done (`base.progress`; the CLI draws bars).
 
     Raises:
         ValueError: a bad argument (an unknown cell names it and lists the known ones), a

@@ -1,6 +1,6 @@
 """Result files are written whole, into folders made on the way."""
 
-from playstyles.files import atomic_write
+from base.files import atomic_write
 
 
 def test_atomic_write_makes_missing_folders_and_leaves_no_temporary(tmp_path):

@@ -420,8 +420,8 @@ def test_markers(tmp_path, nim_run):
     """A marker of any content claims no run directory for a ladder (one error naming the
     folder), and in an empty folder is read or refused in one line naming it; either way
     nothing but the marker itself is written."""
+    from base.files import MARKER, claim_folder
     from play.ladder import FILES, is_ladder_dir
-    from playstyles.files import MARKER, claim_folder
 
     run = tmp_path / "run"
     shutil.copytree(nim_run / "run", run)
@@ -465,7 +465,7 @@ bound (in ASCII and in two-byte characters)."""
 def _valid_name(name: str) -> bool:
     import unicodedata
 
-    from playstyles.limits import MAX_NAME
+    from base.limits import MAX_NAME
     return bool(name.strip()) and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME \
         and not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in name)
 

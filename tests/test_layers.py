@@ -3,19 +3,21 @@
 
 The layers, bottom up (docs/design.md):
 
-    base      playstyles.limits, .schema, .files, .datalog: bounds, checks, files, data logs
+    base      the ground floor (base/): bounds, checks, files, data logs, statistics,
+              progress callbacks, the code's version
     games     games.api, .registry, .levels, .recording, .conformance: the protocol
     agents    the agents and what only they use
     play      everything that plays whole games: runner, the Ray session, the code shipped
               to the workers, the game pool and the local Ray's watchdog, journals,
-              tournaments, ladders, presets, statistics, self-play and training
+              tournaments, ladders, presets, self-play and training
     rundir    qd.rundir and its modules (qd.rundir.names, .read, ...): the run directory's
               schema, readable without any code of the run
     qd        the evolution, the probe, validation and export
     plots     figures and the report, from run directories only
     plugin    games.<game>: one game, registering its parts into the layers it uses
-    cli       playstyles.cli: parses, calls the libraries, draws; and the package itself
-              (playstyles/__init__.py), whose Python entry points load on first use
+    cli       the entrance, the package playstyles: its command line (playstyles.cli: parses,
+              calls the libraries, draws) and its Python entry points (playstyles/__init__.py,
+              loaded on first use)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("games", "agents", "play", "qd", "plots", "playstyles")
+PACKAGES = ("base", "games", "agents", "play", "qd", "plots", "playstyles")
 GAMES_CORE = ("api", "registry", "levels", "recording", "conformance")
 
 MAY_IMPORT = {
@@ -43,10 +45,8 @@ MAY_IMPORT = {
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    if module == "playstyles":
-        return "cli"
     if parts[0] == "playstyles":
-        return "cli" if len(parts) > 1 and parts[1] in ("cli", "__main__") else "base"
+        return "cli"
     if parts[0] == "games":
         return "plugin" if len(parts) > 1 and parts[1] not in GAMES_CORE else "games"
     if module == "qd.rundir" or module.startswith("qd.rundir."):
@@ -200,7 +200,7 @@ def test_the_circle_check_sees_a_circle():
 
 DRAWS = "playstyles.cli"
 """The one module that draws progress bars; the libraries tell it through callbacks
-(`playstyles.progress`)."""
+(`base.progress`)."""
 
 
 def imported_names(path: Path) -> list[tuple[str, int]]:

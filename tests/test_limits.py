@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 from agents.learned import load_model, model_path
+from base import limits as L
+from base.files import read_json, read_npz, read_yaml
 from games.api import check_game_options
 from games.recording import FORMAT as RECORD_FORMAT
 from games.registry import get_game
@@ -24,9 +26,7 @@ from play.presets import FORMAT as PRESET_FORMAT
 from play.presets import VERSION as PRESET_VERSION
 from play.ray_session import check_address
 from play.tournament import config_from_dict as tournament_config
-from playstyles import limits as L
 from playstyles.cli import main
-from playstyles.files import read_json, read_npz, read_yaml
 from qd.config import ConfigError, config_from_dict, load_config
 
 SECONDS = 30.0
@@ -207,7 +207,7 @@ def test_a_bad_marker_is_one_error_naming_it(kind, tmp_path, capsys):
     a bad one is one line naming it, quickly and in little memory, and nothing is written."""
     import os
 
-    from playstyles.files import MARKER, check_folder, claim_folder
+    from base.files import MARKER, check_folder, claim_folder
 
     out = tmp_path / "out"
     out.mkdir()
@@ -261,8 +261,8 @@ NIM = {"game": "nim", "levels": {"set": "range:0-3", "train": 2},
     ("  ", "a non-empty text expected"),
 ])
 def test_names_are_bounded_printable_text(name, needle):
+    from base.schema import check_name
     from play.tournament import parse_agent
-    from playstyles.schema import check_name
 
     refused(lambda: check_name(name, "f"), f"f: {needle}")
     refused(lambda: config_from_dict({**NIM, "name": name}), f"config: name: {needle}",

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from playstyles.cli import main
-from playstyles.files import (
+from base.files import (
     MARKER,
     atomic_write,
     check_folder,
@@ -25,6 +24,7 @@ from playstyles.files import (
     claim_folder,
     save_figure,
 )
+from playstyles.cli import main
 from tests.agents.test_learned import TINY as TINY_TRAINING
 from tests.play.test_ladder import presets
 from tests.plots.tiny_run import copy_run, tiny_run
@@ -296,9 +296,9 @@ def test_files_kept_open_are_never_written_through_a_link(tmp_path):
     """open_own refuses a link (and does not follow one put there after the look); a game
     journal whose file is a link is replaced by a file of its own, the link's target
     untouched."""
+    from base.files import open_own
     from play.journal import GameJournal
     from play.runner import AgentSpec, GameSpec, run_game
-    from playstyles.files import open_own
 
     outside = tmp_path / "outside"
     outside.write_text("mine\n")

@@ -31,7 +31,7 @@ from agents.portfolio.script import (
     script_failure,
     scripts_of,
 )
-from playstyles.schema import check_keys
+from base.schema import check_keys
 
 DEFAULT_WEIGHT = 0.5
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from base.limits import MAX_ROUNDS
 from games.api import BaseGame, OptionSpec
 from games.navy.level import (
     MAX_SUBS,
@@ -17,7 +18,6 @@ from games.navy.level import (
     parse_level,
 )
 from games.navy.state import SNAPSHOT_EVENTS, NavyState
-from playstyles.limits import MAX_ROUNDS
 
 STEPS = 30
 """Time steps of an episode (the source's experiments)."""

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from base.files import load_json, read_text
+from base.limits import MAX_LEVEL_BYTES
 from games.navy.world import board
-from playstyles.files import load_json, read_text
-from playstyles.limits import MAX_LEVEL_BYTES
 
 MAX_SUBS = 3
 """The most submarines a world holds; the Navy ship knows this maximum, not the count."""

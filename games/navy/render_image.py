@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playstyles.files import save_figure
+from base.files import save_figure
 
 SEA = "#dceaf5"
 SONAR = "#b9d7ee"

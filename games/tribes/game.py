@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from base.limits import MAX_BOARD, MAX_ROUNDS, short
 from games.api import BaseGame, OptionSpec
 from games.tribes import constants as K
 from games.tribes.actions import ACTION_NAMES
@@ -12,7 +13,6 @@ from games.tribes.level import Level, load_level, tribe_key
 from games.tribes.level_sets import LEVEL_SETS
 from games.tribes.levelgen import generate_level
 from games.tribes.state import TribesOptions, TribesState, new_game
-from playstyles.limits import MAX_BOARD, MAX_ROUNDS, short
 
 DEFAULT_TRIBES = ("XIN_XI", "IMPERIUS")
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from playstyles.files import atomic_write, read_text
-from playstyles.limits import MAX_BOARD, MAX_LEVEL_BYTES, short
+from base.files import atomic_write, read_text
+from base.limits import MAX_BOARD, MAX_LEVEL_BYTES, short
 
 __all__ = [
     "TRIBE_KEYS",

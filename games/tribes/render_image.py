@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from base.files import save_figure
 from games.tribes import constants as K
 from games.tribes.render import BUILDING_SYMBOL, RESOURCE_SYMBOL, UNIT_SYMBOL
-from playstyles.files import save_figure
 
 TERRAIN_COLOUR = {K.PLAIN: "#d9e6a6", K.SHALLOW: "#9fd3f0", K.DEEP: "#3f7fbf",
                   K.MOUNTAIN: "#a39b8f", K.VILLAGE: "#e8c98a", K.CITY: "#f2e2b6",

@@ -19,6 +19,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from base.files import read_text
+from base.limits import MAX_LEVEL_BYTES
 from games.tribolo.board import (
     EMPTY_CHAR,
     HEIGHT,
@@ -27,8 +29,6 @@ from games.tribolo.board import (
     WALL_CHAR,
     WIDTH,
 )
-from playstyles.files import read_text
-from playstyles.limits import MAX_LEVEL_BYTES
 
 PLAYERS_AT_START = 12
 WALLS_AT_START = 12

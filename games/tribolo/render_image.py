@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from base.files import save_figure
 from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
-from playstyles.files import save_figure
 
 CELL_COLOUR = {".": "#f4f1e8", "#": "#4a4a4a"}
 PLAYER_COLOUR = {"B": "#1f77b4", "R": "#d62728", "G": "#2ca02c"}

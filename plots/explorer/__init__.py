@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from playstyles.files import atomic_write, read_json
+from base.files import atomic_write, read_json
 from plots.heatmap import axis_label
 from plots.versus import png_data_uri, versus_images
 from qd.rundir import (

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from playstyles.datalog import last_entry, log_header
-from playstyles.files import read_yaml
-from playstyles.limits import short
+from base.datalog import last_entry, log_header
+from base.files import read_yaml
+from base.limits import short
 from qd.rundir.grid import Axis, _cell_keys
 from qd.rundir.names import (
     CELL_COLUMNS,

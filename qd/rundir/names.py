@@ -88,7 +88,7 @@ def is_run_dir(folder: str | Path) -> bool:
 def run_files(folder: str | Path) -> tuple[str, ...]:
     """The file names no other command may write into `folder` (`OWN_FILES` when it is a run
     directory, else none): what a command passes as `protected` to
-    `playstyles.files.check_output_file`.
+    `base.files.check_output_file`.
 
     Args:
         folder: the folder of an output file.

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from playstyles.files import decoding_problem, read_json, read_yaml
+from base.files import decoding_problem, read_json, read_yaml
 from qd.rundir.check import check_schema, check_table, config_problem
 from qd.rundir.grid import Axis, config_axes, parse_grid_index
 from qd.rundir.names import (

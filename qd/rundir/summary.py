@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from playstyles.limits import short
+from base.limits import short
 from qd.rundir.check import _num
 from qd.rundir.grid import _cell_keys, cell_keys
 from qd.rundir.names import ELITES, VALIDATION, VALIDATION_SUMMARY, command_path

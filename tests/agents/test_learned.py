@@ -345,7 +345,7 @@ def test_saved_positions_are_reused_only_for_the_same_games(tmp_path):
 def test_a_model_file_is_read_as_plain_arrays_within_a_bound(tmp_path):
     """A model holding an array of objects (a pickle) is refused without unpickling it, and
     a small file whose arrays would expand past the bound is refused before decompressing."""
-    from playstyles.files import read_npz
+    from base.files import read_npz
 
     flag = tmp_path / "ran"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from play.stats import wilson_interval
+from base.stats import wilson_interval
 from qd.validation import spearman
 
 ROOT = Path(__file__).resolve().parents[2]

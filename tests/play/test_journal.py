@@ -8,11 +8,11 @@ import pickle
 import pandas as pd
 import pytest
 
+from base.datalog import DataLog, LogError, encode_line, read_log
 from play.journal import GameJournal, Interrupted
 from play.presets import Preset, PresetFile, dump_presets, full_params
 from play.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
-from playstyles.datalog import DataLog, LogError, encode_line, read_log
 
 
 def specs(n: int, seed: int = 0) -> list[GameSpec]:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from base.stats import wilson_interval
 from play.ladder import (
     HOLDS,
     NOT_SIGNIFICANT,
@@ -19,7 +20,6 @@ from play.ladder import (
     run_ladder,
 )
 from play.presets import Preset, PresetFile, dump_presets, full_params, weight_controls
-from play.stats import wilson_interval
 from playstyles.cli import main
 
 
@@ -183,7 +183,7 @@ def test_ladder_from_the_command_line(tmp_path, capsys):
 
 
 def test_bradley_terry_recovers_known_strengths_and_their_uncertainty():
-    from play.stats import bradley_terry
+    from base.stats import bradley_terry
     true = np.array([-200.0, 0.0, 200.0])
     rng = np.random.default_rng(3)
     inside = 0
@@ -242,7 +242,7 @@ def test_calibrated_presets_carry_ratings_against_shared_baselines(tmp_path, cap
 
 
 def _ratings(values, half_width):
-    from play.stats import Ratings
+    from base.stats import Ratings
     r = np.asarray(values, dtype=float)
     w = np.broadcast_to(np.asarray(half_width, dtype=float), r.shape)
     return Ratings([f"a{k}" for k in range(len(r))], r, r - w, r + w, np.full(len(r), 10))
@@ -287,7 +287,7 @@ def test_shown_chain_keeps_steps_a_one_sided_holm_test_shows():
 
 
 def test_games_to_show_reaches_the_power_it_promises():
-    from play.stats import ahead_p, games_to_show
+    from base.stats import ahead_p, games_to_show
     rng = np.random.default_rng(5)
     n = int(games_to_show(0.65, 0.05 / 3))
     shown = np.mean([ahead_p(rng.binomial(n, 0.65), n) <= 0.05 / 3 for _ in range(2000)])

@@ -1,4 +1,4 @@
-"""The cluster bootstrap of play.stats: intervals of a mean over positions grouped in games."""
+"""The cluster bootstrap of base.stats: intervals of a mean over positions grouped in games."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from play.stats import cluster_bootstrap, wilson_interval
+from base.stats import cluster_bootstrap, wilson_interval
 
 
 def _games(n_games: int, per_game: int, p: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

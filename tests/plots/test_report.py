@@ -279,7 +279,7 @@ def test_heatmap_and_report_show_games_and_uncertainty(tmp_path, tmp_path_factor
     page = (d / "report.html").read_text()
     assert "2 of 4 elites are robust" in page and "playstyles validate r" in page
     # a real run's elites.csv carries the intervals, consistent with wins and games
-    from play.stats import wilson_interval
+    from base.stats import wilson_interval
     real = pd.read_csv(tiny_run(tmp_path_factory) / "elites.csv")
     for r in real.to_dict("records"):
         assert (r[low], r[high]) == pytest.approx(wilson_interval(r["wins"], r["games"]))

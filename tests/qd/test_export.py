@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from base.version import __version__
 from games.api import results
 from games.registry import get_game
 from play.presets import load_preset, load_presets
 from play.runner import AgentSpec, GameSpec, run_game
 from playstyles.cli import main
-from playstyles.version import __version__
 from qd.config import load_config
 from qd.export import corner_order, export_presets, pick_difficulty, pick_styles, style_name
 from qd.features import Feature, features_of

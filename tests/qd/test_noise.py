@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from play.stats import wilson_interval
+from base.stats import wilson_interval
 from qd.archive import EliteArchive
 from qd.config import ConfigError, config_from_dict
 from qd.features import Feature

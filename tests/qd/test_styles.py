@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from play.stats import detectable, holm, mean_interval, welch_p
+from base.stats import detectable, holm, mean_interval, welch_p
 from qd.styles import (
     Paired,
     Sample,

@@ -16,6 +16,7 @@ import pytest
 
 from agents.conformance import CountingState, check_agents
 from agents.registry import make_agent
+from base.limits import MAX_BUDGET
 from games.conformance import check_game
 from games.registry import get_game
 from games.tribolo.ai import TriboloAI, select_strategy
@@ -23,7 +24,6 @@ from games.tribolo.board import HEIGHT, PLAYER_NAMES, WIDTH
 from games.tribolo.game import state_from_level
 from games.tribolo.level import TriboloLevel, generate_level, parse_level
 from play.watch import play_shown
-from playstyles.limits import MAX_BUDGET
 
 DATA = Path(__file__).resolve().parent / "data"
 PLAYER = {n: i for i, n in enumerate(PLAYER_NAMES)}

@@ -35,7 +35,7 @@ record of a long Tribes game is well under 1 MiB; the worst 8 MiB of JSON (empty
 parses in about a second into under 250 MB."""
 
 MAX_MARKER_BYTES = 4 * KIB
-"""The marker `.playstyles.json` of a command's output folder (`playstyles.files.MARKER`):
+"""The marker `.playstyles.json` of a command's output folder (`base.files.MARKER`):
 about 40 bytes, read before a command writes into the folder."""
 
 MAX_LEVEL_BYTES = 1 * MIB

@@ -4,8 +4,8 @@ model metadata. Every check raises one ValueError in one format,
     FIELD: what is wrong, got VALUE
 
 where FIELD is the key path (`emitter.batch_size`, `presets[0].agent`, `--games`) and VALUE is
-shortened (`playstyles.limits.short`); the caller puts the file in front. An unknown key names
-the known ones and the closest. The bounds themselves live in `playstyles.limits`.
+shortened (`base.limits.short`); the caller puts the file in front. An unknown key names
+the known ones and the closest. The bounds themselves live in `base.limits`.
 
 This module needs nothing of the project but the limits, so every layer checks with it.
 """
@@ -17,7 +17,7 @@ import math
 import numbers
 from typing import Any, Iterable, Mapping
 
-from playstyles.limits import MAX_NAME, MAX_SEED, short
+from base.limits import MAX_NAME, MAX_SEED, short
 
 
 def field_error(field: str, message: str) -> ValueError:

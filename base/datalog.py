@@ -13,7 +13,7 @@ its partial batch are data logs.
 
 The file format lives here whole: the writer (`DataLog`, every entry flushed as it is added)
 and the readers (`read_log`, `log_header`, `last_entry`). This module is light (the standard
-library and `playstyles.files` only), so that any layer can write and read a log.
+library and `base.files` only), so that any layer can write and read a log.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from playstyles.files import atomic_write, open_own
+from base.files import atomic_write, open_own
 
 MAX_LINE_BYTES = 256 * 2**20
 """The longest line a data log may hold (a checkpoint's batch of thousands of games fits)."""

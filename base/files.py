@@ -1,7 +1,7 @@
 """Files in and out, for every layer (this module needs nothing of the project but its
 limits, so `qd.rundir`, the plots and the games use it too).
 
-Reading, within the limits of `playstyles.limits`: a size checked before reading, UTF-8, YAML
+Reading, within the limits of `base.limits`: a size checked before reading, UTF-8, YAML
 without duplicate keys, aliases to collections or deep nesting, JSON without deep nesting,
 `.npz` files of plain arrays whose sizes are checked before decompressing; every error is one
 line naming the file (and the line and column).
@@ -23,7 +23,7 @@ it did not write:
   not write (a marker alone claims nothing: a run directory with a forged marker is still a
   run directory). The marker is read within `MAX_MARKER_BYTES`; a folder written before
   markers is recognized by the content of the command's own file (`json_object`,
-  `playstyles.datalog.log_header`), never by a name alone.
+  `base.datalog.log_header`), never by a name alone.
 * `open_own`: a file a command keeps writing in its folder (a log, a journal, a table it
   appends to) is opened without following a symbolic link (`refuse_link`), so a link
   planted there cannot make the command write elsewhere.
@@ -44,7 +44,7 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Callable, Collection, Mapping
 
-from playstyles.limits import (
+from base.limits import (
     MAX_CONFIG_BYTES,
     MAX_JSON_BYTES,
     MAX_MARKER_BYTES,
@@ -96,7 +96,7 @@ def read_text(path: str | Path, max_bytes: int, error: type[ValueError] = ValueE
 
     Args:
         path: the file.
-        max_bytes: the largest size accepted (a constant of `playstyles.limits`).
+        max_bytes: the largest size accepted (a constant of `base.limits`).
         error: the exception class to raise (a `ValueError` subclass).
         what: what the file is, in the too-large message (`config`, `record`, `level`).
     """
@@ -202,7 +202,7 @@ _LOADER: Any = None
 
 
 def load_yaml(text: str, source: str, error: type[ValueError] = ValueError) -> Any:
-    """YAML text parsed with the limits of `playstyles.limits` (see `read_yaml`); an error names
+    """YAML text parsed with the limits of `base.limits` (see `read_yaml`); an error names
     `source`, the line and the column, on one line.
 
     Args:
@@ -235,7 +235,7 @@ def read_yaml(path: str | Path, error: type[ValueError] = ValueError,
     file (a syntax error also names the line and the column). The file's size is checked
     before it is read (`MAX_CONFIG_BYTES`); a duplicate key, an alias to a mapping or a
     list, more than `MAX_YAML_ALIASES` aliases and nesting deeper than `MAX_NESTING` are
-    errors (`playstyles.limits`, docs/limits.md).
+    errors (`base.limits`, docs/limits.md).
 
     Args:
         path: the YAML file.
@@ -261,7 +261,7 @@ def _json_depth(text: str) -> int:
 
 
 def load_json(text: str, source: str, error: type[ValueError] = ValueError) -> Any:
-    """JSON text parsed with the nesting limit of `playstyles.limits`; an error names `source`,
+    """JSON text parsed with the nesting limit of `base.limits`; an error names `source`,
     the line and the column, on one line.
 
     Args:
