@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -388,11 +389,83 @@ def explorer_data(run: RunFiles, features: Mapping[str, Any] | None = None,
     }
 
 
+PACKED = "packed"
+"""The page data's key for its packed text columns: name -> the column's distinct values;
+the column itself then holds each row's position in that list (a style name or a status
+repeated over thousands of elites is written once). The page unpacks them as it loads."""
+
+
+def pack_columns(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The data with every text column that repeats its values (fewer distinct values than a
+    quarter of its rows) packed (`PACKED`); `unpack_columns` gives the data back."""
+    cols, packed = dict(data.get("cols", {})), {}
+    for name, values in cols.items():
+        if not values or not all(isinstance(v, str) or v is None for v in values):
+            continue
+        distinct = list(dict.fromkeys(values))
+        if 4 * len(distinct) < len(values):
+            at = {v: k for k, v in enumerate(distinct)}
+            cols[name] = [at[v] for v in values]
+            packed[name] = distinct
+    return {**data, "cols": cols, PACKED: packed} if packed else dict(data)
+
+
+def unpack_columns(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The data as `explorer_data` made it, from the page's (packed) data."""
+    packed = data.get(PACKED) or {}
+    cols = {name: [packed[name][k] for k in values] if name in packed else values
+            for name, values in data.get("cols", {}).items()}
+    return {**{k: v for k, v in data.items() if k != PACKED}, "cols": cols}
+
+
+LATE = ("se:", "v:ci_low:", "v:ci_high:", "w:", "dominant", "evaluation", "batch")
+"""The columns only an elite's card, the comparison, the filter or a colour chosen later
+read (name prefixes): written after the page's script, so that the map is drawn before the
+browser has read them (`split_late`)."""
+
+
+LATE_COLUMNS = ("objective", "wins", "v:wins", "not_apart", "v:cell")
+"""Whole columns the page reads only later, or not at all (they are kept for readers of the
+page's data, `page_data`)."""
+
+
+def split_late(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the data the map and the table are drawn from, the columns read later: `LATE`,
+    `LATE_COLUMNS`, every feature's held-out mean and the evolved mean of a feature that is
+    no axis of the grid)."""
+    cols, stats = data.get("cols", {}), set(data.get("stats", ()))
+    axes = {f"mean:{a['name']}" for a in data.get("axes", ())}
+
+    def later(k: str) -> bool:
+        return k.startswith(LATE) or k in LATE_COLUMNS or (k.startswith("v:") and k[2:] in stats) \
+            or (k.startswith("mean:") and k not in axes)
+    late = {k: v for k, v in cols.items() if later(k)}
+    return {**data, "cols": {k: v for k, v in cols.items() if k not in late}}, {"cols": late}
+
+
+def page_data(page: str) -> dict[str, Any]:
+    """The data of an explorer page (its text), as `explorer_data` made it.
+
+    Args:
+        page: explorer.html's text.
+    """
+    found = re.search(r'id="explorer-data">(.*?)</script>', page, re.S)
+    if found is None:
+        raise ValueError("not an explorer page: it holds no explorer-data")
+    data = unpack_columns(json.loads(found.group(1)))
+    more = re.search(r'id="explorer-more">(.*?)</script>', page, re.S)
+    if more is not None:
+        data["cols"].update(unpack_columns(json.loads(more.group(1)))["cols"])
+    return data
+
+
 def data_script(data: Mapping[str, Any]) -> str:
     """The data as JSON that is safe inside a `<script>` element: no `</script>`, comment
     or CDATA opener can end or change the element (`<`, `>`, `&` and the JavaScript line
-    separators escaped as \\uXXXX, which JSON reads back unchanged)."""
-    text = json.dumps(data, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    separators escaped as \\uXXXX, which JSON reads back unchanged); repeated text columns
+    packed (`pack_columns`)."""
+    text = json.dumps(pack_columns(data), allow_nan=False, ensure_ascii=False,
+                      separators=(",", ":"))
     for ch in ("<", ">", "&", "\u2028", "\u2029"):
         text = text.replace(ch, f"\\u{ord(ch):04x}")
     return text
@@ -411,12 +484,15 @@ def explorer_html(data: Mapping[str, Any]) -> str:
     """
     css, js = (_asset(a) for a in ASSETS)
     title = _escape(str(data.get("title", "")))
+    first, late = split_late(data)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{title}</title>\n<style>\n{css}</style></head>\n<body>\n"
             f"<noscript>This page needs JavaScript to draw the archive.</noscript>\n"
-            f"<script type=\"application/json\" id=\"explorer-data\">{data_script(data)}"
-            f"</script>\n<script>\n{js}</script>\n</body></html>\n")
+            f"<script type=\"application/json\" id=\"explorer-data\">{data_script(first)}"
+            f"</script>\n<script>\n{js}</script>\n"
+            f"<script type=\"application/json\" id=\"explorer-more\">{data_script(late)}"
+            f"</script>\n</body></html>\n")
 
 
 def write_explorer(run: RunFiles | str | Path, features: Mapping[str, Any] | None = None,
@@ -437,4 +513,5 @@ def write_explorer(run: RunFiles | str | Path, features: Mapping[str, Any] | Non
 
 
 __all__ = ["explorer_data", "validation_beside", "explorer_html", "write_explorer", "data_script",
-           "style_name"]
+           "style_name", "page_data", "pack_columns", "unpack_columns", "split_late", "PACKED",
+           "LATE"]

@@ -2,7 +2,15 @@
    embedded in the page, and shows an elite's card on a click. No library, nothing fetched. */
 (function () {
   "use strict";
-  var D = JSON.parse(document.getElementById("explorer-data").textContent);
+  function unpack(X) {  // text columns written once per value (pack_columns in plots/explorer)
+    Object.keys(X.packed || {}).forEach(function (k) {
+      var values = X.packed[k], c = X.cols[k];
+      for (var i = 0; i < c.length; i++) c[i] = values[c[i]];
+    });
+    delete X.packed;
+    return X;
+  }
+  var D = unpack(JSON.parse(document.getElementById("explorer-data").textContent));
   var N = D.n, AX = D.axes, DIM = AX.length, C = D.cols;
   var MISSING = "\u2014";  // shown where a run lacks a value
 
@@ -68,7 +76,23 @@
     return D.where;
   }
   var RUN = runDir();
-  function col(name, i) { var c = C[name]; return c ? c[i] : null; }
+  var moreRead = false;
+  function more() {  // the columns written after this script (LATE in plots/explorer): only a
+    // card, the comparison, the filter or a colour chosen later reads them; false until the
+    // browser has read them
+    if (moreRead) return true;
+    var el = document.getElementById("explorer-more");
+    if (!el) return false;
+    var M = unpack(JSON.parse(el.textContent));
+    Object.keys(M.cols).forEach(function (k) { C[k] = M.cols[k]; });
+    moreRead = true;
+    return true;
+  }
+  function col(name, i) {
+    var c = C[name];
+    if (!c && !moreRead && more()) c = C[name];
+    return c ? c[i] : null;
+  }
 
   // ------------------------------------------------------------------ fields to colour by
   var FIELDS = [];  // {key, label, pct, evolved(i), held(i)}
@@ -80,13 +104,13 @@
                held: function (i) { return col("v:mean_score", i); }});
   D.stats.forEach(function (f) {
     FIELDS.push({key: "f:" + f, label: named(f) + ", mean over games", name: f, pct: false,
-                 evolved: function (i) { return C["mean:" + f][i]; },
+                 evolved: function (i) { return col("mean:" + f, i); },
                  held: function (i) { return col("v:" + f, i); }});
   });
   D.scripts.forEach(function (w) {
     FIELDS.push({key: "w:" + w, label: "weight of " + w, pct: false, weight: true,
-                 evolved: function (i) { return C["w:" + w][i]; },
-                 held: function (i) { return C["w:" + w][i]; }});
+                 evolved: function (i) { return col("w:" + w, i); },
+                 held: function (i) { return col("w:" + w, i); }});
   });
   function field(key) {
     for (var k = 0; k < FIELDS.length; k++) if (FIELDS[k].key === key) return FIELDS[k];
@@ -111,19 +135,21 @@
   var S = {view: "evolved", x: 0, y: DIM > 1 ? 1 : -1, field: QUALITY, selected: -1,
            compare: [], sort: {key: "quality", dir: -1}, filter: "", all: false, cursor: null};
   var L = null;  // the layout of the current map: axes, cells, pixel geometry
+  var SMALL = 12;  // cells smaller than this (pixels) get their style rings as pixels, no hatching
   var MIN_WIDTH = 400;  // the map's least width in pixels: room for a small grid's axis words
 
   // ------------------------------------------------------------------ colours (viridis)
   var STOPS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142],
                [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]];
-  function colour(t) {
+  function rgb(t) {  // [r, g, b] of t in [0, 1] on the colour scale
     if (!(t >= 0)) t = 0;
     if (t > 1) t = 1;
     var x = t * (STOPS.length - 1), k = Math.min(STOPS.length - 2, Math.floor(x)), f = x - k;
     var a = STOPS[k], b = STOPS[k + 1];
-    return "rgb(" + Math.round(a[0] + f * (b[0] - a[0])) + "," +
-      Math.round(a[1] + f * (b[1] - a[1])) + "," + Math.round(a[2] + f * (b[2] - a[2])) + ")";
+    return [Math.round(a[0] + f * (b[0] - a[0])), Math.round(a[1] + f * (b[1] - a[1])),
+            Math.round(a[2] + f * (b[2] - a[2]))];
   }
+  function colour(t) { return "rgb(" + rgb(t).join(",") + ")"; }
 
   // ------------------------------------------------------------------ geometry
   function pos(view, i, a) {  // an elite's bin on axis a in a view (-1: not in that view)
@@ -141,13 +167,14 @@
     var x = S.x, y = S.y, views = D.validated ? ["evolved", "held"] : ["evolved"];
     var xlo = Infinity, xhi = -Infinity, ylo = Infinity, yhi = -Infinity;
     views.forEach(function (v) {
+      var g = v === "held" ? D.vgrid : D.grid;  // (pos, read directly: 10,000 elites twice)
       for (var i = 0; i < N; i++) {
-        var px = pos(v, i, x);
+        var px = g[i * DIM + x];
         if (px < 0) continue;
         if (px < xlo) xlo = px;
         if (px > xhi) xhi = px;
         if (y >= 0) {
-          var py = pos(v, i, y);
+          var py = g[i * DIM + y];
           if (py < ylo) ylo = py;
           if (py > yhi) yhi = py;
         }
@@ -236,8 +263,7 @@
     ctx.fillRect(0, 0, L.width, L.height);
     var f = field(S.field), vals = values(), rg = range(f, vals), span = rg[1] - rg[0] || 1;
     var cs = L.cs, k, r, c, rect, i;
-    ctx.fillStyle = "#f1f1f1";
-    ctx.fillRect(L.left, L.top, L.nx * cs, L.ny * cs);
+    fillCells(vals, rg, span, dpr);
     var marks = [], hatches = [], texts = [];
     for (r = 0; r < L.ny; r++) for (c = 0; c < L.nx; c++) {
       k = r * L.nx + c;
@@ -245,8 +271,6 @@
       if (i < 0) continue;
       rect = cellRect(c, r);
       var v = vals[k];
-      ctx.fillStyle = ok(v) ? colour((v - rg[0]) / span) : "#c8c8c8";
-      ctx.fillRect(rect[0], rect[1], cs, cs);
       if (L.styles[k]) marks.push([rect, L.styles[k]]);
       if (wide(i)) hatches.push(rect);
       if (cs >= 30) texts.push([rect, ok(v) ? (f.pct ? pct(v) : num(v)) : MISSING,
@@ -260,7 +284,7 @@
       for (r = 0; r <= L.ny; r++) { ctx.moveTo(L.left, L.top + r * cs + 0.5); ctx.lineTo(L.left + L.nx * cs, L.top + r * cs + 0.5); }
       ctx.stroke();
     }
-    if (hatches.length && cs >= 12) {
+    if (hatches.length && cs >= SMALL) {
       ctx.save();
       ctx.strokeStyle = "rgba(255,255,255,0.55)";
       ctx.lineWidth = 1;
@@ -276,27 +300,35 @@
       ctx.stroke();
       ctx.restore();
     }
-    marks.forEach(function (m) {  // every style that held up, wherever it sits: a ring, its numbers
-      var q = m[0], r = Math.max(2, Math.min(7, cs / 7));
+    var ring = Math.max(2, Math.min(7, cs / 7));
+    if (marks.length && cs >= SMALL) {  // every style that held up, wherever it sits: a ring
+      // (one path for all; on smaller cells fillCells writes the rings with the colours)
       ctx.save();
       ctx.beginPath();
-      ctx.arc(q[0] + r + 2, q[1] + r + 2, r, 0, 2 * Math.PI);
+      marks.forEach(function (m) {
+        var q = m[0];
+        ctx.moveTo(q[0] + 2 * ring + 2, q[1] + ring + 2);
+        ctx.arc(q[0] + ring + 2, q[1] + ring + 2, ring, 0, 2 * Math.PI);
+      });
       ctx.fillStyle = "#fff";
       ctx.fill();
-      ctx.lineWidth = Math.max(1.5, r / 2.5);
+      ctx.lineWidth = Math.max(1.5, ring / 2.5);
       ctx.strokeStyle = "#b8005c";
       ctx.stroke();
-      if (cs >= 36) {
-        ctx.font = "bold 10px system-ui,sans-serif";
-        ctx.textAlign = "left";
-        ctx.textBaseline = "middle";
-        ctx.fillStyle = "#b8005c";
-        ctx.lineWidth = 3;
-        ctx.strokeStyle = "rgba(255,255,255,0.9)";
-        var t = m[1].map(function (j) { return "#" + Math.round(col("style", j)); }).join(" ");
-        ctx.strokeText(t, q[0] + 2 * r + 5, q[1] + r + 2);
-        ctx.fillText(t, q[0] + 2 * r + 5, q[1] + r + 2);
-      }
+      ctx.restore();
+    }
+    if (cs >= 36) marks.forEach(function (m) {  // and, where there is room, the style numbers
+      var q = m[0];
+      ctx.save();
+      ctx.font = "bold 10px system-ui,sans-serif";
+      ctx.textAlign = "left";
+      ctx.textBaseline = "middle";
+      ctx.fillStyle = "#b8005c";
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = "rgba(255,255,255,0.9)";
+      var t = m[1].map(function (j) { return "#" + Math.round(col("style", j)); }).join(" ");
+      ctx.strokeText(t, q[0] + 2 * ring + 5, q[1] + ring + 2);
+      ctx.fillText(t, q[0] + 2 * ring + 5, q[1] + ring + 2);
       ctx.restore();
     });
     if (texts.length) {
@@ -320,6 +352,35 @@
     axesText();
     legend(f, rg);
     canvas.dataset.cells = String(L.nx * L.ny);
+  }
+  function fillCells(vals, rg, span, dpr) {  // every cell's colour, written pixel by pixel
+    // (one image instead of a rectangle per cell: a map of 10,000 cells draws in a few ms)
+    var W = Math.round(L.nx * L.cs * dpr), H = Math.round(L.ny * L.cs * dpr);
+    var img = ctx.createImageData(W, H), px = img.data, c, r, y;
+    var words = new Uint32Array(px.buffer), probe = new Uint8Array(new Uint32Array([1]).buffer);
+    function word(q) {  // one pixel as a 32-bit word in the machine's byte order
+      return probe[0] === 1 ? ((255 << 24) | (q[2] << 16) | (q[1] << 8) | q[0]) >>> 0
+                            : ((q[0] << 24) | (q[1] << 16) | (q[2] << 8) | 255) >>> 0;
+    }
+    words.fill(word([241, 241, 241]));
+    for (r = 0; r < L.ny; r++) for (c = 0; c < L.nx; c++) {
+      var k = r * L.nx + c;
+      if (L.shown[k] < 0) continue;
+      var v = vals[k], w = word(ok(v) ? rgb((v - rg[0]) / span) : [200, 200, 200]);
+      var x0 = Math.round(c * L.cs * dpr), x1 = Math.round((c + 1) * L.cs * dpr);
+      var y0 = Math.round((L.ny - 1 - r) * L.cs * dpr), y1 = Math.round((L.ny - r) * L.cs * dpr);
+      for (y = y0; y < y1; y++) words.fill(w, y * W + x0, y * W + x1);
+      if (L.cs < SMALL && L.styles[k]) ringPixels(px, W, x0 + Math.round(2 * dpr), y0 + Math.round(2 * dpr),
+                                                   Math.max(3, Math.round(2 * Math.max(2, L.cs / 7) * dpr)));
+    }
+    ctx.putImageData(img, Math.round(L.left * dpr), Math.round(L.top * dpr));
+  }
+  function ringPixels(px, W, x0, y0, m) {  // a small ring: a square of the mark's colour, white inside
+    for (var y = y0; y < y0 + m; y++) for (var x = x0; x < x0 + m; x++) {
+      var o = (y * W + x) * 4, edge = y === y0 || x === x0 || y === y0 + m - 1 || x === x0 + m - 1;
+      if (o < 0 || o >= px.length) continue;
+      px[o] = edge ? 184 : 255; px[o + 1] = edge ? 0 : 255; px[o + 2] = edge ? 92 : 255;
+    }
   }
   function outline() {
     S.compare.forEach(function (i, n) {
@@ -428,7 +489,7 @@
     if (D.counted) h += '<span class="key" id="legend-mark"><span class="ring"></span>' + esc(D.mark) +
       ', in whichever cell it sits (not only its cell\'s shown elite)</span>';
     else if (D.validated) h += '<span class="key note">distinct styles were not counted by this validation: no style is marked</span>';
-    h += '<span class="key" id="legend-hatch">' + (L.cs >= 12 ? 'hatched' : 'hatched when cells are drawn larger (not at this size)') +
+    h += '<span class="key" id="legend-hatch">' + (L.cs >= SMALL ? 'hatched' : 'hatched when cells are drawn larger (not at this size)') +
       ': fewer than ' + D.min_games + ' games' + (QUALITY === "win_rate" && C.ci_low.some(ok) ?
       ', or the win rate\'s 95% interval is wider than ' + Math.round(100 * D.wide) + ' points' : '') + '</span>';
     if (L.cs >= 44) h += '<span class="key">"84 g": the games behind a cell\'s value</span>';
@@ -446,7 +507,7 @@
     if (!D.scripts.length) return '<p class="note">This run records no script weights.</p>';
     var h = '<table class="weights"><tr><th class="l">script</th><th class="l">weight</th></tr>';
     D.scripts.forEach(function (w) {
-      var v = C["w:" + w][i];
+      var v = col("w:" + w, i);
       h += '<tr><td class="l">' + esc(w) + '</td><td class="l"><span class="barbox"><span class="bar" style="width:' +
         (ok(v) ? Math.max(0, Math.min(1, v)) * 100 : 0) + '%"></span></span><span data-k="w:' + esc(w) + '">' +
         num(v) + '</span></td></tr>';
@@ -596,9 +657,9 @@
     }
     h += '<h3>Features <span class="small">(mean over the games, its 95% interval)</span></h3><table class="features">' +
       featureHead(i) + featureRows(i) + '</table>';
-    h += '<h3>Weights <span class="small">dominant: <span data-k="dominant">' + esc(C.dominant[i] || MISSING) + '</span></span></h3>' + weightBars(i);
+    h += '<h3>Weights <span class="small">dominant: <span data-k="dominant">' + esc(col("dominant", i) || MISSING) + '</span></span></h3>' + weightBars(i);
     h += '<h3>Board images</h3>' + boards(i);
-    h += '<p class="small">Found in batch ' + games(C.batch[i]) + ', evaluation ' + games(C.evaluation[i]) + '.</p>';
+    h += '<p class="small">Found in batch ' + games(col("batch", i)) + ', evaluation ' + games(col("evaluation", i)) + '.</p>';
     card.className = "";
     card.innerHTML = h;
     document.getElementById("compare-add").onclick = function () { toggleCompare(i); };
@@ -648,10 +709,10 @@
           interval(col("v:ci_low:" + a.name, i), col("v:ci_high:" + a.name, i), num, col("v:games", i), a.name, col("v:" + a.name, i)) + '</span>';
       });
     });
-    h += line("dominant scripts", function (i) { return esc(C.dominant[i] || MISSING); });
+    h += line("dominant scripts", function (i) { return esc(col("dominant", i) || MISSING); });
     D.scripts.forEach(function (w) {
       h += line("weight " + esc(w), function (i) {
-        var v = C["w:" + w][i];
+        var v = col("w:" + w, i);
         return '<span class="barbox"><span class="bar" style="width:' + (ok(v) ? Math.max(0, Math.min(1, v)) * 100 : 0) +
           '%"></span></span>' + num(v);
       });
@@ -684,6 +745,10 @@
     requestAnimationFrame(function () { setTimeout(function () { rec.frame_ms = performance.now() - t0; }, 0); });
   }
   function select(i) {
+    if (!more()) {  // clicked before the browser read the card's columns: open it once it has
+      document.addEventListener("DOMContentLoaded", function () { select(i); }, {once: true});
+      return;
+    }
     S.selected = i;
     var p = cellOf(i);
     if (p) S.cursor = p;
@@ -722,14 +787,16 @@
     cols.forEach(function (k) { if (k.key === S.sort.key) c = k; });
     if (!c) { c = cols[0]; S.sort = {key: c.key, dir: 1}; }
     for (var i = 0; i < N; i++) {
-      if (q && (C.cell[i] + " " + C.style_name[i] + " " + C.status[i] + " " + (C.dominant[i] || "")).toLowerCase().indexOf(q) < 0) continue;
+      if (q && (C.cell[i] + " " + C.style_name[i] + " " + C.status[i] + " " + (col("dominant", i) || "")).toLowerCase().indexOf(q) < 0) continue;
       ids.push(i);
     }
-    var dir = S.sort.dir, vals = {};
-    ids.forEach(function (i) { vals[i] = c.value(i); });
+    var dir = S.sort.dir, vals = new Array(N), miss = new Uint8Array(N);
+    ids.forEach(function (i) {
+      var v = vals[i] = c.value(i);
+      miss[i] = c.num ? !ok(v) : v === null || v === undefined;
+    });
     ids.sort(function (a, b) {  // missing values last, either way
-      var va = vals[a], vb = vals[b];
-      var ma = c.num ? !ok(va) : va === null || va === undefined, mb = c.num ? !ok(vb) : vb === null || vb === undefined;
+      var va = vals[a], vb = vals[b], ma = miss[a], mb = miss[b];
       if (ma || mb) return ma === mb ? a - b : (ma ? 1 : -1);
       if (va < vb) return -dir;
       if (va > vb) return dir;
@@ -939,6 +1006,8 @@
     lastClick: function () { return lastClick; },
     state: function () { return {view: S.view, x: S.x, y: S.y, field: S.field, selected: S.selected, compare: S.compare.slice()}; }
   };
-  performance.mark("explorer-ready");
-  document.documentElement.dataset.ready = "1";
+  performance.mark("explorer-ready");  // the map and the table drawn
+  function ready() { more(); document.documentElement.dataset.ready = "1"; }  // every column read
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();

@@ -31,7 +31,14 @@ from experiments.bench_explorer import (
     synthetic_run,
 )
 from playstyles.cli import main
-from plots.explorer import data_script, explorer_data, explorer_html, write_explorer
+from plots.explorer import (
+    data_script,
+    explorer_data,
+    explorer_html,
+    page_data,
+    unpack_columns,
+    write_explorer,
+)
 from plots.numbers import num_text, pct_text
 from qd.features import feature_texts
 from qd.rundir import RunFiles
@@ -89,7 +96,7 @@ def test_the_page_is_one_file_that_fetches_nothing_and_escapes_its_data(tmp_path
     run = RunFiles(d).check()
     data = explorer_data(run, title="a </script><script>alert(1)</script> & more")
     page = explorer_html(data)
-    assert page.count("</script>") == 2  # the data's and the script's own ends only
+    assert page.count("</script>") == 3  # the two data blocks' and the script's own ends only
     assert "http://" not in page and "https://" not in page and " src=" not in page
     blob = re.search(r'id="explorer-data">(.*?)</script>', page, re.S).group(1)
     assert json.loads(blob)["title"] == data["title"]
@@ -99,6 +106,18 @@ def test_the_page_is_one_file_that_fetches_nothing_and_escapes_its_data(tmp_path
     # an old run: no win-rate interval nor standard errors stored; the errors derived
     assert data["cols"]["ci_low"] == [None] * len(data["cols"]["cell"])
     assert data["cols"]["se:attacks"][0] == pytest.approx(0.1 / np.sqrt(3))
+
+
+def test_repeated_text_columns_are_written_once_and_read_back_whole():
+    rows = 40
+    data = {"n": rows, "cols": {"status": ["held up", None, "same"] * (rows // 4) + ["x"] * 10,
+                                "cell": [f"{k}:0" for k in range(rows)],
+                                "win_rate": [k / rows for k in range(rows)]}}
+    page = explorer_html(data)
+    blob = json.loads(re.search(r'id="explorer-data">(.*?)</script>', page, re.S).group(1))
+    assert blob["packed"] == {"status": ["held up", None, "same", "x"]}  # cells are all distinct
+    assert blob["cols"]["status"][:4] == [0, 1, 2, 0] and blob["cols"]["cell"][0] == "0:0"
+    assert page_data(page) == data == unpack_columns(blob)
 
 
 def test_the_report_writes_the_explorer(tmp_path, capsys):
@@ -459,13 +478,12 @@ def test_the_tribolo_and_navy_pages_show_their_counted_styles(monkeypatch):
     monkeypatch.chdir(REPO)
     for folder in ("experiments/results/tribolo/quickstart", "experiments/results/navy/quickstart"):
         page = (REPO / folder / "explorer.html").read_text(encoding="utf-8")
-        data = json.loads(re.search(r'id="explorer-data">(.*?)</script>', page, re.S).group(1))
+        data = page_data(page)
         assert data["counted"] and "validate again to count them as docs" not in data["headline"] \
             or data["counted"]
         assert "not counted: validate again" not in data["headline"]
         assert any(s.startswith("held up (style #") for s in data["cols"]["status"])
-    navy = json.loads(re.search(r'id="explorer-data">(.*?)</script>', (
-        NAVY / "explorer.html").read_text(encoding="utf-8"), re.S).group(1))
+    navy = page_data((NAVY / "explorer.html").read_text(encoding="utf-8"))
     assert navy["score_quality"]
     assert any(x is not None for x in navy["cols"]["v:score_low"])  # the score's own interval
 

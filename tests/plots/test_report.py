@@ -22,6 +22,7 @@ import yaml
 
 from playstyles.cli import main
 from plots.curves import progress_data
+from plots.explorer import page_data
 from plots.heatmap import format_value, heatmap_data
 from plots.matrix import draw_ladder, matrix_data
 from plots.report import elites_table, write_report
@@ -403,8 +404,7 @@ def test_a_large_archive_shows_its_first_rows_and_where_the_rest_are(tmp_path):
     assert shown == table["cell"].head(TABLE_ROWS).tolist()
     styles = page[page.index("Distinct styles</h2>"):page.index("<h2>Run</h2>")]
     assert styles.count("<tr>") == TABLE_ROWS + 1  # the head and the strongest styles
-    data = json.loads(re.search(r'id="explorer-data">(.*?)</script>',
-                                (d / "explorer.html").read_text()).group(1))
+    data = page_data((d / "explorer.html").read_text())
     assert data["n"] == 900
 
 
