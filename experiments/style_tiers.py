@@ -40,6 +40,8 @@ BUDGETS = (1, 8, 50, 300)
 RUNS = {"quickstart": "experiments/results/quickstart",
         "usecase": "experiments/results/visible"}
 """The committed runs (relative to the repository) whose styles are tiered."""
+GAME = "tribes"
+"""The game of every run of `RUNS`."""
 TARGETS = {"quickstart": {"tiers": 3, "styles": None, "styles_tiers": None},
            "usecase": {"tiers": 4, "styles": 2, "styles_tiers": 3}}
 """Per run: separated tiers every style reaches; distinct styles on each of
@@ -99,8 +101,10 @@ def assess(name: str, folder: Path) -> dict:
                       "holds_at_budgets": [b for b, h in zip(budgets, holds or []) if h],
                       "separated_and_holding_budgets": [budgets[k - 1] for k in kept],
                       "separated_and_holding_tiers": len(kept)}
+    games = pd.read_csv(folder / "tiers_games.csv", dtype={"cell": str})
     per_tier = [{"budget": t["budget"], "distinct_styles": t["distinct_styles"],
-                 "control_win_rate": t["control"].get("win_rate") if t.get("control") else None}
+                 "control_win_rate": t["control"].get("win_rate") if t.get("control") else None,
+                 "identification": _identified(games[games["tier"] == t["tier"]])}
                 for t in summary["tiers"]]
     target = TARGETS[name]
     styles = [s for s in ladders if s != "control"]
@@ -125,6 +129,16 @@ def assess(name: str, folder: Path) -> dict:
                     "styles_met": len(many) >= target["styles_tiers"]
                     and len(holding) >= target["styles"]})
     return out
+
+
+def _identified(games: pd.DataFrame) -> dict | None:
+    """One tier's one-game identification among the run's styles (`qd.tiers.
+    tier_identification`, recomputed from tiers_games.csv), rounded for the summary."""
+    from qd.tiers import tier_identification
+    found = tier_identification(GAME, games.to_dict("records"))
+    return None if found is None else {"accuracy": round(found["accuracy"], 4),
+                                       "chance": round(found["chance"], 4),
+                                       "games": found["games"]}
 
 
 def _win_rates(table: pd.DataFrame) -> dict:
@@ -153,6 +167,12 @@ def markdown(results: dict) -> str:
             lines.append(f"| {s} | {rates or '-'} | {_calls(v['separated_budgets'])} | "
                          f"{_calls(v['holds_at_budgets'])} | "
                          f"{_calls(v['separated_and_holding_budgets'])} |")
+        named = [t for t in r["tiers"] if t.get("identification")]
+        if named:
+            lines += ["", "One game names which style played it (chance "
+                          f"{100 * named[0]['identification']['chance']:.0f}%): " + ", ".join(
+                              f"{t['budget']} calls {100 * t['identification']['accuracy']:.0f}% "
+                              f"(n = {t['identification']['games']} games)" for t in named) + "."]
         lines += ["", f"- most separated tiers of one style: {r['most_separated_tiers']} "
                       f"(target {r['target_tiers']}: {'met' if r['tiers_met'] else 'not met'}; "
                       f"styles reaching it: {', '.join(r['styles_with_target_tiers']) or 'none'};"

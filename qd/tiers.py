@@ -63,6 +63,7 @@ from play.presets import PresetFile, dump_presets
 from play.ray_session import check_playable, ray_session
 from qd.config import RunConfig
 from qd.export import elite_presets, spec_text, style_labels
+from qd.features import features_of
 from qd.rundir import (
     ELITES,
     WIN_RATE_CI,
@@ -73,7 +74,7 @@ from qd.rundir import (
     validated_column,
     validation_source,
 )
-from qd.styles import DELTA, MARGIN
+from qd.styles import DELTA, MARGIN, Sample, identification
 from qd.validation import (
     CONTROL,
     plan_games,
@@ -271,12 +272,36 @@ def tier_tables(config: RunConfig, run: RunFiles, chosen: pd.DataFrame, names: S
         game_rows += [{"tier": k + 1, "budget": b, **r} for r in rows]
         counts.append({"tier": k + 1, "budget": b, "distinct_styles": summary["distinct_styles"],
                        "non_inferior": summary["distinct_styles_non_inferior"],
-                       "styles": summary["styles"]["styles"], "control": summary["control"]})
+                       "styles": summary["styles"]["styles"], "control": summary["control"],
+                       "identification": tier_identification(config.game, rows)})
     table = pd.concat(tables, ignore_index=True)
     run_style = dict(zip(chosen["index"], run.validation.set_index("index")
                          .loc[chosen["index"], "style"]))
     table.insert(2, "run_style", table["index"].map(run_style).astype(int))
     return table.rename(columns={"style": "tier_style", "distinct": "holds"}), game_rows, counts
+
+
+def tier_identification(game: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """How often one game of a tier names which of the run's styles played it (every style
+    played there, the control left out; `qd.styles.identification`: every feature the game
+    registers, cross-validated leaving one level out); None with fewer than two styles.
+
+    Args:
+        game: the run's game.
+        rows: the tier's games (tiers_games.csv's rows of one tier).
+    """
+    names = [f for f in features_of(game) if rows and f in rows[0]]
+    samples = []
+    for index, g in pd.DataFrame(rows).groupby("index", sort=False):
+        if index < 0:  # the control: the default weights, no style of the run
+            continue
+        g = g.sort_values("game")
+        samples.append(Sample(str(g["cell"].iloc[0]), g["elite_won"].to_list(),
+                              {}, blocks=g["level"].to_list(),
+                              described={f: g[f].to_list() for f in names}))
+    found = identification(samples) if len(samples) >= 2 else None
+    return None if found is None else {k: found[k] for k in ("accuracy", "chance", "games",
+                                                             "per_style")}
 
 
 def tier_steps(game_rows: Sequence[dict[str, Any]], run_style: dict[int, int],
@@ -400,6 +425,14 @@ def tiers_markdown(config: RunConfig, table: pd.DataFrame, summary: dict[str, An
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Distinct styles per tier: " + ", ".join(
         f"{t['budget']} calls {t['distinct_styles']}" for t in summary["tiers"]) + "."]
+    named = [t for t in summary["tiers"] if t.get("identification")]
+    if named:
+        first = named[0]["identification"]
+        lines += ["", f"One game names which of the {round(1 / first['chance'])} styles played "
+                      f"it (every feature of the game, leaving one level out; chance "
+                      f"{100 * first['chance']:.0f}%): " + ", ".join(
+                          f"{t['budget']} calls {100 * t['identification']['accuracy']:.0f}% "
+                          f"of {t['identification']['games']} games" for t in named) + "."]
     if steps is not None and len(steps):
         lines += ["", *_steps_markdown(steps)]
     return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ import pytest
 
 from play.presets import load_presets
 from playstyles.cli import main
-from qd.tiers import check_budgets, style_tiers, tier_name, tier_steps
+from qd.tiers import check_budgets, style_tiers, tier_identification, tier_name, tier_steps
 from qd.validation import validate
 from tests.plots.tiny_run import TINY_RUN, copy_run, tiny_run
 
@@ -52,6 +52,27 @@ def test_every_style_plays_every_tier_and_the_run_budget_replays_the_validation(
     styles_part, ladder_part = text.split("## Each style's tiers as a difficulty ladder")
     assert styles_part.count("| #") == len(table)
     assert ladder_part.count("| #") == len(styles) * (len(BUDGETS) - 1)
+
+
+def test_one_game_names_the_style_among_those_played_at_a_tier(tiered):
+    _, result = tiered  # (the tiny run holds one style: nothing to tell apart)
+    assert [t["identification"] for t in result.summary["tiers"]] == [None] * len(BUDGETS)
+
+    def rows(forestry):  # two styles and the control on 8 levels, 2 games each
+        out = []
+        for index, cell in ((0, "a"), (1, "b"), (-1, "control")):
+            for g in range(16):
+                out.append({"index": index, "cell": cell, "game": g, "level": g // 2,
+                            "elite_won": g % 2, "forestry": forestry(index, g),
+                            "monuments": 0.0})
+        return out
+    apart = tier_identification("tribes", rows(lambda i, g: 4.0 * i + 0.1 * (g % 3)))
+    assert apart["accuracy"] == 1.0 and apart["chance"] == 0.5 and apart["games"] == 32
+    assert set(apart["per_style"]) == {"a", "b"}  # the control is no style of the run
+    same = tier_identification("tribes", rows(lambda i, g: 0.1 * (g % 3)))
+    assert same["accuracy"] < 0.75
+    one = [r for r in rows(lambda i, g: 1.0) if r["index"] != 1]
+    assert tier_identification("tribes", one) is None
 
 
 def test_each_styles_steps_are_counted_from_its_paired_games(tiered):
