@@ -104,7 +104,7 @@ def assess(name: str, folder: Path) -> dict:
     games = pd.read_csv(folder / "tiers_games.csv", dtype={"cell": str})
     per_tier = [{"budget": t["budget"], "distinct_styles": t["distinct_styles"],
                  "control_win_rate": t["control"].get("win_rate") if t.get("control") else None,
-                 "identification": _identified(games[games["tier"] == t["tier"]])}
+                 "identification": _identified(t, games[games["tier"] == t["tier"]])}
                 for t in summary["tiers"]]
     target = TARGETS[name]
     styles = [s for s in ladders if s != "control"]
@@ -131,11 +131,14 @@ def assess(name: str, folder: Path) -> dict:
     return out
 
 
-def _identified(games: pd.DataFrame) -> dict | None:
-    """One tier's one-game identification among the run's styles (`qd.tiers.
-    tier_identification`, recomputed from tiers_games.csv), rounded for the summary."""
-    from qd.tiers import tier_identification
-    found = tier_identification(GAME, games.to_dict("records"))
+def _identified(tier: dict, games: pd.DataFrame) -> dict | None:
+    """One tier's one-game identification among the run's styles, rounded for the summary:
+    tiers_summary.json's, or for a folder written before tiers reported it, recomputed from
+    tiers_games.csv (`qd.tiers.tier_identification`)."""
+    found = tier.get("identification", False)
+    if found is False:
+        from qd.tiers import tier_identification
+        found = tier_identification(GAME, games.to_dict("records"))
     return None if found is None else {"accuracy": round(found["accuracy"], 4),
                                        "chance": round(found["chance"], 4),
                                        "games": found["games"]}

@@ -40,7 +40,7 @@ from play.specs import split_spec
 from play.tournament import seats_of
 from qd.emitters import emitter_class, emitter_params
 from qd.features import Feature, features_of
-from qd.genome_games import MAPPINGS, Plan, term_genes
+from qd.genome_games import MAPPINGS, Plan, mapping_of, term_genes
 from qd.noise import noise_params
 from qd.rundir import GENOME_SCRIPTS
 from qd.styles import DELTA, MARGIN
@@ -547,8 +547,8 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
     train, held_out = _levels(g, data.get("levels"), source)
     agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
     layout, genome_names = _genome(data, game, agent, source)
-    sample = MAPPINGS.get(agent["genome_mapping"], game).fn(genome_names,
-                                                          np.full(len(genome_names), 0.5))
+    sample = mapping_of(agent["genome_mapping"], game).fn(genome_names,
+                                                        np.full(len(genome_names), 0.5))
     _check_builds(agent, sample, source, "agent", game)
 
     opponent = _opponent(data, agent, game, source)
