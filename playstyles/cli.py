@@ -397,14 +397,14 @@ def _probe(args: argparse.Namespace) -> int:
         found = compare_probes(args.config, args.vary, games=args.games, out=args.out,
                                workers=args.workers, address=args.address,
                                resume=args.resume, progress=args.progress,
-                               force=args.force)
+                               force=args.force, pairs=args.pairs)
         for folder in found.folders:
             draw_probe(folder)
         print((found.out / REPORT).read_text(), end="")
         return 0
     result = run_probe(args.config, games=args.games, out=args.out, workers=args.workers,
                    address=args.address, resume=args.resume, progress=args.progress,
-                   force=args.force)
+                   force=args.force, pairs=args.pairs)
     chart = draw_probe(result.out)
     print((result.out / "probe.md").read_text(), end="")
     names = ", ".join(f.name for f in [*result.files, chart])
@@ -732,6 +732,9 @@ def _probe_parser(sub) -> None:
                           "genome_mapping, budget, options.NAME); the keys of one --vary "
                           "change in step, separate --vary flags cross (default output "
                           "runs/<name>-probes)")
+    prb.add_argument("--pairs", action="store_true",
+                     help="also play every genome with two genes at 1: what mixing two genes "
+                          "shows beside each gene alone (n genes: n(n-1)/2 more genomes)")
     _force_arg(prb, "the results of a probe")
     _playing_args(prb, "probe")
     prb.set_defaults(func=_probe)

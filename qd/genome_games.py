@@ -113,18 +113,28 @@ ZERO = "zero"
 """The all-zero genome's label among the fixed genomes."""
 
 
-def fixed_genomes(names: Sequence[str]) -> list[tuple[str, np.ndarray]]:
+def fixed_genomes(names: Sequence[str], pairs: bool = False) -> list[tuple[str, np.ndarray]]:
     """The fixed genomes a probe plays and a null baseline counts (no evolution): the
-    all-zero genome (`zero`), then one one-hot genome per gene (`<gene>=1`).
+    all-zero genome (`zero`), then one one-hot genome per gene (`<gene>=1`), then, with
+    `pairs`, every genome with two genes at 1 (`<gene>=1+<gene>=1`, in gene order). Pairs
+    show what mixing two genes adds to what either shows alone: a tighter bound on the
+    styles evolution can find than the one-hot genomes give.
 
     Args:
         names: the genome's names, in order.
+        pairs: add the two-gene genomes.
     """
     out = [(ZERO, np.zeros(len(names)))]
     for i, name in enumerate(names):
         one = np.zeros(len(names))
         one[i] = 1.0
         out.append((f"{name}=1", one))
+    if pairs:
+        for i, a in enumerate(names):
+            for j in range(i + 1, len(names)):
+                two = np.zeros(len(names))
+                two[[i, j]] = 1.0
+                out.append((f"{a}=1+{names[j]}=1", two))
     return out
 
 

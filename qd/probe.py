@@ -135,14 +135,17 @@ class ProbeResult:
 
 # ------------------------------------------------------------------------------ the games
 
-def probe_genomes(config) -> list[tuple[str, np.ndarray]]:
+def probe_genomes(config, pairs: bool = False) -> list[tuple[str, np.ndarray]]:
     """(label, genome) of every probed genome in genome-number order: the control, the
-    all-zero genome, then one one-hot genome per gene.
+    all-zero genome, one one-hot genome per gene, then with `pairs` every two-gene genome
+    (`qd.genome_games.fixed_genomes`).
 
     Args:
         config: the run config (`qd.config.RunConfig`).
+        pairs: add the two-gene genomes.
     """
-    return [(CONTROL, config.plan().control()), *fixed_genomes(config.genome_names)]
+    return [(CONTROL, config.plan().control()),
+            *fixed_genomes(config.genome_names, pairs=pairs)]
 
 
 def plan_probe_games(genomes: Sequence[tuple[str, np.ndarray]], plan, levels: Sequence[int],
@@ -372,6 +375,7 @@ def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
         "players": plan.players, "games_per_genome": n, "games_chosen": chosen, "pilot": pilot,
         "games_per_genome_config": plan.games_per_individual, "seed": config.seed,
         "genome_names": list(config.genome_names),
+        "pairs": len(genomes) > len(config.genome_names) + 2,
         "genomes": [{"number": k, "label": label,
                      "values": {n_: float(v) for n_, v in zip(config.genome_names, genome)}}
                     for k, (label, genome) in enumerate(genomes)],
@@ -401,8 +405,10 @@ def _is_probe(out: Path) -> bool:
 
 def run_probe(config, games: int | None = None, out: str | Path | None = None,
               workers: int | None = None, address: str | None = None, resume: bool = False,
-              progress: Progress | None = None, force: bool = False) -> ProbeResult:
-    """Play the control, the all-zero and every one-hot genome N games each on the config's
+              progress: Progress | None = None, force: bool = False,
+              pairs: bool = False) -> ProbeResult:
+    """Play the control, the all-zero and every one-hot genome (with `pairs`, every two-gene
+    genome too) N games each on the config's
     training levels and write what the genome moves (module text) into `out`.
 
     Args:
@@ -418,6 +424,9 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
             probe.journal and only the missing ones are played).
         progress: told how many games are done (`base.progress`; the CLI draws bars).
         force: overwrite an earlier probe in `out`.
+        pairs: also play every genome with two genes at 1 (11 genes: 55 more genomes), so
+            the count of fixed genomes pairwise apart includes what mixing two genes shows.
+            A resumed probe needs the same choice.
 
     Raises:
         ValueError: a bad argument or output directory, naming it.
@@ -429,10 +438,13 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
     if games is not None and int(games) < 1:
         raise ValueError(f"games: at least one game per genome, got {games}")
     plan = config.plan()
-    genomes = probe_genomes(config)
+    genomes = probe_genomes(config, pairs=pairs)
     levels = list(config.train_levels)
     unit = plan.players * len(levels)
     recorded = (_read_json(out) or {}).get("settings", {}) if resume else {}
+    if recorded and bool(recorded.get("pairs", False)) != pairs:
+        raise ValueError(f"{out}: this probe was started {'with' if not pairs else 'without'}"
+                         f" --pairs; resume it with the same arguments")
     pilot = recorded.get("pilot")
     if games is not None:
         n: int | None = int(games)
@@ -560,7 +572,8 @@ def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[st
              + (f"budget {s['budget']}, " if s.get("budget") is not None else "")
              + f"options {json.dumps(s['options'], default=str)}, seed {s['seed']}); "
              f"{len(labels)} genomes: the "
-             f"control, all zero, and one one-hot per gene ({', '.join(s['genome_names'])}).",
+             f"control, all zero, and one one-hot per gene ({', '.join(s['genome_names'])})"
+             + ("; then every genome with two genes at 1." if s.get("pairs") else "."),
              f"{s['games_chosen']}.",
              f"Every number below comes from these probe games on the training levels; g = {g} "
              f"is the config's games per genome.", "",

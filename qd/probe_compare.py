@@ -151,7 +151,8 @@ def setting_config(data: dict[str, Any], setting: dict[str, Any], source: str, s
 def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int | None = None,
                    out: str | Path | None = None, workers: int | None = None,
                    address: str | None = None, resume: bool = False,
-                   progress: Progress | None = None, force: bool = False) -> Comparison:
+                   progress: Progress | None = None, force: bool = False,
+                   pairs: bool = False) -> Comparison:
     """Probe a config at every setting of `vary` and compare (module text).
 
     Args:
@@ -164,6 +165,7 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
         resume: continue an interrupted comparison (finished probes are read, not played).
         progress: told how many games are done (`base.progress`; the CLI draws bars).
         force: overwrite an earlier comparison in `out`.
+        pairs: every probe also plays the two-gene genomes (`qd.probe.run_probe`).
 
     Raises:
         ValueError: a bad setting or config (naming it), or a refused output directory.
@@ -189,7 +191,7 @@ def compare_probes(config: str | Path, vary: Sequence[Sequence[str]], games: int
         if not done:
             run_probe(cfg, games=games, out=folder, workers=workers, address=address,
                       resume=resume and folder.exists(), progress=progress,
-                      force=force)
+                      force=force, pairs=pairs)
         folders.append(folder)
         r, s = _rows(k, setting, folder)
         rows += r

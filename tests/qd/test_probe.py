@@ -358,3 +358,32 @@ def test_the_quickstart_maps_what_its_committed_probe_found_moving():
     for f in config.features:
         _, min_width = noise_at(table.loc[f.name, "sd_within"], table.loc[f.name, "spread"], g)
         assert f.width >= min_width, f.name
+
+
+def test_pairs_adds_every_two_gene_genome_on_the_same_games(probed, tmp_path, monkeypatch):
+    config = nim_config()
+    names = config.genome_names
+    r = run_probe(config, games=GAMES, out=tmp_path / "pairs", workers=0, pairs=True)
+    games = pd.read_csv(r.out / "probe_games.csv")
+    labels = games["genome"].drop_duplicates().tolist()
+    two = [f"{a}=1+{b}=1" for i, a in enumerate(names) for b in names[i + 1:]]
+    assert labels == ["control", "zero", *(f"{n}=1" for n in names), *two]
+    assert len(two) == len(names) * (len(names) - 1) // 2 > 0
+    values = {g["label"]: g["values"] for g in r.settings["genomes"]}
+    for label in two:
+        a, b = (part.removesuffix("=1") for part in label.split("+"))
+        assert values[label] == {n: float(n in (a, b)) for n in names}
+    # the genomes both probes play, play the same games (common random numbers)
+    alone = pd.read_csv(probed.out / "probe_games.csv")
+    shared = games[games["genome"].isin(alone["genome"])].reset_index(drop=True)
+    timing = [c for c in alone.columns if "seconds" in c]
+    pd.testing.assert_frame_equal(shared.drop(columns=timing), alone.drop(columns=timing))
+    assert r.settings["pairs"] and not probed.settings["pairs"]
+    assert "every genome with two genes at 1" in (r.out / "probe.md").read_text()
+    # a resumed probe keeps its choice
+    out = tmp_path / "stopped"
+    _interrupt_after(monkeypatch, 3)
+    with pytest.raises(Interrupted):
+        run_probe(config, games=4, out=out, workers=0, pairs=True)
+    with pytest.raises(ValueError, match="started with --pairs; resume it with the same"):
+        run_probe(config, games=4, out=out, workers=0, resume=True)
