@@ -82,7 +82,7 @@ from qd.rundir import (
     csv_true,
     read_table,
 )
-from qd.styles import Sample, distinct_styles, pooled_sd
+from qd.styles import EXACT_LIMIT, Sample, distinct_styles, pooled_sd
 from qd.validation import play_journal
 
 PROBE_KEY = 0x50524F
@@ -270,16 +270,24 @@ def fixed_styles(samples: Sequence[Sample], mapped: Sequence[str],
     standard deviations apart in some feature (`qd.styles.distinct_styles`: paired by game,
     blocked by level, Holm), at each delta of `qd.styles.DELTAS`, on the config's mapped
     features and on every feature the game registers: a bound on the styles evolution can
-    find at these settings."""
+    find at these settings. With two-gene genomes (`--pairs`), `single` also counts the
+    genomes of one gene or none alone (the null baseline's), on the same per-game standard
+    deviations: what mixing two genes adds. `exact` is false where the largest set is the
+    best one found, not proven largest (more than `qd.styles.EXACT_LIMIT` genomes)."""
     fixed = [s for s in samples if s.key != CONTROL]
+    single = [s for s in fixed if "+" not in s.key]
     out: dict[str, Any] = {}
     for name, feats in (("mapped", mapped), ("every", every)):
         if not feats or len(fixed) < 2:
             out[name] = None
             continue
-        found = distinct_styles(fixed, feats)
+        sd = {f: pooled_sd(fixed, f) for f in feats}
+        found = distinct_styles(fixed, feats, sd=sd)
         out[name] = {"features": list(feats), "counts": found.counts,
-                     "styles": found.by_delta}
+                     "styles": found.by_delta, "exact": len(fixed) <= EXACT_LIMIT}
+        if len(single) < len(fixed):
+            alone = distinct_styles(single, feats, sd=sd)
+            out[name]["single"] = {"counts": alone.counts, "styles": alone.by_delta}
     return out
 
 
@@ -541,6 +549,10 @@ def _fmt(x: Any) -> str:
     return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
+def _counts(st: dict[str, Any]) -> str:
+    return ", ".join(f"{k} at {d} sd" for d, k in st["counts"].items())
+
+
 def _interval(m: float, lo: float, hi: float) -> str:
     if not math.isfinite(m):
         return "n/a"
@@ -601,8 +613,13 @@ def probe_markdown(table: pd.DataFrame, genomes: pd.DataFrame, settings: dict[st
         if st:
             lines.append(f"Fixed genomes pairwise at least delta per-game sd apart in one of "
                          f"{what} (paired by game, blocked by level, Holm; docs/styles.md): "
-                         + ", ".join(f"{k} at {d} sd" for d, k in st["counts"].items())
-                         + f"; at 1 sd: {', '.join(st['styles'].get('1', [])) or 'none'}.")
+                         + _counts(st) + f"; at 1 sd: "
+                         f"{', '.join(st['styles'].get('1', [])) or 'none'}"
+                         + ("" if st.get("exact", True) else
+                            " (the largest set found, a lower bound: too many genomes for an "
+                            "exhaustive search)")
+                         + (f". The genomes of one gene alone or none (the null baseline's): "
+                            f"{_counts(st['single'])}." if st.get("single") else "."))
     lines.append("")
     moves, still = results["moves"], results["does_not_move"]
     lines.append("The genome moves: " + (", ".join(moves) if moves else "no feature") + ".")

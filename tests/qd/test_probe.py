@@ -380,6 +380,13 @@ def test_pairs_adds_every_two_gene_genome_on_the_same_games(probed, tmp_path, mo
     pd.testing.assert_frame_equal(shared.drop(columns=timing), alone.drop(columns=timing))
     assert r.settings["pairs"] and not probed.settings["pairs"]
     assert "every genome with two genes at 1" in (r.out / "probe.md").read_text()
+    # beside the count with the pairs, the count of the genes alone on the same yardstick
+    fixed = r.results["fixed_styles"]["mapped"]
+    alone = fixed["single"]["styles"]
+    assert alone["0"] and all("+" not in k for d in alone for k in alone[d])
+    assert "single" not in probed.results["fixed_styles"]["mapped"]
+    assert fixed["exact"] == (len(labels) - 1 <= probe_mod.EXACT_LIMIT)
+    assert "(the null baseline's)" in (r.out / "probe.md").read_text()
     # a resumed probe keeps its choice
     out = tmp_path / "stopped"
     _interrupt_after(monkeypatch, 3)
