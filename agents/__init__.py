@@ -4,8 +4,9 @@ The public surface: `Agent` (the protocol), the registry (`make_agent`, `registe
 `agent_names`, `validate_agent`), agent specs as text (`split_spec`, `parse_agent_spec`),
 evaluators (`Evaluator`, `register_evaluator`, `make_evaluator`), the search agents
 (`OSLAAgent`, `FlatMCAgent`, `MCTSAgent`, `RHEAAgent`, `PMCTSAgent`, `HPSAgent`) with their shared
-`SearchAgent`, `Budget` and `register_hooks`, and the agents' conformance check
-(`check_agents`). What plays whole games (the game runner, tournaments, ladders, presets, agent
+`SearchAgent`, `Budget` and `register_hooks`, the agents' conformance check
+(`check_agents`) and every check of a game's plug-in in one report (`agents.check`, the
+command `playstyles check`). What plays whole games (the game runner, tournaments, ladders, presets, agent
 specs as text) is the package `play`.
 """
 

@@ -110,7 +110,7 @@ class HOPAgent(SearchAgent):
             ev = make_evaluator(game, ev, terminal=False)
         self.monotone = bool(getattr(ev, "monotone", False))
 
-    def default_budget(self) -> int:
+    def decision_budget(self) -> int:
         return self.budget if self.budget is not None else UNLIMITED
 
     # -- one decision -------------------------------------------------------------------------

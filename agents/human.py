@@ -74,7 +74,7 @@ class HumanAgent:
             raise GameAbandoned("input closed")
         return line.strip()
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
+    def act(self, state: GameState) -> Action:
         actions = state.legal_actions()
         out = self.stdout
         self._show(state, actions)

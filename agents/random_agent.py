@@ -14,7 +14,7 @@ class RandomAgent:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def act(self, state: GameState, budget: int | None = None) -> Action:
+    def act(self, state: GameState) -> Action:
         actions = state.legal_actions()
         return actions[int(self.rng.integers(len(actions)))]
 

@@ -6,7 +6,8 @@ The budget is counted in forward-model calls: one `apply` on a search copy is on
 applies actions only through `Budget.apply`, which refuses to go past the limit, so no agent
 can overspend whatever its control flow.
 
-A budget may also have a time limit (`act(state, ms=...)`): the clock is read where the search
+The budget of a decision is a parameter of the agent (`budget`, given when it is built); it
+may also have a time limit (`act(state, ms=...)`): the clock is read where the search
 asks the budget (`exhausted`, `apply`), and the first reading past the deadline closes the
 budget at the calls spent so far, exactly as if the call limit had been that number. Every
 search loop already stops on a spent call budget, so each stops on time the same way, in the
@@ -175,7 +176,7 @@ def at_least(p: dict[str, Any], name: str, lo: float, optional: bool = False,
 
 
 MIN_BUDGET = 1
-"""The smallest budget anywhere (agents, `act`, run and tournament configs, `--budget`): a
+"""The smallest budget anywhere (agents, run and tournament configs, `--budget`): a
 decision searches at least one forward-model call."""
 
 
@@ -209,20 +210,6 @@ def check_ms(ms: Any) -> float:
         raise ValueError(f"ms: a time per decision in milliseconds, > 0 and at most {MAX_MS}, "
                          f"expected, got {short(ms)}")
     return float(ms)
-
-
-def resolve_budget(default: int, override: int | None, ms: float | None = None,
-                   start: float | None = None) -> Budget:
-    """The budget of one decision: the agent's default unless `act` was given one, with a
-    time limit when `ms` is given.
-
-    Args:
-        default: the agent's own calls per decision.
-        override: the calls `act` was given (None: the default).
-        ms: milliseconds the decision may take (None: no time limit).
-        start: when the decision began (`now()`; default: when the budget is made).
-    """
-    return Budget(default if override is None else check_budget(override), ms=ms, start=start)
 
 
 def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
@@ -378,29 +365,27 @@ class SearchAgent:
         if game != self._bound:
             self.bind(game)
 
-    def act(self, state: GameState, budget: int | None = None,
-            ms: float | None = None) -> Action:
-        """The agent's action in `state`, searched with Python's garbage collector paused and
-        the evaluator told that a decision is under way (`agents.evaluators.deciding`). The
-        budget it searched with, and the calls it spent (`last_budget.used`), stay readable
-        in `last_budget` until the next decision.
+    def act(self, state: GameState, *, ms: float | None = None) -> Action:
+        """The agent's action in `state`, searched within the agent's budget with Python's
+        garbage collector paused and the evaluator told that a decision is under way
+        (`agents.evaluators.deciding`). The budget it searched with, and the calls it spent
+        (`last_budget.used`), stay readable in `last_budget` until the next decision.
 
         Args:
             state: the position to decide in (not modified).
-            budget: forward-model calls for this decision; None: the agent's default.
             ms: the most milliseconds this decision may take, counted from this call (None:
                 no time limit). The search stops at the first check past it, spent calls
                 counted as ever, `last_budget.timed_out` set.
         """
         start = now() if ms is not None else None
         self.prepare(state)
-        b = resolve_budget(self.default_budget(), budget, ms=ms, start=start)
+        b = Budget(self.decision_budget(), ms=ms, start=start)
         self.last_budget = b
         with collector_paused(), deciding(self.evaluator_object):
             return self.decide(state, b)
 
-    def default_budget(self) -> int:
-        """The forward-model calls of a decision when `act` is given no budget."""
+    def decision_budget(self) -> int:
+        """The forward-model calls of one decision (the agent's `budget`)."""
         return self.budget
 
     def decide(self, state: GameState, b: Budget) -> Action:

@@ -73,13 +73,13 @@ def seat_table(games: pd.DataFrame) -> str:
 
 
 def run(label: str, agent: str, opponents: list[str], args, out: Path | None) -> str:
-    specs = [parse_agent(a, "agents", game="tribes") for a in [agent] + opponents]
+    specs = [parse_agent(a, "agents", game="tribes").at_budget(args.budget, "tribes")
+             for a in [agent] + opponents]
     levels = get_game("tribes").level_set("paper")[:args.levels]
     config = TournamentConfig(agents=specs, game="tribes", levels=levels,
                               pairings=[(0, i) for i in range(1, len(specs))],
                               repetitions=args.repetitions,
-                              options={"max_rounds": args.rounds}, budget=args.budget,
-                              seed=args.seed)
+                              options={"max_rounds": args.rounds}, seed=args.seed)
     games, summary = run_tournament(config, out=out, workers=args.workers)
     cpu = games["seconds"].sum()
     return (f"### {label}\n\n{len(games)} games, {cpu:.0f} s of play\n\n"

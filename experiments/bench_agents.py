@@ -59,7 +59,7 @@ REFERENCE_POSITION_PMCTS_MS = 304.0
 REFERENCE_POSITION_PMCTS_ITERATIONS = 101
 
 
-def play_timed(state, agents, budget: int) -> list[list[tuple[float, float, bool]]]:
+def play_timed(state, agents) -> list[list[tuple[float, float, bool]]]:
     """Play one game; per player, (CPU seconds, wall seconds, trivial) of every decision.
     CPU time of this process is the headline figure: it does not count time the machine
     spent on other work, which wall-clock time on a shared machine does."""
@@ -69,7 +69,7 @@ def play_timed(state, agents, budget: int) -> list[list[tuple[float, float, bool
         p = state.current_player
         trivial = len(state.legal_actions()) == 1
         c0, w0 = cpu(), wall()
-        a = agents[p].act(state, budget)
+        a = agents[p].act(state)
         times[p].append((cpu() - c0, wall() - w0, trivial))
         state.apply(a)
     return times
@@ -104,10 +104,10 @@ def play_pairing(first: str, second: str, specs: dict[str, str], game, levels, r
         for order in ((first, second), (second, first)):
             seed = seed0 + 2 * k + (order[0] == second)
             state = game.new_state(level, seed, max_rounds=rounds)
-            agents = [parse_agent_spec(specs[name], seed=seed + 100 * i)
+            agents = [parse_agent_spec(specs[name], seed=seed + 100 * i, budget=budget)
                       for i, name in enumerate(order)]
             t0 = time.perf_counter()
-            times = play_timed(state, agents, budget)
+            times = play_timed(state, agents)
             for name, t in zip(order, times):
                 per_agent[name].extend(t)
                 sides[name].append(t)
@@ -142,12 +142,12 @@ def time_positions(states: list, specs: dict[str, str], budget: int, seed: int) 
     out: dict = {}
     cpu = time.process_time
     for role, spec in specs.items():
-        agent = parse_agent_spec(spec, seed=seed)
-        agent.act(states[0].copy(), budget)  # warm-up: imports, caches
+        agent = parse_agent_spec(spec, seed=seed, budget=budget)
+        agent.act(states[0].copy())  # warm-up: imports, caches
         ms, its = [], []
         for st in states:
             c0 = cpu()
-            agent.act(st, budget)
+            agent.act(st)
             ms.append(1000 * (cpu() - c0))
             its.append(agent.last_iterations)
         ref_ms, ref_its = reference[role]

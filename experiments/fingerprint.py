@@ -99,6 +99,14 @@ def _runner():
     return runner
 
 
+def _budget_apart(runner) -> bool:
+    """Whether the code's games carry the budget beside their agents (older code:
+    `GameSpec.budget`, handed to every `act`); the current code has it only among each
+    agent's parameters."""
+    import dataclasses
+    return "budget" in {f.name for f in dataclasses.fields(runner.GameSpec)}
+
+
 def _agents_of(game: str) -> list[str]:
     from agents.registry import agent_names
     try:
@@ -118,7 +126,8 @@ def _play(runner, spec) -> str:
         except TypeError:  # older code: agents built without the game
             agents.append(a.build(seed))
     actions: list[str] = []
-    runner.play_game(state, agents, budget=spec.budget, on_action=lambda a: actions.append(repr(a)))
+    apart = {"budget": spec.budget} if _budget_apart(runner) else {}
+    runner.play_game(state, agents, on_action=lambda a: actions.append(repr(a)), **apart)
     players = range(state.num_players)
     data = {"actions": actions, "winner": state.winner(), "ranking": list(state.ranking()),
             "rounds": state.tick, "events": [list(e) for e in state.events()],
@@ -137,17 +146,24 @@ def _games(game: str, agent: str | None) -> list[str]:
     players = runner.new_state(runner.GameSpec(
         game=game, level=probe["levels"][0], seed=0, agents=(), agent_seeds=(),
         options=options)).num_players
+    budget = probe["budget"]  # every player's that takes a budget
+    apart = _budget_apart(runner)
+
+    def seat_of(name: str):
+        a = runner.AgentSpec(name)
+        return a if apart else a.at_budget(budget, game)
+
     out = []
     for k, level in enumerate(probe["levels"]):
         for seat in range(players if agent is not None else 1):
-            seats = [runner.AgentSpec(probe.get("opponent", "random") if agent else "random")
+            seats = [seat_of(probe.get("opponent", "random") if agent else "random")
                      for _ in range(players)]
             if agent is not None:
-                seats[seat] = runner.AgentSpec(agent)
+                seats[seat] = seat_of(agent)
             spec = runner.GameSpec(game=game, level=level, seed=1000 + 10 * k + seat,
                                    agents=tuple(seats),
                                    agent_seeds=tuple(7 * k + p for p in range(players)),
-                                   options=options, budget=probe["budget"])
+                                   options=options, **({"budget": budget} if apart else {}))
             out.append(_play(runner, spec))
     return out
 
@@ -184,7 +200,10 @@ def _qd_digest(noise: str) -> str:
 def _starter_probe() -> None:
     """Make the starter game `demo` known to this process (written to a temporary folder)."""
     from games.registry import register_plugin
-    from play.new_game import write_starter
+    try:
+        from games.new_game import write_starter
+    except ImportError:  # older code: new-game in play/
+        from play.new_game import write_starter
     folder = Path(tempfile.mkdtemp(prefix="fingerprint_")) / "demo"
     write_starter("demo", folder)
     sys.path.insert(0, str(folder))

@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 from agents.evaluators import register_evaluator  # noqa: E402
 from base.files import atomic_write  # noqa: E402
 from base.stats import holm, wilson_interval  # noqa: E402
+from games.new_game import write_starter  # noqa: E402
 from games.registry import register_plugin  # noqa: E402
-from play.new_game import write_starter  # noqa: E402
 from play.runner import AgentSpec, GameSpec, run_game  # noqa: E402
 from play.tournament import TournamentConfig, run_tournament  # noqa: E402
 
@@ -74,9 +74,9 @@ def scale_check(games: int, budget: int) -> pd.DataFrame:
     for k in range(games):
         events = []
         for ev in ("cells_ahead", "scaled", "outcome"):
-            agent = AgentSpec.of("pmcts_pu", evaluator=ev)
+            agent = AgentSpec.of("pmcts_pu", evaluator=ev, budget=budget)
             spec = GameSpec(game=GAME, level=k % 10, seed=k, agents=(agent, agent),
-                            agent_seeds=(2 * k, 2 * k + 1), budget=budget)
+                            agent_seeds=(2 * k, 2 * k + 1))
             events.append(run_game(spec).events)
         rows.append({"game": k, "level": k % 10, "actions": len(events[0]),
                      "identical": events[0] == events[1],
@@ -87,9 +87,10 @@ def scale_check(games: int, budget: int) -> pd.DataFrame:
 def horizon_sweep(budget: int, repetitions: int, workers: int | None, seed: int
                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every horizon against the default; the games and one summary row per horizon."""
-    agents = [AgentSpec.of("pmcts_pu", label="default")]
-    agents += [AgentSpec.of("pmcts_pu", label=f"horizon={h}", horizon=h) for h in HORIZONS]
-    config = TournamentConfig(agents=agents, game=GAME, repetitions=repetitions, budget=budget,
+    agents = [AgentSpec.of("pmcts_pu", label="default", budget=budget)]
+    agents += [AgentSpec.of("pmcts_pu", label=f"horizon={h}", horizon=h, budget=budget)
+               for h in HORIZONS]
+    config = TournamentConfig(agents=agents, game=GAME, repetitions=repetitions,
                               pairings=[(i, 0) for i in range(1, len(agents))], seed=seed)
     games, _ = run_tournament(config, workers=workers)
     rows = []

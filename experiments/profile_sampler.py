@@ -39,12 +39,12 @@ def profile(states: list, spec: str, budget: int, seed: int) -> dict:
         budget: forward-model calls per decision.
         seed: the agent's seed.
     """
-    agent = parse_agent_spec(spec, seed=seed)
-    agent.act(states[0].copy(), budget)  # warm-up
+    agent = parse_agent_spec(spec, seed=seed, budget=budget)
+    agent.act(states[0].copy())  # warm-up
     prof = cProfile.Profile()
     prof.enable()
     for st in states:
-        agent.act(st, budget)
+        agent.act(st)
     prof.disable()
     stats = pstats.Stats(prof).stats
     total = max(ct for (_, _, _, ct, _) in stats.values())

@@ -72,7 +72,7 @@ class ScriptPlayer:
         self.fn = scripts_of(GAME)[script].fn
         self.rng = np.random.default_rng(seed)
 
-    def act(self, state, budget=None):
+    def act(self, state):
         actions = list(state.legal_actions())
         got = self.fn(make_context(GAME, state, self.rng), state.current_player, actions)
         return got[0] if got is not None else actions[int(self.rng.integers(len(actions)))]
@@ -88,7 +88,7 @@ class RandomPlayer(ScriptPlayer):
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, state, budget=None):
+    def act(self, state):
         actions = state.legal_actions()
         return actions[int(self.rng.integers(len(actions)))]
 

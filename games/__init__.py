@@ -3,7 +3,8 @@
 The public surface: the protocol (`GameState`, `Game`, `BaseGame`, `IllegalAction` and the
 helpers `ends_turn`, `is_pass`, `results`, `outcome`, `group_by_player`), the registry (`get_game`,
 `game_names`, `register_game`, `register_family`, `register_plugin`), level sets (`level_set`,
-`split`) and the conformance check (`check_game`). Each game is a plug-in package below this
+`split`) and the conformance check (`check_game`); `games.new_game` writes the starter
+package of a new game (`playstyles new-game`). Each game is a plug-in package below this
 one (`games/tribes/`, `games/openspiel/`, `games/tribolo/`), imported by the registry on first use.
 """
 

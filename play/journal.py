@@ -106,12 +106,14 @@ def digest(obj: Any) -> str:
 
 def spec_digest(spec: GameSpec) -> str:
     """The digest of a game's spec: a kept game is reused only for a spec of the same
-    digest.
+    digest. The data digested keeps a key `budget` at None, as specs had before a budget
+    was only ever an agent's parameter: a game kept then (of an evolution, a validation, a
+    tournament without a table-wide budget) keeps its digest.
 
     Args:
         spec: the game's spec.
     """
-    return digest(spec)
+    return digest({**plain(spec), "budget": None})
 
 
 RECORD_FIELDS = ("winner", "ranking", "rounds", "summaries", "sides", "events", "decisions",

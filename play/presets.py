@@ -485,7 +485,7 @@ class PresetAgent:
     decision is kept in `moves` (calls spent, time taken, whether the time limit stopped it);
     `last_budget` is the last decision's budget (`last_budget.used`: the calls it spent).
 
-    It is also an agent like any other (`act(state, budget)`, `params()`), so that
+    It is also an agent like any other (`act(state)`, `params()`), so that
     `play.runner.play_game` and tournaments can seat it.
     """
 
@@ -506,10 +506,11 @@ class PresetAgent:
         except ValueError as e:
             raise PresetError(f"{here}: {e}") from None
         self.preset = preset
-        self.agent = preset.build(seed)
         if self.budget is not None and "budget" not in preset.params:
             raise PresetError(f"{here}: budget: agent {preset.agent} takes no budget of "
                               f"forward-model calls")
+        params = preset.params if self.budget is None else {**preset.params, "budget": self.budget}
+        self.agent = make_agent_from(preset.agent, {**params, "seed": seed}, preset.game)
         self._timed = "ms" in inspect.signature(self.agent.act).parameters
         if self.ms is not None and not self._timed:
             raise PresetError(f"{here}: ms: agent {preset.agent} takes no time per move")
@@ -526,28 +527,26 @@ class PresetAgent:
         stopped the search), `timed_out` whether it did."""
         return getattr(self.agent, "last_budget", None)
 
-    def act(self, state: GameState, budget: int | None = None,
-            ms: float | None = None) -> Action:
-        """A legal action for the player to move in `state` (not modified).
+    def act(self, state: GameState, *, ms: float | None = None) -> Action:
+        """A legal action for the player to move in `state` (not modified), within the
+        agent's budget (see `__init__`).
 
         Args:
             state: a position of the preset's game with a player to move.
-            budget: forward-model calls for this move (None: the agent's, see `__init__`).
             ms: milliseconds for this move (None: the agent's).
         """
         if state.game_name != self.game:
             raise ValueError(f"preset {short(self.label)} plays {self.game}, not "
                              f"{state.game_name}")
-        budget = self.budget if budget is None else budget
         ms = self.ms if ms is None else ms
         if ms is not None and not self._timed:
             raise ValueError(f"ms: agent {self.preset.agent} takes no time per move")
         before = getattr(self.agent, "last_budget", None)
         start = search.now()  # (looked up here: the clock a test may replace)
         if ms is None:
-            action = self.agent.act(state, budget)
+            action = self.agent.act(state)
         else:
-            action = self.agent.act(state, budget, ms=ms)
+            action = self.agent.act(state, ms=ms)
         took = (search.now() - start) * 1000.0
         b = self.last_budget
         b = b if b is not before else None

@@ -1,9 +1,9 @@
 """Playing games between agents: the loop every tool (CLI, tournaments, evolution) shares.
 
 A game is described by a `GameSpec` (plain data: game name, level, seed, options and one agent
-spec per player) so that it can be shipped to a Ray worker, logged, and replayed; playing it
-gives a `GameRecord` with the result and the per-turn statistics log from which behaviour
-features are computed.
+spec per player, each with its parameters, its forward-model budget among them) so that it
+can be shipped to a Ray worker, logged, and replayed; playing it gives a `GameRecord` with
+the result and the per-turn statistics log from which behaviour features are computed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from agents.registry import make_agent_from
+from agents.registry import accepts, make_agent_from
 from games.api import GameState, ends_turn, results, totals
 from games.registry import get_game
 
@@ -36,6 +36,21 @@ class AgentSpec:
     def display(self) -> str:
         return self.label or self.name
 
+    def at_budget(self, budget: int | None, game: str | None = None) -> "AgentSpec":
+        """This agent with `budget` forward-model calls per decision, when it takes a budget
+        (the budget replaces one it names); itself when it takes none or `budget` is None.
+        How a budget given for a whole table of agents (a tournament's `budget`, `--budget`)
+        becomes each agent's parameter, once, where the config is read.
+
+        Args:
+            budget: forward-model calls per decision (checked by the caller).
+            game: the game played (for agents registered for one game).
+        """
+        if budget is None or not accepts(self.name, "budget", game):
+            return self
+        params = {**dict(self.params), "budget": budget}
+        return AgentSpec(self.name, tuple(sorted(params.items())), self.label)
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -45,7 +60,6 @@ class GameSpec:
     agents: tuple[AgentSpec, ...]  # one per player, in turn order
     agent_seeds: tuple[int, ...]
     options: tuple[tuple[str, Any], ...] = ()
-    budget: int | None = None
     tag: Any = None  # caller's bookkeeping (e.g. pairing and repetition), returned in the record
 
 
@@ -92,7 +106,7 @@ class GameRecord:
         return row
 
 
-def play_game(state: GameState, agents: Sequence, budget: int | None = None,
+def play_game(state: GameState, agents: Sequence,
               on_turn_end: Callable[[GameState], None] | None = None,
               max_actions: int = 1_000_000, timing: list | None = None,
               on_action: Callable[[object], None] | None = None) -> GameState:
@@ -113,7 +127,7 @@ def play_game(state: GameState, agents: Sequence, budget: int | None = None,
             action = actions[0]
         else:
             t0 = clock()
-            action = agents[player].act(state, budget)
+            action = agents[player].act(state)
             if timing is not None:
                 timing[player][0] += 1
                 timing[player][1] += clock() - t0
@@ -148,7 +162,7 @@ def run_game(spec: GameSpec, on_action: Callable[[object], None] | None = None) 
         raise ValueError(f"agents: {len(spec.agents)} given for a {state.num_players}-player game")
     agents = [a.build(seed, spec.game) for a, seed in zip(spec.agents, spec.agent_seeds)]
     timing = [[0, 0.0] for _ in agents]
-    play_game(state, agents, budget=spec.budget, timing=timing, on_action=on_action)
+    play_game(state, agents, timing=timing, on_action=on_action)
     players = range(state.num_players)
     return GameRecord(
         spec=spec, winner=state.winner(), ranking=state.ranking(), results=results(state),

@@ -143,7 +143,7 @@ def sample_game(spec: GameSpec, encoding: str | None = None, views: str = "all")
     """Play the game of `spec` and return its turn starts, encoded, with the result.
 
     Args:
-        spec: the game (level, seeds, agents, options, budget).
+        spec: the game (level, seeds, agents, options).
         encoding: the game's encoding name (None: its default).
         views: "all" or "mover" (see the module text).
 
@@ -168,15 +168,26 @@ def sample_game(spec: GameSpec, encoding: str | None = None, views: str = "all")
             rows.append((rnd, p, p == s.current_player, float(lead), enc.indices(s, p)))
 
     take(state)
-    play_game(state, agents, budget=spec.budget, on_turn_end=take)
+    play_game(state, agents, on_turn_end=take)
     return {"rows": rows, "results": results(state), "winner": state.winner(),
             "rounds": int(state.tick)}
 
 
-def plan_fingerprint(specs: Sequence[GameSpec], encoding: str, version: int, views: str) -> str:
+def plan_fingerprint(specs: Sequence[GameSpec], encoding: str, version: int, views: str,
+                     budget: int | None = None) -> str:
     """A digest of the games (levels, seeds, agents, options, budget), the encoding and its
-    version and the views: samples are reused only for exactly the same."""
-    text = repr([(s.game, s.level, s.seed, s.agents, s.agent_seeds, s.options, s.budget)
+    version and the views: samples are reused only for exactly the same.
+
+    Args:
+        specs: the games.
+        encoding: the encoding's name.
+        version: the encoding's version.
+        views: "all" or "mover".
+        budget: a budget given for every agent of the games (a config's `budget`), digested
+            apart from `specs`, whose agents are then those of the config as given: a plan
+            digests as it did when games carried such a budget beside their agents.
+    """
+    text = repr([(s.game, s.level, s.seed, s.agents, s.agent_seeds, s.options, budget)
                  for s in specs]) + f"|{encoding}|{version}|{views}"
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from agents.registry import factory_of, make_agent_from
+from agents.registry import accepts, factory_of, make_agent_from
 from base.files import load_json
 from base.limits import short
 from play.presets import resolve_spec
@@ -39,10 +39,21 @@ def split_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]
     return name, typed_params(name, params, game)
 
 
-def parse_agent_spec(spec: str, seed: int = 0, game: str | None = None):
-    """Build an agent from a spec, seeded with `seed` unless it sets one."""
+def parse_agent_spec(spec: str, seed: int = 0, game: str | None = None,
+                     budget: int | None = None):
+    """Build an agent from a spec, seeded with `seed` unless it sets one.
+
+    Args:
+        spec: the agent spec.
+        seed: the agent's seed, unless the spec sets one.
+        game: the game it plays (for agents registered for one game).
+        budget: forward-model calls per decision of an agent that takes a budget (it
+            replaces one the spec names); None: the spec's or the agent's default.
+    """
     name, params = split_spec(spec, game)
     params.setdefault("seed", seed)
+    if budget is not None and accepts(name, "budget", game):
+        params["budget"] = budget
     return make_agent_from(name, params, game)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agents.registry import accepts, validate_agent
+from agents.registry import validate_agent
 from agents.search import check_budget
 from base.files import atomic_write, claim_folder, json_object, read_yaml
 from base.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
@@ -48,8 +48,10 @@ class TournamentConfig:
         levels: a level set name (default: the game's default set) or a list of levels.
         repetitions: games per level and pairing (seats alternate).
         options: game options.
-        budget: forward-model calls per decision for every agent that takes a budget.
         seed: the seed of every game and agent seed.
+
+    A config's `budget` (forward-model calls per decision for every agent that takes a
+    budget) is each agent's parameter once the config is read (`AgentSpec.at_budget`).
     """
 
     agents: list[AgentSpec]
@@ -58,7 +60,6 @@ class TournamentConfig:
     levels: str | list[Any] | None = None
     repetitions: int = 2
     options: dict[str, Any] = field(default_factory=dict)
-    budget: int | None = None
     seed: int = 0
 
     def all_pairings(self) -> list[tuple[int, ...]]:
@@ -120,8 +121,7 @@ def plan(config: TournamentConfig) -> list[GameSpec]:
                 specs.append(GameSpec(
                     game=config.game, level=level, seed=int(g[0]),
                     agents=tuple(config.agents[i] for i in seating),
-                    agent_seeds=tuple(int(x) for x in g[1:]), options=options,
-                    budget=config.budget, tag=tag))
+                    agent_seeds=tuple(int(x) for x in g[1:]), options=options, tag=tag))
                 k += 1
     return specs
 
@@ -336,26 +336,19 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None,
 
 def _config_dict(config: TournamentConfig) -> dict[str, Any]:
     return {"game": config.game, "levels": config.levels, "repetitions": config.repetitions,
-            "options": config.options, "budget": config.budget, "seed": config.seed,
-            "agents": agent_records(config.agents, config.game, config.budget),
+            "options": config.options, "seed": config.seed,
+            "agents": agent_records(config.agents, config.game),
             "pairings": [list(p) for p in config.all_pairings()],
             "levels_played": level_seeds(config.game, config.levels), "version": _version()}
 
 
-def agent_records(agents: Sequence[AgentSpec], game: str, budget: int | None = None
-                  ) -> list[dict[str, Any]]:
-    """What a results file records of each agent: its name, label, the parameters given, and
-    `resolved`, every parameter of the agent as built (defaults included; `budget` is the
-    budget it played at), so that a rerun after a default changed can still play the same
+def agent_records(agents: Sequence[AgentSpec], game: str) -> list[dict[str, Any]]:
+    """What a results file records of each agent: its name, label, the parameters given (a
+    table-wide budget among them), and `resolved`, every parameter of the agent as built
+    (defaults included), so that a rerun after a default changed can still play the same
     agent."""
-    out = []
-    for a in agents:
-        given = dict(a.params)
-        if budget is not None and accepts(a.name, "budget", game):
-            given["budget"] = budget  # the tournament's budget wins (GameSpec.budget)
-        out.append({"name": a.name, "label": a.display(), "params": dict(a.params),
-                    "resolved": full_params(a.name, given, game)})
-    return out
+    return [{"name": a.name, "label": a.display(), "params": dict(a.params),
+             "resolved": full_params(a.name, dict(a.params), game)} for a in agents]
 
 
 def _version() -> str:
@@ -466,6 +459,9 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
                 check(data[key])
             except ValueError as e:
                 raise ValueError(f"{source}: {e}") from None
+    if data.get("budget") is not None:  # every agent's parameter from here on
+        budget = check_budget(data["budget"])
+        agents = [a.at_budget(budget, game) for a in agents]
     options = data.get("options") or {}
     try:
         check_game_options(g, options)
@@ -485,7 +481,7 @@ def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
         raise ValueError(f"{source}: agents: a {seats}-player game needs at least {seats} agents")
     return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,
                             repetitions=data.get("repetitions", 2), options=options,
-                            budget=data.get("budget"), seed=data.get("seed", 0))
+                            seed=data.get("seed", 0))
 
 
 def with_controls(agents: list[AgentSpec], pairings: list[tuple[int, ...]] | None

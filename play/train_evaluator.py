@@ -376,7 +376,7 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
     """
     enc = get_encoding(config.games.game, config.encoding)
     specs = plan(config.games)
-    fingerprint = plan_fingerprint(specs, enc.name, enc.version, config.views)
+    fingerprint = samples_fingerprint(config)
     if samples is not None and Path(samples).exists():
         return Samples.load(samples, fingerprint)
     out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
@@ -384,6 +384,22 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
     if samples is not None:
         out.save(samples, fingerprint)
     return out
+
+
+def samples_fingerprint(config: TrainConfig) -> str:
+    """The fingerprint of the config's self-play positions (`play.selfplay.plan_fingerprint`).
+    A config's `budget` is digested apart from the agents, whose games are planned from the
+    config without it, so that samples written when games carried that budget beside their
+    agents are still recognised.
+
+    Args:
+        config: the validated config.
+    """
+    enc = get_encoding(config.games.game, config.encoding)
+    budget = config.data.get("budget")
+    games = config.games if budget is None else \
+        train_config_from_dict({**config.data, "budget": None}).games
+    return plan_fingerprint(plan(games), enc.name, enc.version, config.views, budget)
 
 
 def save_model(model: Model, path: str | Path) -> Path:

@@ -222,11 +222,12 @@ def _tournament(args: argparse.Namespace) -> int:
                 "game": args.game or DEFAULT_GAME}
     if data is not None:
         config = config_from_dict(data, source="command line")
-    overrides = {"levels": args.levels, "repetitions": args.reps, "budget": args.budget,
-                 "seed": args.seed}
+    overrides = {"levels": args.levels, "repetitions": args.reps, "seed": args.seed}
     for key, value in overrides.items():
         if value is not None:
             setattr(config, key, value)
+    if args.budget is not None:  # every agent's parameter, as a config's budget
+        config.agents = [a.at_budget(args.budget, config.game) for a in config.agents]
     if args.game is not None and args.config and args.game != config.game:
         raise ValueError(f"--game {args.game}: the config plays {config.game}")
     extra = _options(args, config.game)
@@ -337,7 +338,7 @@ def _see_styles(run_dir: Path, summary: dict[str, Any]) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     import qd.features  # noqa: F401 - adds the behaviour features' check to run_checks
-    from play.check import report, run_checks
+    from agents.check import report, run_checks
     checks = run_checks(args.game, games=args.games, positions=args.positions,
                         options=_options(args, args.game) or None)
     print(report(args.game, checks))
@@ -345,7 +346,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _new_game(args: argparse.Namespace) -> int:
-    from play.new_game import write_starter
+    from games.new_game import write_starter
     starter = write_starter(args.name, args.dir)
     print(f"new-game: wrote the package of {starter.game!r} in {starter.folder}/ "
           f"({len(starter.files)} files); next:\n"

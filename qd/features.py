@@ -14,7 +14,7 @@ Features belong to a game: a game's plug-in registers its own (Tribes: attacks, 
 slope, ...) with the words that describe a low, middle and high value (they name exported
 styles); the game `"*"` registers a feature every game has (game length, round of
 victory). Adding a feature is one function and one `register_feature` call. `playstyles check` runs a game's
-features on random games (`check_features`, added to `play.check.run_checks`).
+features on random games (`check_features`, added to `agents.check.run_checks`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from agents.check import Check, register_check
 from base.limits import short
 from games.registry import Registry, get_game
-from play.check import Check, register_check
 from play.runner import AgentSpec, GameRecord, GameSpec, run_game
 
 

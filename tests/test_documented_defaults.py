@@ -67,8 +67,8 @@ def test_the_new_game_protocol_table_lists_every_member_of_the_code():
 
 
 def test_the_starter_search_horizon_is_the_one_the_docs_measure():
-    from play.new_game import TEMPLATES
-    template = (Path(__file__).resolve().parents[1] / "play" / TEMPLATES / "package"
+    from games.new_game import TEMPLATES
+    template = (Path(__file__).resolve().parents[1] / "games" / TEMPLATES / "package"
                 / "game.py.tmpl").read_text()
     horizon = int(re.search(r"^    search_horizon = (\d+)$", template, re.M).group(1))
     text = (DOCS / "new-game.md").read_text()

@@ -33,7 +33,7 @@ class StaticAgent:
             seed: unused (kept so every agent builds the same way)."""
         self.seed = seed
 
-    def act(self, state, budget: int | None = None):
+    def act(self, state):
         return "STAY"
 
     def params(self) -> dict:
@@ -91,7 +91,7 @@ class PatrolAgent:
         nxt = route[(route.index(obs.navy) + 1) % len(route)]
         return _move_to(b, obs.navy, nxt)
 
-    def act(self, state, budget: int | None = None):
+    def act(self, state):
         obs = observation(state, state.current_player)
         b = board(obs.size, obs.size)
         if self._fresh(obs):

@@ -296,7 +296,7 @@ class RuleBasedAgent:
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed}
 
-    def act(self, state, budget: int | None = None):
+    def act(self, state):
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]

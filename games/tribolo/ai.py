@@ -275,12 +275,7 @@ class TriboloAI:
         if p.get("search", "minimax") not in SEARCHES:
             raise ValueError(f"search: one of {', '.join(SEARCHES)} expected, got {p['search']!r}")
 
-    def _budget(self, override: int | None, ms: float | None = None) -> Budget:
-        total = override if override is not None else self.budget
-        return Budget(check_budget(total) if total is not None else 1 << 62, ms=ms)
-
-    def analyse(self, state, budget: int | None = None,
-                ms: float | None = None) -> tuple[str, dict[Any, float]]:
+    def analyse(self, state, *, ms: float | None = None) -> tuple[str, dict[Any, float]]:
         """The strategy selected in `state` and the value of every root move searched (with
         `search="paranoid"`, values of moves worse than the best are upper bounds, or lower
         bounds at a minimising root); with `iterative`, those of the deepest finished
@@ -289,10 +284,9 @@ class TriboloAI:
 
         Args:
             state: a state with a player to move (not changed).
-            budget: forward-model calls for this decision; None: the agent's.
             ms: the most milliseconds the search may take (None: no time limit).
         """
-        b = self._budget(budget, ms)
+        b = Budget(self.budget if self.budget is not None else 1 << 62, ms=ms)
         self.last_budget = b
         strategy = select_strategy(state, self._against)
         self.last_strategy = strategy.name
@@ -351,9 +345,9 @@ class TriboloAI:
                 [m for m in moves if values[m] != best]
             depth += 1
 
-    def act(self, state, budget: int | None = None, ms: float | None = None):
+    def act(self, state, *, ms: float | None = None):
         acts = state.legal_actions()
-        _, values = self.analyse(state, budget, ms)
+        _, values = self.analyse(state, ms=ms)
         if not values:
             return acts[int(self.rng.integers(len(acts)))]
         best = max(values.values()) if self._maximizing else min(values.values())

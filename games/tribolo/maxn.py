@@ -131,8 +131,8 @@ class MaxnAgent:
                 best_move, best = m, v
         return best_move
 
-    def act(self, state, budget: int | None = None, ms: float | None = None):
-        b = Budget(self.budget if budget is None else check_budget(budget), ms=ms)
+    def act(self, state, *, ms: float | None = None):
+        b = Budget(self.budget, ms=ms)
         self.last_budget = b
         moves = list(state.legal_actions())
         moves = [moves[i] for i in self.rng.permutation(len(moves))]

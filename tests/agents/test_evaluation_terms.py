@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.check import check_terms
 from agents.conformance import positions_of
 from agents.evaluators import (
     EVALUATORS,
@@ -16,7 +17,6 @@ from agents.evaluators import (
 from agents.registry import make_agent_from
 from games.registry import get_game
 from games.tribes.evaluators import TERMS, WEIGHTS, tribe_features
-from play.check import check_terms
 from play.runner import run_game
 from qd.config import ConfigError, config_from_dict
 from qd.genome_games import PERSONA_RANGE, persona_multiplier

@@ -180,9 +180,10 @@ def test_mcts_with_a_learned_evaluator_plays_a_game(tiny_model):
 
 
 def test_hps_takes_a_learned_evaluator(tiny_model):
-    agent = parse_agent_spec(f"hps:evaluator=learned:{tiny_model.path}", seed=1, game="tribes")
+    agent = parse_agent_spec(f"hps:evaluator=learned:{tiny_model.path},budget=200", seed=1,
+                             game="tribes")
     state = start(1)
-    assert agent.act(state, 200) in state.legal_actions()
+    assert agent.act(state) in state.legal_actions()
 
 
 def test_a_tournament_config_accepts_a_learned_agent(tiny_model):

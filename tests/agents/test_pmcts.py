@@ -397,7 +397,8 @@ def test_params_rebuild_the_exact_agent(params):
     assert again.portfolio == agent.portfolio
     assert again.opponent_portfolio == agent.opponent_portfolio
     s = new_state(seed=6)
-    assert agent.act(s, 120) == again.act(s, 120)
+    agent.budget = again.budget = 120
+    assert agent.act(s) == again.act(s)
 
 
 def test_weights_from_an_agent_spec():

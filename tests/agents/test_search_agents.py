@@ -50,8 +50,11 @@ def new_state(level=LEVEL, seed: int = 0, rounds: int = 5):
 def play_recorded(agents, state, budgets=None, counter=None) -> list[tuple]:
     """Play a whole game, asking the agents for every decision with more than one legal
     action; check legality and (with a counting proxy) the forward-model calls of each one.
-    Returns the list of (player, action) decisions."""
+    With `budgets`, decision k is searched with the k-th budget, cycled (the agent's `budget`
+    set before it decides; None: the one it was built with). Returns the list of (player,
+    action) decisions."""
     out = []
+    own = [a.budget for a in agents]
     k = 0
     while not state.is_terminal():
         legal = state.legal_actions()
@@ -60,12 +63,13 @@ def play_recorded(agents, state, budgets=None, counter=None) -> list[tuple]:
             state.apply(legal[0])
             continue
         budget = None if budgets is None else budgets[k % len(budgets)]
+        agents[p].budget = own[p] if budget is None else budget
         if counter is not None:
             counter.n = 0
-        a = agents[p].act(state, budget)
+        a = agents[p].act(state)
         if counter is not None:
             used = counter.n
-            limit = agents[p].budget if budget is None else budget
+            limit = agents[p].budget
             spent = agents[p].last_budget.used
             assert used <= limit, f"{agents[p].name}: {used} FM calls with a budget of {limit}"
             assert spent <= limit
@@ -98,13 +102,14 @@ def test_budget_refuses_to_overspend():
 
 @pytest.mark.parametrize("name", ["osla", "mc", "mcts", "rhea", "pmcts", "pmcts_b", "pmcts_pu"])
 def test_the_smallest_budget_is_one(name):
-    """As in run configs: a budget of 0 is refused when the agent is built and in `act`."""
+    """As in run configs: a budget of 0 is refused when the agent is built; `act` takes
+    the state alone (a budget is the agent's parameter)."""
     with pytest.raises(ValueError, match=r"forward-model calls >= 1, got 0"):
         make_agent(name, game="tribes", budget=0)
     agent = make_agent(name, game="tribes", seed=1, budget=1)
     s = new_state()
     assert agent.act(s) in s.legal_actions()
-    with pytest.raises(ValueError, match=r"forward-model calls >= 1, got 0"):
+    with pytest.raises(TypeError):
         agent.act(s, 0)
 
 
@@ -136,13 +141,13 @@ def test_fm_calls_never_exceed_the_budget(variant):
             s.apply(a)
 
 
-def test_default_budget_is_2000_and_act_overrides_it():
+def test_default_budget_is_2000_and_the_parameter_sets_it():
     for name in ("osla", "mc", "mcts", "rhea"):
         agent = make_agent(name, seed=0)
         assert agent.params()["budget"] == 2000
-    agent = make_agent("mcts", seed=0, budget=2000)
+    agent = make_agent("mcts", seed=0, budget=40)
     s = CountingState(new_state())
-    agent.act(s, 40)
+    agent.act(s)
     assert s.counter.n == 40
 
 
@@ -268,7 +273,7 @@ def test_different_seeds_decide_differently_somewhere(variant):
 def test_osla_different_seeds_break_ties_differently():
     """OSLA's only randomness is tie-breaking (and which candidates fit a tiny budget)."""
     s = new_state(seed=3)
-    picks = {make_agent("osla", seed=k).act(s, 3) for k in range(12)}
+    picks = {make_agent("osla", seed=k, budget=3).act(s) for k in range(12)}
     assert len(picks) > 1
 
 

@@ -141,7 +141,7 @@ class NimPlayer:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def act(self, state, budget=None):
+    def act(self, state):
         move = winning_move(state.heaps)
         if move is not None:
             return move

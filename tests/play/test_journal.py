@@ -230,7 +230,7 @@ def test_tournament_json_records_every_resolved_parameter(tmp_path, capsys):
                  "--out", str(tmp_path)]) == 0
     info = json.loads((tmp_path / "tournament.json").read_text())
     mcts, rnd = info["agents"]
-    assert mcts["params"] == {} and mcts["resolved"]["budget"] == 7
+    assert mcts["params"] == {"budget": 7} and mcts["resolved"]["budget"] == 7  # --budget
     assert mcts["resolved"] == full_params("mcts", {"budget": 7}, "nim")
     assert len(mcts["resolved"]) > 1  # the defaults, written out
     assert rnd["resolved"] == full_params("random", {}, "nim")

@@ -266,7 +266,9 @@ def test_load_preset_gives_an_agent_a_game_loop_calls(tmp_path):
     assert len(agent.moves) == 12 and not any(m.timed_out for m in agent.moves)
     assert agent.last_budget.used == agent.moves[-1].calls
     assert max(m.calls for m in agent.moves) == 12 and all(m.calls <= 12 for m in agent.moves)
-    assert agent.act(state, budget=3) in state.legal_actions() and agent.moves[-1].calls <= 3
+    small = load_preset(path, "level-2-hardest", seed=5, budget=3)
+    assert small.act(state) in state.legal_actions() and small.moves[-1].calls <= 3
+    assert small.params()["budget"] == 3
     with pytest.raises(PresetError) as e:
         load_preset(path, "level 9")
     assert str(e.value) == (f"{path}: no preset 'level 9'; presets: level 1 (easiest), "

@@ -15,11 +15,11 @@ class CrashOnce(RandomAgent):
         super().__init__(seed)
         self.marker = marker
 
-    def act(self, state, budget=None):
+    def act(self, state):
         if self.marker and not Path(self.marker).exists():
             Path(self.marker).write_text(str(os.getpid()))
             os._exit(1)
-        return super().act(state, budget)
+        return super().act(state)
 
 
 def register() -> None:

@@ -46,11 +46,12 @@ def play(level: int, seed: int, rounds: int, budget: int, specs: tuple[str, ...]
         specs: agent specs, one per seat.
     """
     state = get_game("tribes").new_state(PAPER_SEEDS[level], seed, max_rounds=rounds)
-    agents = [parse_agent_spec(s, seed=seed + 100 * i, game="tribes") for i, s in enumerate(specs)]
+    agents = [parse_agent_spec(s, seed=seed + 100 * i, game="tribes", budget=budget)
+              for i, s in enumerate(specs)]
     h = hashlib.sha256()
     n = 0
     while not state.is_terminal():
-        a = agents[state.current_player].act(state, budget)
+        a = agents[state.current_player].act(state)
         h.update(repr(a).encode())
         h.update(b"\n")
         state.apply(a)

@@ -318,8 +318,8 @@ def test_paranoid_plays_the_same_game_as_minimax():
         used = [0]
         real_act = ai.act
 
-        def act(state, budget=None, real_act=real_act, ai=ai, used=used):
-            a = real_act(state, budget)
+        def act(state, real_act=real_act, ai=ai, used=used):
+            a = real_act(state)
             used[0] += ai.last_budget.used
             return a
 

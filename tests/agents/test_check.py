@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.check import check_scripts, run_checks
 from agents.conformance import check_agents
 from agents.portfolio import Portfolio, produce_assignments
 from agents.portfolio.script import SCRIPTS, ScriptError, register_script, scripts_of
 from games import registry
 from games.api import IllegalAction
 from games.registry import get_game, register_game
-from play.check import check_scripts, run_checks
 from playstyles.cli import main
 from tests.games.nim import Nim, NimState
 

@@ -23,6 +23,9 @@ position index (scripts, agents).
 
 An error raised by the plug-in's own code is reported with its own traceback, as a failure of
 the check it happened in, never as a crash of the command.
+
+This module sits in `agents`, the lowest layer that holds everything it checks: the game's
+own check is in the games core, which may not import the scripts, evaluators and agents.
 """
 
 from __future__ import annotations

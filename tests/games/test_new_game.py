@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from play.new_game import check_name, write_starter
+from games.new_game import check_name, write_starter
 from playstyles.cli import main
 
 

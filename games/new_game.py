@@ -6,7 +6,7 @@ layout, two behaviour features with their words (`knowledge.py`), the registrati
 (`plugin.py`), the entry point that makes the game known (`pyproject.toml`), its conformance
 checks as tests and a tiny run config. As written it passes `playstyles check --game NAME`
 and evolves; its README says what to replace. The files come from the templates in
-`play/starter/`, with the game's name filled in.
+`games/starter/`, with the game's name filled in.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _fields(name: str) -> dict[str, str]:
 
 
 def _templates():
-    root = resources.files("play") / TEMPLATES
+    root = resources.files("games") / TEMPLATES
     todo = [(root, Path())]
     while todo:
         folder, rel = todo.pop()
