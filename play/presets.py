@@ -389,10 +389,11 @@ def is_preset_file(path: str | Path) -> bool:
 
 def dump_presets(pf: PresetFile, path: str | Path) -> Path:
     """Write a preset file (checked by reading it back before it replaces anything)."""
-    try:
-        text = _dumps(pf.to_dict()) + "\n"
-    except (TypeError, ValueError) as e:
-        raise PresetError(f"{path}: a value cannot be written as JSON ({e})") from None
+    with errors_in(str(path), PresetError):
+        try:
+            text = _dumps(pf.to_dict()) + "\n"
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"a value cannot be written as JSON ({e})") from None
     presets_from_dict(json.loads(text), str(path))
     return atomic_write(path, text)
 

@@ -159,7 +159,7 @@ def _spec(a: dict[str, Any]) -> AgentSpec:
     return AgentSpec(a["name"], tuple(sorted(params.items())), a["label"] or a["name"])
 
 
-# ------------------------------------------------------------------------------ the language
+# ------------------------------------------------------------------------------ the keys
 
 def _run_name(value: Any, field: str) -> str:
     """The run's name: a plain name (no path separators)."""

@@ -180,7 +180,8 @@ BAD = [
     ("presets/1/params/weights", [0.5], "presets[1].params.weights: a mapping"),
     ("presets/1/params/game", "other", "presets[1].params.game: 'other' differs"),
     ("presets/1/params/c", -1.0, "presets[1].params: the agent cannot be built: c: must be >= 0"),
-    ("presets/0/evidence/win_rate_evolved", 1.5, "presets[0].evidence.win_rate_evolved: a number in [0, 1] expected"),
+    ("presets/0/evidence/win_rate_evolved", 1.5, "presets[0].evidence.win_rate_evolved: a number "
+                                                 "in [0, 1] expected"),
     ("presets/0/evidence/games_evolved", -1, "presets[0].evidence.games_evolved: must be >= 0"),
     ("presets/0/evidence/colour", 1, "presets[0].evidence.colour: unknown key"),
     ("presets/1/evidence/grid_index", ["a"], "presets[1].evidence.grid_index[0]: a whole number expected"),
