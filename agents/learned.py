@@ -34,6 +34,7 @@ import numpy as np
 from agents.encodings import Encoding, get_encoding
 from base.files import load_json, npz_json, read_npz
 from base.limits import MAX_JSON_BYTES, MAX_LAYER_SIZE, MAX_LAYERS, short
+from base.schema import errors_in
 from games.registry import Registry
 
 FORMAT = "playstyles-learned-evaluator"
@@ -242,10 +243,8 @@ def _check_metadata(meta: dict[str, Any], game: str, path: str | Path, inputs: i
     if meta["game"] != game:
         raise ValueError(f"{path}: game: the model is for {short(meta['game'])}, not {game!r}")
     enc_meta = meta["encoding"]
-    try:
+    with errors_in(f"{path}: encoding"):  # (the name is text: `_read_metadata`)
         enc = get_encoding(game, enc_meta["name"])
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{path}: encoding: {e}") from None
     if enc_meta.get("version") != enc.version:
         raise ValueError(f"{path}: encoding.version: the model was trained on version "
                          f"{short(enc_meta.get('version'))} of {enc.name!r}; the game encodes "

@@ -38,7 +38,7 @@ from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence, runtim
 
 from base.files import load_json, save_figure
 from base.limits import MAX_COUNT, MAX_SEED, MAX_TEXT, short
-from base.schema import check_count
+from base.schema import check_count, errors_in
 from games.levels import level_set
 
 Action = Hashable
@@ -282,10 +282,8 @@ class OptionSpec:
                 if not isinstance(v, str) or len(v) > MAX_TEXT:
                     raise ValueError(f"{field}[{i}]: a text expected, got {short(v)}")
         if self.check_value is not None:
-            try:
+            with errors_in(field):
                 self.check_value(value)
-            except ValueError as e:
-                raise ValueError(f"{field}: {e}") from None
 
 
 def check_plain_option(field: str, value: Any) -> None:

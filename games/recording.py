@@ -13,7 +13,17 @@ from typing import Any, Iterator
 
 from base.files import atomic_write, json_format, read_json
 from base.limits import MAX_SEED, short
-from base.schema import check_count
+from base.schema import (
+    REQUIRED,
+    Field,
+    check_mapping,
+    count,
+    errors_in,
+    field_error,
+    list_of,
+    read_section,
+    text,
+)
 from games.api import check_game_options
 from games.registry import get_game
 
@@ -45,6 +55,19 @@ def is_record(path: str | Path) -> bool:
     return json_format(path) == FORMAT
 
 
+def _format(value: Any, field: str) -> str:
+    if value != FORMAT:
+        raise field_error(field, f"expected {FORMAT!r}, got {short(value)}")
+    return value
+
+
+FIELDS = (Field("format", _format, REQUIRED), Field("game", text(), REQUIRED),
+          Field("level", text(empty=True), REQUIRED), Field("seed", count(0, MAX_SEED), REQUIRED),
+          Field("options", check_mapping, REQUIRED), Field("players", list_of(), REQUIRED),
+          Field("actions", list_of(), REQUIRED))
+"""A record's keys (`make_record`)."""
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
     """A record file, checked: its size and nesting (`base.limits`), its fields, and its
     game options (`games.api.check_game_options`); every error names the file and the field.
@@ -53,20 +76,13 @@ def load_record(path: str | Path) -> dict[str, Any]:
         path: a record written by `save_record` (`playstyles play --record`).
     """
     data = read_json(path, RecordError, what="record")
-    if not isinstance(data, dict):
-        raise RecordError(f"{path}: a JSON object expected")
-    if data.get("format") != FORMAT:
-        raise RecordError(f"{path}: format: expected {FORMAT!r}, got {short(data.get('format'))}")
-    for key, kind in (("game", str), ("level", str), ("seed", int), ("options", dict),
-                      ("players", list), ("actions", list)):
-        if not isinstance(data.get(key), kind):
-            raise RecordError(f"{path}: {key}: missing or not a {kind.__name__}")
-    try:
-        check_count(data["seed"], "seed", 0, MAX_SEED)
-        check_game_options(get_game(data["game"]), data["options"])
-    except ValueError as e:
-        raise RecordError(f"{path}: {e}") from None
-    return data
+    with errors_in(str(path), RecordError):
+        if not isinstance(data, dict):
+            raise field_error("", "a JSON object expected")
+        _format(data.get("format"), "format")  # (another file is named as such first)
+        record = read_section(data, FIELDS)
+        check_game_options(get_game(record["game"]), record["options"])
+    return record
 
 
 def replay(record: dict[str, Any], source: str = "record") -> Iterator[tuple[Any, Any]]:

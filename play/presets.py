@@ -38,8 +38,26 @@ from agents.portfolio.script import SCRIPTS, scripts_of
 from agents.registry import agent_names, check_agent, make_agent_from
 from agents.search import Budget, check_budget, check_ms
 from base.files import atomic_write, json_format, read_json
-from base.limits import short
-from base.schema import check_keys, check_name
+from base.limits import MAX_SEED, short
+from base.schema import (
+    OMIT,
+    REQUIRED,
+    Field,
+    check_bool,
+    check_mapping,
+    check_name,
+    check_number,
+    count,
+    errors_in,
+    field_error,
+    list_of,
+    number,
+    one_of,
+    optional,
+    read_section,
+    section,
+    text,
+)
 from games.api import Action, GameState, check_game_options
 from games.registry import get_game
 from play.journal import plain
@@ -49,18 +67,6 @@ FORMAT = "playstyles-presets"
 VERSION = 1
 """The schema version written; a file of a newer one is refused (upgrade playstyles)."""
 PREFIX = "preset:"
-
-TOP_KEYS = ("format", "version", "kind", "game", "options", "source", "presets")
-PRESET_KEYS = ("name", "agent", "params", "description", "evidence")
-EVIDENCE_KEYS = ("run", "cell", "grid_index", "features", "features_validated",
-                 "win_rate_evolved", "games_evolved", "win_rate_validated", "games_validated",
-                 "win_rate_validated_ci", "validation_levels", "win_rate_source", "opponent",
-                 "features_ci95", "rating", "candidate", "budget", "budget_evolved",
-                 "features_validated_ci95", "style", "evolved_from", "validated_from",
-                 "tier", "tiers", "holds", "non_inferior")
-EXPORTED_BY_KEYS = ("playstyles", "commit", "uncommitted_changes")
-"""`source.exported_by`: the code that wrote the file (`base.version.provenance`)."""
-
 
 class PresetError(ValueError):
     """A malformed preset file; the message names the file and the field."""
@@ -176,123 +182,124 @@ def slug(name: str) -> str:
 
 # ------------------------------------------------------------------------------ checking
 
-def _fail(where: str, key: str, msg: str) -> PresetError:
-    return PresetError(f"{where}: {key}: {msg}")
+def _format(value: Any, field: str) -> str:
+    if value != FORMAT:
+        raise field_error(field, f"{short(FORMAT)} expected, got {short(value)}")
+    return value
 
 
-def _keys(data: Mapping[str, Any], known: Sequence[str], where: str, key: str = "") -> None:
-    """`base.schema.check_keys`, its error a PresetError naming the file."""
-    try:
-        check_keys(data, known, key)
-    except ValueError as e:
-        raise PresetError(f"{where}: {e}") from None
+def _version(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise field_error(field, f"an integer expected, got {short(value)}")
+    if value > VERSION:
+        raise field_error(field, f"version {value} is newer than this playstyles reads "
+                                 f"(version {VERSION}): upgrade playstyles")
+    if value != VERSION:
+        raise field_error(field, f"version {value} is unknown (this playstyles reads "
+                                 f"version {VERSION})")
+    return value
+
+
+def _game(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise field_error(field, f"a game name expected, got {short(value)}")
+    get_game(value)  # (it names the field: "game: unknown game ...")
+    return value
+
+
+def _figures(value: Any, field: str) -> dict[str, Any]:
+    """Features by name: each a number or null."""
+    if not isinstance(value, dict):
+        raise field_error(field, f"a mapping feature: value expected, got {short(value)}")
+    for n, v in value.items():
+        if v is not None and not _is_number(v):
+            raise field_error(f"{field}.{n}", f"a number or null expected, got {short(v)}")
+    return value
 
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _rate(v: Any, where: str, key: str, optional: bool = True) -> None:
-    if v is None and optional:
-        return
-    if not _is_number(v) or not 0.0 <= v <= 1.0:
-        raise _fail(where, key, f"a rate in [0, 1]{' or null' if optional else ''} "
-                                f"expected, got {short(v)}")
+def _interval(value: Any, field: str) -> list[float]:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise field_error(field, f"[low, high] expected, got {short(value)}")
+    return [check_number(v, field, lo=0.0, hi=1.0) for v in value]
 
 
-def _count(v: Any, where: str, key: str, optional: bool = True) -> None:
-    if v is None and optional:
-        return
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise _fail(where, key, f"a count (integer >= 0) expected, got {short(v)}")
+def _source(value: Any, field: str) -> dict[str, Any]:
+    """The file's provenance: `source.run` text, `source.exported_by` the code that wrote
+    it (the rest of `source` is the exporter's own record, read by no one here)."""
+    source = check_mapping(value, field)
+    read_section({k: source[k] for k in ("run", "exported_by") if k in source}, SOURCE_FIELDS,
+                 field)
+    return source
 
 
-def _check_evidence(ev: Any, where: str, key: str) -> None:
-    if not isinstance(ev, dict):
-        raise _fail(where, key, f"a mapping expected, got {short(ev)}")
-    _keys(ev, EVIDENCE_KEYS, where, key)
-    for k in ("run", "cell", "opponent", "evolved_from", "validated_from"):
-        if k in ev and ev[k] is not None and not isinstance(ev[k], str):
-            raise _fail(where, f"{key}.{k}", f"text expected, got {short(ev[k])}")
-    if "grid_index" in ev and not (isinstance(ev["grid_index"], list) and all(
-            isinstance(i, int) and not isinstance(i, bool) for i in ev["grid_index"])):
-        raise _fail(where, f"{key}.grid_index", f"a list of integers expected, "
-                                                f"got {short(ev['grid_index'])}")
-    for k in ("features", "features_validated"):
-        f = ev.get(k)
-        if f is None:
-            continue
-        if not isinstance(f, dict):
-            raise _fail(where, f"{key}.{k}", f"a mapping feature: value expected, got {short(f)}")
-        for n, v in f.items():
-            if v is not None and not _is_number(v):
-                raise _fail(where, f"{key}.{k}.{n}", f"a number or null expected, got {short(v)}")
-    for k in ("win_rate_evolved", "win_rate_validated"):
-        _rate(ev.get(k), where, f"{key}.{k}")
-    for k in ("games_evolved", "games_validated", "budget", "budget_evolved", "style", "tier"):
-        _count(ev.get(k), where, f"{key}.{k}")
-    for k in ("holds", "non_inferior"):  # (a style at a tier: `qd.tiers`)
-        if ev.get(k) is not None and not isinstance(ev[k], bool):
-            raise _fail(where, f"{key}.{k}", f"true, false or null expected, got {short(ev[k])}")
-    tiers = ev.get("tiers")
-    if tiers is not None and not (isinstance(tiers, list) and all(
-            isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiers)):
-        raise _fail(where, f"{key}.tiers", f"a list of budgets expected, got {short(tiers)}")
-    if ev.get("candidate") is not None and not isinstance(ev["candidate"], str):
-        raise _fail(where, f"{key}.candidate", f"text expected, got {short(ev['candidate'])}")
-    ci = ev.get("win_rate_validated_ci")
-    if ci is not None:
-        if not (isinstance(ci, list) and len(ci) == 2):
-            raise _fail(where, f"{key}.win_rate_validated_ci", f"[low, high] expected, got {short(ci)}")
-        for v in ci:
-            _rate(v, where, f"{key}.win_rate_validated_ci", optional=False)
-    lv = ev.get("validation_levels")
-    if lv is not None and not (isinstance(lv, list) and all(
-            isinstance(i, int) and not isinstance(i, bool) for i in lv)):
-        raise _fail(where, f"{key}.validation_levels",
-                    f"a list of level seeds expected, got {short(lv)}")
-    src = ev.get("win_rate_source")
-    if src is not None and src not in ("evolved", "validated"):
-        raise _fail(where, f"{key}.win_rate_source", f"'evolved' or 'validated' expected, "
-                                                     f"got {short(src)}")
+_RATE, _COUNT, _TEXT = optional(number(lo=0.0, hi=1.0)), optional(count()), optional(text(True))
+_SEEDS = list_of(count(-MAX_SEED))
+EXPORTED_BY_FIELDS = (Field("playstyles", _TEXT), Field("commit", _TEXT),
+                      Field("uncommitted_changes", optional(check_bool)))
+"""`source.exported_by`: the code that wrote the file (`base.version.provenance`)."""
+SOURCE_FIELDS = (Field("run", _TEXT), Field("exported_by", optional(section(EXPORTED_BY_FIELDS))))
+EVIDENCE_FIELDS = tuple(Field(name, check, OMIT) for name, check in (
+    ("run", _TEXT), ("cell", _TEXT), ("grid_index", _SEEDS), ("features", optional(_figures)),
+    ("features_validated", optional(_figures)), ("win_rate_evolved", _RATE),
+    ("games_evolved", _COUNT), ("win_rate_validated", _RATE), ("games_validated", _COUNT),
+    ("win_rate_validated_ci", optional(_interval)), ("validation_levels", optional(_SEEDS)),
+    ("win_rate_source", optional(one_of(("evolved", "validated")))), ("opponent", _TEXT),
+    ("features_ci95", None), ("rating", None), ("candidate", _TEXT), ("budget", _COUNT),
+    ("budget_evolved", _COUNT), ("features_validated_ci95", None), ("style", _COUNT),
+    ("evolved_from", _TEXT), ("validated_from", _TEXT), ("tier", _COUNT),
+    ("tiers", optional(list_of(count(1)))), ("holds", optional(check_bool)),
+    ("non_inferior", optional(check_bool))))
+"""A preset's `evidence`: what it was chosen on (`qd.export`, `qd.tiers`)."""
+PRESET_FIELDS = (Field("name", check_name, REQUIRED), Field("agent", default=REQUIRED),
+                 Field("params", default=REQUIRED), Field("description", text(True), ""),
+                 Field("evidence", section(EVIDENCE_FIELDS), {}))
+"""One preset's keys (its `params` are checked by the agent)."""
+FIELDS = (Field("format", _format, REQUIRED), Field("version", _version, REQUIRED),
+          Field("kind", text(), "custom"), Field("game", _game, REQUIRED),
+          Field("options", check_mapping, {}), Field("source", _source, {}),
+          Field("presets", list_of(lo=1), REQUIRED))
+"""A preset file's keys."""
 
 
-def _check_params(agent: str, params: Any, game: str, where: str, key: str) -> None:
+def _check_params(agent: str, params: Any, game: str, key: str) -> None:
     if not isinstance(params, dict):
-        raise _fail(where, key, f"a mapping parameter: value expected, got {short(params)}")
+        raise field_error(key, f"a mapping parameter: value expected, got {short(params)}")
     for k in params:
         if not isinstance(k, str):
-            raise _fail(where, f"{key}.{short(k)}", "parameter names are text")
+            raise field_error(f"{key}.{short(k)}", "parameter names are text")
     if "seed" in params:
-        raise _fail(where, f"{key}.seed", "not part of a preset (the seed is given when the "
-                                          "agent is built)")
+        raise field_error(f"{key}.seed", "not part of a preset (the seed is given when the "
+                                         "agent is built)")
     if "genome" in params and _renamed_to_layout(agent, game):
-        raise _fail(where, f"{key}.genome", GENOME_RENAMED)
+        raise field_error(f"{key}.genome", GENOME_RENAMED)
     for k in params:
-        try:
+        with errors_in(f"{key}.{k}"):
             check_agent(agent, {k: params[k]}, game)
-        except ValueError as e:
-            raise _fail(where, f"{key}.{k}", str(e)) from None
     w = params.get("weights")
     if w is not None:
         if not isinstance(w, dict):
-            raise _fail(where, f"{key}.weights", f"a mapping script name: weight expected, "
-                                                 f"got {short(w)}")
+            raise field_error(f"{key}.weights", f"a mapping script name: weight expected, "
+                                                f"got {short(w)}")
         for n, v in w.items():
             if not _is_number(v) or not 0.0 <= v <= 1.0:
-                raise _fail(where, f"{key}.weights.{n}", f"a weight in [0, 1] expected, got {short(v)}")
+                raise field_error(f"{key}.weights.{n}", f"a weight in [0, 1] expected, got "
+                                                        f"{short(v)}")
     for k in ("weights", "opponent_weights"):
-        _check_scripts(params.get(k), game, where, f"{key}.{k}")
+        _check_scripts(params.get(k), game, f"{key}.{k}")
     if "game" in params and params["game"] != game:
-        raise _fail(where, f"{key}.game", f"{short(params['game'])} differs from the file's game "
-                                          f"{short(game)}")
+        raise field_error(f"{key}.game", f"{short(params['game'])} differs from the file's "
+                                         f"game {short(game)}")
     try:
         make_agent_from(agent, {**params, "seed": 0}, game)
     except (ValueError, TypeError, KeyError) as e:
-        raise _fail(where, key, f"the agent cannot be built: {e}") from None
+        raise field_error(key, f"the agent cannot be built: {e}") from None
 
 
-def _check_scripts(weights: Any, game: str, where: str, key: str) -> None:
+def _check_scripts(weights: Any, game: str, key: str) -> None:
     """Weights by script name name scripts the game has: one error naming the first that
     it does not (a preset from newer code, or from a plug-in not installed)."""
     if not isinstance(weights, dict):
@@ -303,31 +310,8 @@ def _check_scripts(weights: Any, game: str, where: str, key: str) -> None:
         return
     for n in weights:
         if n not in known:
-            raise _fail(where, f"{key}.{short(n) if not isinstance(n, str) else n[:80]}",
-                        SCRIPTS.unknown(n, f" for game {game!r}", known))
-
-
-def _check_source(source: Any, where: str) -> None:
-    """The file's provenance: `source.run` text, `source.exported_by` the code that wrote
-    it (the rest of `source` is the exporter's own record, read by no one here)."""
-    if source is None:
-        return
-    if source.get("run") is not None and not isinstance(source["run"], str):
-        raise _fail(where, "source.run", f"text expected, got {short(source['run'])}")
-    by = source.get("exported_by")
-    if by is None:
-        return
-    if not isinstance(by, dict):
-        raise _fail(where, "source.exported_by", f"a mapping expected, got {short(by)}")
-    _keys(by, EXPORTED_BY_KEYS, where, "source.exported_by")
-    for k in ("playstyles", "commit"):
-        if by.get(k) is not None and not isinstance(by[k], str):
-            raise _fail(where, f"source.exported_by.{k}", f"text or null expected, "
-                                                         f"got {short(by[k])}")
-    changed = by.get("uncommitted_changes")
-    if changed is not None and not isinstance(changed, bool):
-        raise _fail(where, "source.exported_by.uncommitted_changes",
-                    f"true, false or null expected, got {short(changed)}")
+            raise field_error(f"{key}.{short(n) if not isinstance(n, str) else n[:80]}",
+                              SCRIPTS.unknown(n, f" for game {game!r}", known))
 
 
 def _renamed_to_layout(agent: str, game: str) -> bool:
@@ -344,73 +328,39 @@ def _renamed_to_layout(agent: str, game: str) -> bool:
 
 
 def presets_from_dict(data: Any, where: str = "presets") -> PresetFile:
-    """Check a preset file's content completely and return it; errors name the field."""
+    """Check a preset file's content completely and return it; errors name the file and
+    the field.
+
+    Args:
+        data: the file's content (as read from JSON).
+        where: the file, named in errors.
+    """
+    with errors_in(where, PresetError):
+        return _read_presets(data)
+
+
+def _read_presets(data: Any) -> PresetFile:
+    """`presets_from_dict` (errors name the key; the caller puts the file in front)."""
     if not isinstance(data, dict):
-        raise PresetError(f"{where}: a JSON object expected")
-    _keys(data, TOP_KEYS, where)
-    if data.get("format") != FORMAT:
-        raise _fail(where, "format", f"{short(FORMAT)} expected, got {short(data.get('format'))}")
-    version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise _fail(where, "version", f"an integer expected, got {short(version)}")
-    if version > VERSION:
-        raise _fail(where, "version", f"version {version} is newer than this playstyles reads "
-                                      f"(version {VERSION}): upgrade playstyles")
-    if version != VERSION:
-        raise _fail(where, "version", f"version {version} is unknown (this playstyles reads "
-                                      f"version {VERSION})")
-    game = data.get("game")
-    if not isinstance(game, str) or not game:
-        raise _fail(where, "game", f"a game name expected, got {short(game)}")
-    try:
-        get_game(game)
-    except ValueError as e:  # (it names the field: "game: unknown game ...")
-        raise PresetError(f"{where}: {e}") from None
-    kind = data.get("kind", "custom")
-    if not isinstance(kind, str) or not kind:
-        raise _fail(where, "kind", f"text expected, got {short(kind)}")
-    for k in ("options", "source"):
-        if data.get(k) is not None and not isinstance(data[k], dict):
-            raise _fail(where, k, f"a mapping expected, got {short(data[k])}")
-    _check_source(data.get("source"), where)
-    try:
-        check_game_options(get_game(game), data.get("options") or {})
-    except ValueError as e:
-        raise PresetError(f"{where}: {e}") from None
-    items = data.get("presets")
-    if not isinstance(items, list) or not items:
-        raise _fail(where, "presets", "a non-empty list of presets expected")
+        raise field_error("", "a JSON object expected")
+    d = read_section(data, FIELDS)
+    game, options = d["game"], d["options"]
+    check_game_options(get_game(game), options)
     presets, seen = [], set()
     known_agents = agent_names(game)
-    for i, p in enumerate(items):
+    for i, item in enumerate(d["presets"]):
         key = f"presets[{i}]"
-        if not isinstance(p, dict):
-            raise _fail(where, key, f"a mapping expected, got {short(p)}")
-        _keys(p, PRESET_KEYS, where, key)
-        for k in ("name", "agent", "params"):
-            if k not in p:
-                raise _fail(where, f"{key}.{k}", "missing")
-        try:
-            name = check_name(p["name"], f"{key}.name")
-        except ValueError as e:
-            raise PresetError(f"{where}: {e}") from None
-        if name in seen:
-            raise _fail(where, f"{key}.name", f"{short(name)} is used twice")
-        seen.add(name)
-        agent = p["agent"]
-        if agent not in known_agents:
-            raise _fail(where, f"{key}.agent", f"unknown agent {short(agent)}; known: "
-                                               f"{', '.join(known_agents)}")
-        _check_params(agent, p["params"], game, where, f"{key}.params")
-        desc = p.get("description", "")
-        if not isinstance(desc, str):
-            raise _fail(where, f"{key}.description", f"text expected, got {short(desc)}")
-        ev = p.get("evidence", {})
-        _check_evidence(ev, where, f"{key}.evidence")
-        presets.append(Preset(name, agent, dict(p["params"]), game,
-                              dict(data.get("options") or {}), desc, dict(ev)))
-    return PresetFile(game, presets, kind, dict(data.get("options") or {}),
-                      dict(data.get("source") or {}))
+        p = read_section(item, PRESET_FIELDS, key)
+        if p["name"] in seen:
+            raise field_error(f"{key}.name", f"{short(p['name'])} is used twice")
+        seen.add(p["name"])
+        if p["agent"] not in known_agents:
+            raise field_error(f"{key}.agent", f"unknown agent {short(p['agent'])}; known: "
+                                              f"{', '.join(known_agents)}")
+        _check_params(p["agent"], p["params"], game, f"{key}.params")
+        presets.append(Preset(p["name"], p["agent"], dict(p["params"]), game, dict(options),
+                              p["description"], dict(item.get("evidence") or {})))
+    return PresetFile(game, presets, d["kind"], dict(options), d["source"])
 
 
 def load_presets(path: str | Path) -> PresetFile:
@@ -439,10 +389,11 @@ def is_preset_file(path: str | Path) -> bool:
 
 def dump_presets(pf: PresetFile, path: str | Path) -> Path:
     """Write a preset file (checked by reading it back before it replaces anything)."""
-    try:
-        text = _dumps(pf.to_dict()) + "\n"
-    except (TypeError, ValueError) as e:
-        raise PresetError(f"{path}: a value cannot be written as JSON ({e})") from None
+    with errors_in(str(path), PresetError):
+        try:
+            text = _dumps(pf.to_dict()) + "\n"
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"a value cannot be written as JSON ({e})") from None
     presets_from_dict(json.loads(text), str(path))
     return atomic_write(path, text)
 
@@ -500,11 +451,9 @@ class PresetAgent:
             where: the preset's file, for messages.
         """
         here = f"{where}: preset {short(preset.name)}"
-        try:
+        with errors_in(here, PresetError):
             self.ms = None if ms is None else check_ms(ms)
             self.budget = None if budget is None else check_budget(budget)
-        except ValueError as e:
-            raise PresetError(f"{here}: {e}") from None
         self.preset = preset
         if self.budget is not None and "budget" not in preset.params:
             raise PresetError(f"{here}: budget: agent {preset.agent} takes no budget of "

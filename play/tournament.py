@@ -24,7 +24,20 @@ from agents.search import check_budget
 from base.files import atomic_write, claim_folder, json_object, read_yaml
 from base.limits import MAX_REPETITIONS, MAX_SEED, check_planned, short
 from base.progress import Progress, counted
-from base.schema import check_bool, check_count, check_keys, check_name
+from base.schema import (
+    OMIT,
+    REQUIRED,
+    Field,
+    check_bool,
+    check_mapping,
+    check_name,
+    count,
+    errors_in,
+    field_error,
+    list_of,
+    optional,
+    read_section,
+)
 from base.stats import wilson_interval
 from games.api import check_game_options
 from games.registry import get_game
@@ -360,128 +373,126 @@ def _version() -> str:
 
 
 
-_CONFIG_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget",
-                "seed", "controls")
-_AGENT_KEYS = ("name", "label", "params")
+def _levels(value: Any, field: str) -> str | list[Any]:
+    """A level set name or a non-empty list of levels."""
+    if not (isinstance(value, str) or (isinstance(value, list) and value)):
+        raise field_error(field, f"a level set name or a non-empty list of levels expected, "
+                                 f"got {short(value)}")
+    return value
+
+
+CONFIG_FIELDS = (
+    Field("game", default=OMIT), Field("agents", list_of(), OMIT),
+    Field("pairings", optional(list_of())), Field("levels", optional(_levels)),
+    Field("repetitions", count(1, MAX_REPETITIONS), 2), Field("options", check_mapping, {}),
+    Field("budget", optional(lambda value, field: check_budget(value))),
+    Field("seed", optional(count(0, MAX_SEED)), 0), Field("controls", check_bool, True))
+"""A tournament config's keys (docs/tournaments.md)."""
+AGENT_FIELDS = (Field("name", default=REQUIRED), Field("label"),
+                Field("params", check_mapping, {}))
+"""An agent's keys, when a mapping gives it (else a spec: "name:k=v,...,label=L")."""
 
 
 def parse_agent(entry: Any, where: str, game: str | None = None) -> AgentSpec:
-    """An agent entry: "name", "name:k=v,...,label=L", or {name, label, params}."""
+    """An agent entry: "name", "name:k=v,...,label=L", or {name, label, params} (`name` may
+    be a preset, `preset:FILE#NAME`, its parameters overridden by `params`).
+
+    Args:
+        entry: the entry as given.
+        where: its key path (`agents[1]`), named in errors.
+        game: the game it plays (None: checked without one).
+    """
     if isinstance(entry, str):
-        try:
+        with errors_in(where):
             name, params = split_spec(entry, game)
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
-        label = str(params.pop("label", entry))
-        return _checked_agent(name, label, params, where, game)
+        return _checked_agent(name, params.pop("label", entry), params, where, game)
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: an agent is a name or a mapping, got {short(entry)}")
-    check_keys(entry, _AGENT_KEYS, where)
-    if "name" not in entry:
-        raise ValueError(f"{where}: missing key 'name'")
-    params = entry.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError(f"{where}.params: a mapping of parameter: value expected")
-    name = str(entry["name"])
+        raise field_error(where, f"an agent is a name or a mapping, got {short(entry)}")
+    d = read_section(entry, AGENT_FIELDS, where)
+    name = str(d["name"])
+    label = d["label"] or name
     if name.startswith("preset:"):  # a preset, its parameters overridden by `params`
-        try:
-            base, preset_params = split_spec(name, game)
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
-        return _checked_agent(base, str(entry.get("label") or name), {**preset_params, **params},
-                              where, game)
-    return _checked_agent(name, str(entry.get("label") or name), params, where, game)
+        with errors_in(where):
+            name, preset_params = split_spec(name, game)
+        return _checked_agent(name, label, {**preset_params, **d["params"]}, where, game)
+    return _checked_agent(name, label, d["params"], where, game)
 
 
-def _checked_agent(name: str, label: str, params: dict, where: str,
+def _checked_agent(name: str, label: Any, params: dict, where: str,
                    game: str | None) -> AgentSpec:
-    try:
-        check_name(label, "label")
+    label = check_name(str(label), f"{where}.label")
+    with errors_in(where):
         validate_agent(name, params, game)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
     return AgentSpec.of(name, label=label, **params)
 
 
-def config_from_dict(data: dict, source: str = "config") -> TournamentConfig:
-    """Validate a tournament config mapping; every error names the offending key."""
+def config_from_dict(data: Any, source: str = "config") -> TournamentConfig:
+    """Validate a tournament config mapping; every error names the file and the key.
+
+    Args:
+        data: the config mapping (as read from YAML).
+        source: where it came from, named in errors (a file name).
+    """
+    with errors_in(source):
+        return read_config(data)
+
+
+def read_config(data: Any) -> TournamentConfig:
+    """`config_from_dict` (errors name the key; the caller puts the file in front)."""
     if not isinstance(data, dict):
-        raise ValueError(f"{source}: a mapping of keys expected")
-    try:
-        check_keys(data, _CONFIG_KEYS)
-    except ValueError as e:
-        raise ValueError(f"{source}: {e}") from None
-    if "game" not in data:
-        raise ValueError(f"{source}: key 'game' missing: name the game (e.g. tribes)")
-    game = data["game"]
-    try:
-        g = get_game(game)
-    except ValueError as e:  # (it names the field: "game: unknown game ...")
-        raise ValueError(f"{source}: {e}") from None
+        raise field_error("", "a mapping of keys expected")
+    d = read_section(data, CONFIG_FIELDS)
+    if "game" not in d:
+        raise field_error("game", "missing: name the game (e.g. tribes)")
+    game = d["game"]
+    get_game(game)  # (it names the field: "game: unknown game ...")
     # one agent is enough when the pairings seat it against itself (self-play)
-    least = 1 if data.get("pairings") else 2
-    if not data.get("agents"):
-        raise ValueError(f"{source}: key 'agents' must list at least two agents")
-    agents = [parse_agent(a, f"{source}: agents[{i}]", game)
-              for i, a in enumerate(data["agents"])]
+    least = 1 if d["pairings"] else 2
+    if not d.get("agents"):
+        raise field_error("agents", "must list at least two agents")
+    agents = [parse_agent(a, f"agents[{i}]", game) for i, a in enumerate(d["agents"])]
     if len(agents) < least:
-        raise ValueError(f"{source}: key 'agents' must list at least two agents (or one, "
-                         f"with pairings that seat it against itself)")
+        raise field_error("agents", "must list at least two agents (or one, with pairings "
+                                    "that seat it against itself)")
     labels = [a.display() for a in agents]
     if len(set(labels)) != len(labels):
-        raise ValueError(f"{source}: agents: labels must be distinct, got {labels}")
-    pairings = None
-    if data.get("pairings") is not None:
-        pairings = []
-        for i, pair in enumerate(data["pairings"]):
-            if not (isinstance(pair, (list, tuple)) and len(pair) >= 2):
-                raise ValueError(f"{source}: pairings[{i}]: expected [agent, opponent, ...], one "
-                                 f"agent per player")
-            idx = []
-            for who in pair:
-                if who not in labels:
-                    raise ValueError(f"{source}: pairings[{i}]: unknown agent {short(who)} "
-                                     f"(agents: {labels})")
-                idx.append(labels.index(who))
-            pairings.append(tuple(idx))
-    controls = data.get("controls", True)
-    try:
-        check_bool(controls, "controls")
-    except ValueError as e:
-        raise ValueError(f"{source}: {e}") from None
-    if controls:
+        raise field_error("agents", f"labels must be distinct, got {labels}")
+    pairings = None if d["pairings"] is None else _pairings(d["pairings"], labels)
+    if d["controls"]:
         agents, pairings = with_controls(agents, pairings)
-    checks = {"repetitions": lambda v: check_count(v, "repetitions", 1, MAX_REPETITIONS),
-              "seed": lambda v: check_count(v, "seed", 0, MAX_SEED), "budget": check_budget}
-    for key, check in checks.items():
-        if data.get(key) is not None:
-            try:
-                check(data[key])
-            except ValueError as e:
-                raise ValueError(f"{source}: {e}") from None
-    if data.get("budget") is not None:  # every agent's parameter from here on
-        budget = check_budget(data["budget"])
-        agents = [a.at_budget(budget, game) for a in agents]
-    options = data.get("options") or {}
-    try:
-        check_game_options(g, options)
-    except ValueError as e:
-        raise ValueError(f"{source}: {e}") from None
-    levels = data.get("levels")
-    try:
-        first = level_seeds(game, levels)[0]
-    except (ValueError, IndexError) as e:
-        raise ValueError(f"{source}: levels: {e or 'no level'}") from None
-    seats = seats_of(game, first, options)
+    if d["budget"] is not None:  # every agent's parameter from here on
+        agents = [a.at_budget(d["budget"], game) for a in agents]
+    check_game_options(get_game(game), d["options"])
+    with errors_in("levels"):
+        seeds = level_seeds(game, d["levels"])
+    if not seeds:
+        raise field_error("levels", "no level")
+    seats = seats_of(game, seeds[0], d["options"])
     for i, table in enumerate(pairings or []):
         if len(table) != seats:
-            raise ValueError(f"{source}: pairings[{i}]: {len(table)} agents for a {seats}-player "
-                             f"game")
+            raise field_error(f"pairings[{i}]", f"{len(table)} agents for a {seats}-player game")
     if pairings is None and len(agents) < seats:
-        raise ValueError(f"{source}: agents: a {seats}-player game needs at least {seats} agents")
-    return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=levels,
-                            repetitions=data.get("repetitions", 2), options=options,
-                            seed=data.get("seed", 0))
+        raise field_error("agents", f"a {seats}-player game needs at least {seats} agents")
+    return TournamentConfig(agents=agents, pairings=pairings, game=game, levels=d["levels"],
+                            repetitions=d["repetitions"], options=d["options"],
+                            seed=d["seed"])
+
+
+def _pairings(given: list, labels: list[str]) -> list[tuple[int, ...]]:
+    """The tables as indices into the agents: each [agent, opponent, ...] by label."""
+    pairings = []
+    for i, pair in enumerate(given):
+        if not (isinstance(pair, (list, tuple)) and len(pair) >= 2):
+            raise field_error(f"pairings[{i}]", "expected [agent, opponent, ...], one agent "
+                                                "per player")
+        idx = []
+        for who in pair:
+            if who not in labels:
+                raise field_error(f"pairings[{i}]", f"unknown agent {short(who)} (agents: "
+                                                    f"{labels})")
+            idx.append(labels.index(who))
+        pairings.append(tuple(idx))
+    return pairings
 
 
 def with_controls(agents: list[AgentSpec], pairings: list[tuple[int, ...]] | None
@@ -521,5 +532,4 @@ def with_controls(agents: list[AgentSpec], pairings: list[tuple[int, ...]] | Non
 
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament YAML file (a syntax error names the file and line)."""
-    data = read_yaml(path)
-    return config_from_dict(data, source=str(path))
+    return config_from_dict(read_yaml(path), source=str(path))

@@ -39,26 +39,25 @@ from base.limits import (
     short,
 )
 from base.progress import Progress
-from base.schema import check_keys
+from base.schema import (
+    OMIT,
+    Field,
+    check_text,
+    count,
+    errors_in,
+    field_error,
+    number,
+    one_of,
+    read_section,
+)
 from base.stats import cluster_bootstrap, wilson_interval
 from base.version import __version__
 from games.levels import split
 from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from play.tournament import (
-    TournamentConfig,
-    config_from_dict,
-    level_seeds,
-    parse_agent,
-    plan,
-)
+from play.tournament import TournamentConfig, level_seeds, parse_agent, plan, read_config
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
-
-_TRAIN_KEYS = {"encoding", "views", "hidden", "activation", "epochs", "learning_rate",
-               "batch_size", "l2", "held_out", "output"}
-_GAME_KEYS = {"game", "agents", "pairings", "levels", "repetitions", "options", "budget", "seed"}
-
 
 @dataclass
 class TrainConfig:
@@ -101,91 +100,80 @@ class TrainConfig:
         return self.games.seed
 
 
-def _network_settings(cfg: "TrainConfig", data: dict, source: str) -> None:
-    """The network's and the training's settings of a train-evaluator config, checked into
-    `cfg`: hidden layers, activation, epochs, batch size, learning rate and L2."""
-    if "hidden" in data:
-        hidden = data["hidden"]
-        hidden = [hidden] if isinstance(hidden, int) and not isinstance(hidden, bool) else hidden
-        if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
-                and all(isinstance(h, int) and not isinstance(h, bool)
-                        and 1 <= h <= MAX_LAYER_SIZE for h in hidden)):
-            raise ValueError(f"{source}: hidden: a list of layer sizes (1 to {MAX_LAYERS} "
-                             f"layers of 1 to {MAX_LAYER_SIZE}) expected, got "
-                             f"{short(data['hidden'])}")
-        cfg.hidden = tuple(hidden)
-    if "activation" in data:
-        if data["activation"] not in ACTIVATIONS:
-            raise ValueError(f"{source}: activation: {short(data['activation'])} is not one of "
-                             f"{ACTIVATIONS}")
-        cfg.activation = data["activation"]
-    for key, hi in (("epochs", MAX_EPOCHS), ("batch_size", MAX_BATCH)):
-        if key in data:
-            v = data[key]
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{source}: {key}: an integer >= 1 expected, got {short(v)}")
-            if v > hi:
-                raise ValueError(f"{source}: {key}: must be at most {hi}, got {v}")
-            setattr(cfg, key, v)
-    for key, positive in (("learning_rate", True), ("l2", False)):
-        if key in data:
-            v = data[key]
-            if not isinstance(v, (int, float)) or isinstance(v, bool) \
-                    or not (v > 0 if positive else v >= 0) or not np.isfinite(v):
-                raise ValueError(f"{source}: {key}: a number {'> 0' if positive else '>= 0'} "
-                                 f"expected, got {short(v)}")
-            setattr(cfg, key, float(v))
+def _hidden(value: Any, field: str) -> tuple[int, ...]:
+    """Hidden layer sizes: a list (or one size) of 1 to `MAX_LAYERS` layers."""
+    hidden = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
+            and all(isinstance(h, int) and not isinstance(h, bool)
+                    and 1 <= h <= MAX_LAYER_SIZE for h in hidden)):
+        raise field_error(field, f"a list of layer sizes (1 to {MAX_LAYERS} layers of 1 to "
+                                 f"{MAX_LAYER_SIZE}) expected, got {short(value)}")
+    return tuple(hidden)
+
+
+def _held_out(value: Any, field: str) -> float | int:
+    """The share (a float in (0, 1)) or the number (an int) of levels held out."""
+    if (isinstance(value, float) and 0 < value < 1) or \
+            (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SEED):
+        return value
+    raise field_error(field, f"a share in (0, 1) or a number of levels >= 1 expected, got "
+                             f"{short(value)}")
+
+
+TRAIN_FIELDS = (
+    Field("encoding"), Field("views", one_of(VIEWS), TrainConfig.views),
+    Field("hidden", _hidden, TrainConfig.hidden),
+    Field("activation", one_of(ACTIVATIONS), TrainConfig.activation),
+    Field("epochs", count(1, MAX_EPOCHS), TrainConfig.epochs),
+    Field("learning_rate", number(positive=True), TrainConfig.learning_rate),
+    Field("batch_size", count(1, MAX_BATCH), TrainConfig.batch_size),
+    Field("l2", number(lo=0), TrainConfig.l2), Field("held_out", _held_out, TrainConfig.held_out),
+    Field("output", check_text, TrainConfig.output))
+"""The training's keys (the defaults are `TrainConfig`'s)."""
+GAME_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget", "seed")
+"""The keys of the self-play games: a tournament config's (`play.tournament.CONFIG_FIELDS`)."""
+FIELDS = tuple(sorted((*TRAIN_FIELDS, *(Field(k, default=OMIT) for k in GAME_KEYS)),
+                      key=lambda f: f.name))
 
 
 def train_config_from_dict(data: Any, source: str = "config") -> TrainConfig:
-    """Validate a train-evaluator config mapping; every error names the offending key."""
+    """Validate a train-evaluator config mapping; every error names the file and the key.
+
+    Args:
+        data: the config mapping (as read from YAML).
+        source: where it came from, named in errors (a file name).
+    """
+    with errors_in(source):
+        return _read_train(data)
+
+
+def _read_train(data: Any) -> TrainConfig:
+    """`train_config_from_dict` (errors name the key; the caller puts the file in front)."""
     if not isinstance(data, dict):
-        raise ValueError(f"{source}: a mapping of keys expected")
-    try:
-        check_keys(data, sorted(_TRAIN_KEYS | _GAME_KEYS))
-    except ValueError as e:
-        raise ValueError(f"{source}: {e}") from None
-    games = {k: v for k, v in data.items() if k in _GAME_KEYS}
+        raise field_error("", "a mapping of keys expected")
+    d = read_section(data, FIELDS)
+    games = {k: d[k] for k in GAME_KEYS if k in d}
     if "game" in games and isinstance(games.get("agents"), list) and not games.get("pairings"):
-        labels = [parse_agent(a, f"{source}: agents[{i}]", games["game"]).display()
+        labels = [parse_agent(a, f"agents[{i}]", games["game"]).display()
                   for i, a in enumerate(games["agents"])]
         games["pairings"] = [[a, a] for a in labels]  # self-play
     if not games.get("agents"):
-        raise ValueError(f"{source}: key 'agents' must list at least one agent (self-play)")
-    tournament = config_from_dict(games, source=source)
-    cfg = TrainConfig(games=tournament, data=dict(data))
-    if data.get("encoding") is not None:
-        try:
-            cfg.encoding = get_encoding(tournament.game, str(data["encoding"])).name
-        except ValueError as e:
-            raise ValueError(f"{source}: {e}") from None
+        raise field_error("agents", "must list at least one agent (self-play)")
+    tournament = read_config(games)
+    if d["encoding"] is None:
+        encoding = get_encoding(tournament.game).name  # (its error names the key)
     else:
-        cfg.encoding = get_encoding(tournament.game).name
-    if "views" in data:
-        if data["views"] not in VIEWS:
-            raise ValueError(f"{source}: views: {short(data['views'])} is not one of {VIEWS}")
-        cfg.views = data["views"]
-    _network_settings(cfg, data, source)
-    if "held_out" in data:
-        v = data["held_out"]
-        ok = (isinstance(v, float) and 0 < v < 1) or \
-            (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SEED)
-        if not ok:
-            raise ValueError(f"{source}: held_out: a share in (0, 1) or a number of levels "
-                             f">= 1 expected, got {short(v)}")
-        cfg.held_out = v
-    if "output" in data:
-        if not isinstance(data["output"], str) or not data["output"].strip():
-            raise ValueError(f"{source}: output: a file name expected, got {short(data['output'])}")
-        cfg.output = data["output"]
+        with errors_in("encoding"):
+            encoding = get_encoding(tournament.game, str(d["encoding"])).name
+    cfg = TrainConfig(games=tournament, data=dict(data),
+                      **{**{f.name: d[f.name] for f in TRAIN_FIELDS}, "encoding": encoding})
     levels = level_seeds(tournament.game, tournament.levels)
-    try:
+    with errors_in("held_out"):
         train, held = split(levels, cfg.held_out, cfg.seed)
-    except ValueError as e:
-        raise ValueError(f"{source}: held_out: {e}") from None
     if not train or not held:
-        raise ValueError(f"{source}: held_out: {short(cfg.held_out)} of {len(levels)} levels leaves "
-                         f"{len(train)} for training and {len(held)} held out; both need one")
+        raise field_error("held_out", f"{short(cfg.held_out)} of {len(levels)} levels leaves "
+                                      f"{len(train)} for training and {len(held)} held out; "
+                                      f"both need one")
     return cfg
 
 

@@ -31,7 +31,22 @@ from base.limits import (
     MAX_TOTAL_GAMES,
     short,
 )
-from base.schema import check_count, check_keys, check_mapping, check_name, check_number
+from base.schema import (
+    OMIT,
+    Field,
+    check_bool,
+    check_count,
+    check_mapping,
+    check_name,
+    check_number,
+    count,
+    errors_in,
+    field_error,
+    number,
+    optional,
+    read_section,
+    section,
+)
 from games.api import check_game_options
 from games.levels import split
 from games.registry import get_game
@@ -47,17 +62,6 @@ from qd.styles import DELTA, MARGIN
 
 DEFAULT_AGENT = "pmcts_pu"
 DEFAULT_OPPONENT = "mcts"
-
-TOP_KEYS = ("name", "game", "options", "levels", "agent", "layout", GENOME_SCRIPTS, "opponent",
-            "repetitions", "features", "emitter", "evaluations", "max_games", "pipeline", "noise",
-            "validate", "seed")
-LEVEL_KEYS = ("set", "train", "split_seed", "held_out")
-AGENT_KEYS = ("name", "label", "budget", "params", "genome_mapping")
-OPPONENT_KEYS = ("name", "label", "budget", "params")
-FEATURE_KEYS = ("name", "range", "width", "bins")
-PIPELINE_KEYS = ("lag",)
-VALIDATE_KEYS = ("games", "levels", "control", "delta", "margin", "null_baseline")
-
 
 class ConfigError(ValueError):
     """A config problem, naming the file and the key."""
@@ -155,227 +159,212 @@ def _spec(a: dict[str, Any]) -> AgentSpec:
     return AgentSpec(a["name"], tuple(sorted(params.items())), a["label"] or a["name"])
 
 
-# ------------------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------------------ the keys
 
-def _err(source: str, key: str, msg: str) -> ConfigError:
-    return ConfigError(f"{source}: {key}: {msg}")
-
-
-def _checked(source: str, check, *args: Any) -> Any:
-    """`check(*args)` of `base.schema`, its error naming the config's file."""
-    try:
-        return check(*args)
-    except ValueError as e:
-        raise ConfigError(f"{source}: {e}") from None
+def _run_name(value: Any, field: str) -> str:
+    """The run's name: a plain name (no path separators)."""
+    if not isinstance(value, str) or not value or "/" in value or "\\" in value \
+            or value in (".", ".."):
+        raise field_error(field, f"a plain name (no path separators) expected, got {short(value)}")
+    return check_name(value, field)
 
 
-def _check_keys(data: dict, known: tuple[str, ...], source: str, prefix: str) -> None:
-    _checked(source, check_keys, data, known, prefix)
+def _agent_name(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise field_error(field, f"an agent name expected, got {short(value)}")
+    return value
 
 
-def _mapping(value: Any, source: str, key: str) -> dict:
-    return _checked(source, check_mapping, value, key)
+def _pair(value: Any, field: str) -> list[float]:
+    """[lo, hi], two numbers."""
+    if not (isinstance(value, list) and len(value) == 2):
+        raise field_error(field, f"[lo, hi] expected, got {short(value)}")
+    return [check_number(v, field) for v in value]
 
 
-def _int(value: Any, source: str, key: str, lo: int | None = None,
-         hi: int = MAX_SEED) -> int:
-    """A whole number in lo..hi (None: -hi..hi), else an error naming the file and key."""
-    return _checked(source, check_count, value, key, -hi if lo is None else lo, hi)
+def _validation_levels(value: Any, field: str) -> str | list[int]:
+    """A level set name (held_out, train, all, or a set of the game) or a list of seeds."""
+    if isinstance(value, list):
+        return [check_count(x, field) for x in value]
+    if not isinstance(value, str):
+        raise field_error(field, f"a level set name (held_out, train, all, or a set of the game) "
+                                 f"or a list of seeds expected, got {short(value)}")
+    return value
 
 
-def _number(value: Any, source: str, key: str) -> float:
-    return _checked(source, check_number, value, key)
+def _agent_fields(name: str) -> tuple[Field, ...]:
+    """The keys of an agent: its name (default `name`), label, budget and parameters."""
+    return (Field("name", _agent_name, name), Field("label"),
+            Field("budget", optional(count(1, MAX_BUDGET))), Field("params", check_mapping, {}))
 
 
-def _seeds(game: Any, value: Any, source: str, key: str) -> list[int]:
+RUN_FIELDS = (
+    Field("name", _run_name, OMIT),  # (default: the file's stem, checked the same way)
+    Field("game", default=OMIT), Field("options", check_mapping, {}), Field("levels"),
+    Field("agent"), Field("layout"), Field(GENOME_SCRIPTS), Field("opponent"),
+    Field("repetitions", count(1, MAX_REPETITIONS), 4), Field("features"),
+    Field("emitter", check_mapping, {}),
+    Field("evaluations", count(1, MAX_EVALUATIONS), OMIT),  # (default: from the genome)
+    Field("max_games", optional(count(1, MAX_TOTAL_GAMES))),
+    Field("pipeline", section((Field("lag", count(1, MAX_COUNT), 1),)), {"lag": 1}),
+    Field("noise"), Field("validate"), Field("seed", optional(count(0, MAX_SEED))))
+"""A run config's keys (each section's below; docs/qd.md, "The config")."""
+LEVEL_FIELDS = (Field("set", default=OMIT), Field("train", default=OMIT),
+                Field("split_seed", count(0, MAX_SEED), OMIT), Field("held_out", default=OMIT))
+AGENT_FIELDS = (*_agent_fields(DEFAULT_AGENT), Field("genome_mapping", default="weights"))
+OPPONENT_FIELDS = _agent_fields(DEFAULT_OPPONENT)
+FEATURE_FIELDS = (Field("name"), Field("range", _pair, OMIT), Field("width", number(), OMIT),
+                  Field("bins", count(1, MAX_BINS), OMIT))
+VALIDATE_FIELDS = (Field("games", optional(count(1, MAX_GAMES))),
+                   Field("levels", _validation_levels, "held_out"),
+                   Field("control", check_bool, True), Field("null_baseline", check_bool, False),
+                   Field("delta", number(lo=0, hi=10.0), DELTA),
+                   Field("margin", number(lo=0, hi=1.0), MARGIN))
+AGENT_KEYS = tuple(f.name for f in AGENT_FIELDS)
+OPPONENT_KEYS = tuple(f.name for f in OPPONENT_FIELDS)
+
+
+def _seeds(game: Any, value: Any, key: str) -> list[int]:
     """A level set name (of the game) or an explicit list of level seeds."""
     if isinstance(value, str):
-        try:
+        with errors_in(key):
             return game.level_set(value)
-        except ValueError as e:
-            raise _err(source, key, str(e)) from None
     if isinstance(value, list) and value:
-        seeds = [_int(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+        seeds = [check_count(v, f"{key}[{i}]", -MAX_SEED) for i, v in enumerate(value)]
         if len(set(seeds)) != len(seeds):
-            raise _err(source, key, "a level is listed twice")
+            raise field_error(key, "a level is listed twice")
         return seeds
-    raise _err(source, key, f"a level set name or a non-empty list of level seeds expected, "
-                            f"got {short(value)}")
+    raise field_error(key, f"a level set name or a non-empty list of level seeds expected, "
+                           f"got {short(value)}")
 
 
 # ------------------------------------------------------------------------------ sections
 
-def _levels(game: Any, data: Any, source: str) -> tuple[list[int], list[int]]:
+def _levels(game: Any, data: Any) -> tuple[list[int], list[int]]:
     """Either a pool split reproducibly (set, train count/fraction, split_seed), or explicit
     train and held-out sets. The two never overlap (the reference validated on a training
     level). Default: the game's default level set, 5 levels (at most all) for training."""
-    d = (_mapping(data, source, "levels") if data is not None
-         else {"set": game.default_levels})
-    _check_keys(d, LEVEL_KEYS, source, "levels")
+    d = read_section({"set": game.default_levels} if data is None else data, LEVEL_FIELDS,
+                     "levels")
     if "set" in d:
         if "held_out" in d:
-            raise _err(source, "levels.held_out", "give either set (+ train count and "
-                                                  "split_seed) or explicit train and held_out")
-        pool = _seeds(game, d["set"], source, "levels.set")
+            raise field_error("levels.held_out", "give either set (+ train count and "
+                                                 "split_seed) or explicit train and held_out")
+        pool = _seeds(game, d["set"], "levels.set")
         train = d.get("train", min(5, len(pool)))
         if isinstance(train, bool) or not isinstance(train, (int, float)):
-            raise _err(source, "levels.train", "with levels.set, a count (int) or a fraction "
-                                               f"(float) of the set, got {short(train)}")
+            raise field_error("levels.train", "with levels.set, a count (int) or a fraction "
+                                              f"(float) of the set, got {short(train)}")
         if isinstance(train, int):
             if not 1 <= train <= len(pool):
-                raise _err(source, "levels.train", f"must be in 1..{len(pool)}, got {train}")
+                raise field_error("levels.train", f"must be in 1..{len(pool)}, got {train}")
             held = len(pool) - train
         else:
             if not 0.0 < train <= 1.0:
-                raise _err(source, "levels.train", f"a fraction in (0, 1], got {train}")
+                raise field_error("levels.train", f"a fraction in (0, 1], got {train}")
             held = 1.0 - float(train)
-        split_seed = _int(d.get("split_seed", 0), source, "levels.split_seed", 0)
-        tr, ho = split(pool, held, split_seed)
+        tr, ho = split(pool, held, d.get("split_seed", 0))
         if not tr:
-            raise _err(source, "levels.train", "leaves no training level")
+            raise field_error("levels.train", "leaves no training level")
         return tr, ho
     if "split_seed" in d:
-        raise _err(source, "levels.split_seed", "only with levels.set")
+        raise field_error("levels.split_seed", "only with levels.set")
     if "train" not in d:
-        raise _err(source, "levels.train", "missing (or give levels.set)")
-    tr = _seeds(game, d["train"], source, "levels.train")
-    ho = _seeds(game, d["held_out"], source, "levels.held_out") if d.get("held_out") else []
+        raise field_error("levels.train", "missing (or give levels.set)")
+    tr = _seeds(game, d["train"], "levels.train")
+    ho = _seeds(game, d["held_out"], "levels.held_out") if d.get("held_out") else []
     both = sorted(set(tr) & set(ho))
     if both:
-        raise _err(source, "levels.held_out", f"levels {both} are also training levels")
+        raise field_error("levels.held_out", f"levels {both} are also training levels")
     return tr, ho
 
 
-def _agent(data: Any, source: str, key: str, keys: tuple[str, ...],
-           default_name: str) -> dict[str, Any]:
-    if data is None:
-        data = {"name": default_name}
+def _agent(data: Any, key: str, fields: tuple[Field, ...]) -> dict[str, Any]:
+    """An agent: a spec string (`mcts:budget=500`) or a mapping of `fields`."""
     if isinstance(data, str):
-        try:
+        with errors_in(key):
             name, params = split_spec(data)
-        except ValueError as e:
-            raise _err(source, key, str(e)) from None
         data = {"name": name, "budget": params.pop("budget", None), "params": params}
-    d = _mapping(data, source, key)
-    _check_keys(d, keys, source, key)
-    name = d.get("name", default_name)
-    if not isinstance(name, str) or not name:
-        raise _err(source, f"{key}.name", f"an agent name expected, got {short(name)}")
-    params = dict(_mapping(d.get("params"), source, f"{key}.params"))
+    d = read_section(data, fields, key)
     for reserved in ("seed", "budget"):
-        if reserved in params:
-            raise _err(source, f"{key}.params.{reserved}",
-                       "set by the run" if reserved == "seed" else f"use {key}.budget")
-    budget = d.get("budget")
-    if budget is not None:
-        budget = _int(budget, source, f"{key}.budget", 1, MAX_BUDGET)
-    label = _checked(source, check_name, str(d.get("label") or name), f"{key}.label")
-    out = {"name": name, "label": label, "budget": budget, "params": params}
-    if "genome_mapping" in keys:  # (the name is checked with the game, in `_genome`)
-        out["genome_mapping"] = d.get("genome_mapping", "weights")
-    return out
+        if reserved in d["params"]:
+            raise field_error(f"{key}.params.{reserved}",
+                              "set by the run" if reserved == "seed" else f"use {key}.budget")
+    d["label"] = check_name(str(d["label"] or d["name"]), f"{key}.label")
+    return d  # (the genome mapping's name is checked with the game, in `_genome`)
 
 
-def _layout_names(game: str, layout: Any, source: str) -> tuple[str, ...]:
+def _layout_names(game: str, layout: Any) -> tuple[str, ...]:
     """The scripts a layout (a name or a list of script names) gives, in genome order."""
     if not (isinstance(layout, str) or (isinstance(layout, list) and layout
                                         and all(isinstance(n, str) for n in layout))):
-        raise _err(source, "layout", f"a layout name or a list of script names expected, "
-                                     f"got {short(layout)}")
-    try:
+        raise field_error("layout", f"a layout name or a list of script names expected, "
+                                    f"got {short(layout)}")
+    with errors_in("layout"):
         return resolve_layout(game, layout)
-    except ValueError as e:
-        raise _err(source, "layout", str(e)) from None
 
 
-def _check_builds(a: dict[str, Any], extra: dict[str, Any], source: str, key: str,
-                  game: str) -> None:
+def _check_builds(a: dict[str, Any], extra: dict[str, Any], key: str, game: str) -> None:
     """An unknown name, parameter or bad value of the agent as the run will build it stops
     the run before it starts."""
     params = dict(a["params"])
     if a["budget"] is not None:
         params["budget"] = a["budget"]
     params.update(extra)
-    try:
+    with errors_in(key):
         validate_agent(a["name"], params, game)
-    except ValueError as e:
-        raise _err(source, key, str(e)) from None
 
 
-def _features(game: str, data: Any, source: str) -> list[Feature]:
+def _features(game: str, data: Any) -> list[Feature]:
     FEATURES = features_of(game)
     if data is None:
         data = list(FEATURES)[:2]
     if not isinstance(data, list) or not data:
-        raise _err(source, "features", "a non-empty list of feature names (or mappings with "
-                                       f"name, range, width|bins) expected; known: "
-                                       f"{', '.join(FEATURES)}")
+        raise field_error("features", "a non-empty list of feature names (or mappings with "
+                                      f"name, range, width|bins) expected; known: "
+                                      f"{', '.join(FEATURES)}")
     out: list[Feature] = []
     for i, item in enumerate(data):
         key = f"features[{i}]"
-        if isinstance(item, str):
-            item = {"name": item}
-        d = _mapping(item, source, key)
-        _check_keys(d, FEATURE_KEYS, source, key)
-        name = d.get("name")
-        if name not in FEATURES:
-            raise _err(source, f"{key}.name", f"unknown feature {short(name)} for {game}; known: "
-                                              f"{', '.join(FEATURES)}")
-        f = FEATURES[name]
-        lo = hi = width = bins = None
-        if "range" in d:
-            r = d["range"]
-            if not (isinstance(r, list) and len(r) == 2):
-                raise _err(source, f"{key}.range", f"[lo, hi] expected, got {short(r)}")
-            lo, hi = (_number(v, source, f"{key}.range") for v in r)
+        d = read_section({"name": item} if isinstance(item, str) else item, FEATURE_FIELDS, key)
+        if d["name"] not in FEATURES:
+            raise field_error(f"{key}.name", f"unknown feature {short(d['name'])} for {game}; "
+                                             f"known: {', '.join(FEATURES)}")
         if "width" in d and "bins" in d:
-            raise _err(source, f"{key}.bins", "give width or bins, not both")
-        if "width" in d:
-            width = _number(d["width"], source, f"{key}.width")
-        if "bins" in d:
-            bins = _int(d["bins"], source, f"{key}.bins", 1, MAX_BINS)
-        try:
-            f = f.with_range(lo, hi, width, bins)
-        except ValueError as e:
-            raise _err(source, key, str(e)) from None
+            raise field_error(f"{key}.bins", "give width or bins, not both")
+        lo, hi = d.get("range", (None, None))
+        with errors_in(key):
+            f = FEATURES[d["name"]].with_range(lo, hi, d.get("width"), d.get("bins"))
         if f.bins > MAX_BINS:
-            raise _err(source, key, f"{f.bins} bins; widen the bins")
+            raise field_error(key, f"{f.bins} bins; widen the bins")
         out.append(f)
     names = [f.name for f in out]
     if len(set(names)) != len(names):
-        raise _err(source, "features", f"a feature is listed twice: {names}")
+        raise field_error("features", f"a feature is listed twice: {names}")
     cells = int(np.prod([f.bins for f in out]))
     if cells > MAX_CELLS:
-        raise _err(source, "features", f"{cells} cells in the grid; at most {MAX_CELLS}")
+        raise field_error("features", f"{cells} cells in the grid; at most {MAX_CELLS}")
     return out
 
 
-def _emitter(data: Any, source: str) -> dict[str, Any]:
+def _emitter(data: dict[str, Any]) -> dict[str, Any]:
     """`kind` (default `paper`) and every parameter of that kind, checked by its class
     (`qd.emitters.register_emitter`): the kind's defaults under the given values."""
-    d = dict(_mapping(data, source, "emitter")) if data is not None else {}
-    kind = d.pop("kind", "paper")
-    try:
-        params = emitter_params(kind, d, "emitter")
-    except ValueError as e:
-        raise ConfigError(f"{source}: {e}") from None
-    return {"kind": kind, **params}
+    kind = data.get("kind", "paper")
+    return {"kind": kind, **emitter_params(kind, data, "emitter")}
 
 
-def _pipeline(data: Any, emitter: dict[str, Any], source: str) -> dict[str, Any]:
+def _pipeline(pipeline: dict[str, Any], emitter: dict[str, Any]) -> dict[str, Any]:
     """`lag`: how many batches are in flight (default 1: every batch is asked after the one
     before it is told). An emitter that learns from each batch before its next ask (CMA-ME)
     needs lag 1."""
-    d = _mapping(data, source, "pipeline")
-    _check_keys(d, PIPELINE_KEYS, source, "pipeline")
-    lag = _int(d.get("lag", 1), source, "pipeline.lag", 1, MAX_COUNT)
-    if lag > 1 and not getattr(emitter_class(emitter["kind"]), "pipelined", True):
-        raise _err(source, "pipeline.lag", f"emitter {emitter['kind']} learns from every batch "
-                                           f"before it asks the next one; it needs lag 1")
-    return {"lag": lag}
+    if pipeline["lag"] > 1 and not getattr(emitter_class(emitter["kind"]), "pipelined", True):
+        raise field_error("pipeline.lag", f"emitter {emitter['kind']} learns from every batch "
+                                          f"before it asks the next one; it needs lag 1")
+    return pipeline
 
 
-def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
+def _validate_key(data: Any) -> dict[str, Any] | None:
     """`validate`: absent, null or false (the run ends with evolution), true (validate every
     elite with the defaults) or {games, levels, control, null_baseline, delta, margin}: the
     final elites are replayed on held-out levels, beside the control genome (and with
@@ -384,145 +373,98 @@ def _validate_key(data: Any, source: str) -> dict[str, Any] | None:
     (docs/styles.md)."""
     if data is None or data is False:
         return None
-    if data is True:
-        data = {}
-    d = _mapping(data, source, "validate")
+    d = check_mapping({} if data is True else data, "validate")
     if None in d:
-        raise _err(source, "validate.null", "YAML reads the key `null` as no key at all: "
-                                            "write null_baseline: true")
+        raise field_error("validate.null", "YAML reads the key `null` as no key at all: "
+                                           "write null_baseline: true")
     if "null" in d:  # its former name (run directories written before the rename)
         if "null_baseline" in d:
-            raise _err(source, "validate.null", "the former name of null_baseline, given "
-                                                "beside it: keep null_baseline only")
+            raise field_error("validate.null", "the former name of null_baseline, given "
+                                               "beside it: keep null_baseline only")
         d = {("null_baseline" if k == "null" else k): v for k, v in d.items()}
-    _check_keys(d, VALIDATE_KEYS, source, "validate")
-    games = d.get("games")
-    if games is not None:
-        games = _int(games, source, "validate.games", 1, MAX_GAMES)
-    levels = d.get("levels", "held_out")
-    if isinstance(levels, list):
-        levels = [_int(x, source, "validate.levels", 0) for x in levels]
-    elif not isinstance(levels, str):
-        raise _err(source, "validate.levels", f"a level set name (held_out, train, all, or a set "
-                                              f"of the game) or a list of seeds expected, got "
-                                              f"{short(levels)}")
-    flags = {}
-    for key, default in (("control", True), ("null_baseline", False)):
-        flags[key] = d.get(key, default)
-        if not isinstance(flags[key], bool):
-            raise _err(source, f"validate.{key}", f"true or false expected, got "
-                                                  f"{short(flags[key])}")
-    bounds = {}
-    for key, default, hi in (("delta", DELTA, 10.0), ("margin", MARGIN, 1.0)):
-        bounds[key] = _number(d.get(key, default), source, f"validate.{key}")
-        if not 0 <= bounds[key] <= hi:
-            raise _err(source, f"validate.{key}", f"a number in [0, {hi:g}] expected, got "
-                                                  f"{short(d.get(key))}")
-    return {"games": games, "levels": levels, **flags, **bounds}
+    return read_section(d, VALIDATE_FIELDS, "validate")
 
 
 # ------------------------------------------------------------------------------ entry points
 
-def _run_name(data: dict, source: str, name: str | None) -> str:
-    """The run's name: a plain name (no path separators), `name` or "run" when not given."""
-    run_name = data.get("name", name or "run")
-    if not isinstance(run_name, str) or not run_name or "/" in run_name or "\\" in run_name \
-            or run_name in (".", ".."):
-        raise _err(source, "name", f"a plain name (no path separators) expected, got {short(run_name)}")
-    _checked(source, check_name, run_name, "name")
-    return run_name
+def _game(d: dict[str, Any]) -> tuple[str, Any]:
+    """(the game's name, the game), its options checked."""
+    if "game" not in d:
+        raise field_error("game", "missing: name the game (e.g. tribes)")
+    g = get_game(d["game"])  # (it names the field: "game: unknown game ...")
+    check_game_options(g, d["options"])
+    return d["game"], g
 
 
-def _game(data: dict, source: str) -> tuple[str, Any, dict[str, Any]]:
-    """(the game's name, the game, its options), each checked."""
-    if "game" not in data:
-        raise _err(source, "game", "missing: name the game (e.g. tribes)")
-    game = data["game"]
-    try:
-        g = get_game(game)
-    except ValueError as e:  # (it names the field: "game: unknown game ...")
-        raise ConfigError(f"{source}: {e}") from None
-    options = dict(_mapping(data.get("options"), source, "options"))
-    try:
-        check_game_options(g, options)
-    except ValueError as e:
-        raise ConfigError(f"{source}: {e}") from None
-    return game, g, options
-
-
-def _genome(data: dict, game: str, agent: dict[str, Any], source: str
-            ) -> tuple[str | None, tuple[str, ...]]:
+def _genome(data: dict, game: str, agent: dict[str, Any]) -> tuple[str | None, tuple[str, ...]]:
     """(layout, genome names): the scripts the layout names, or the genes a genome mapping
     fixes, then (persona) the evaluator's terms; checked against a resolved config's
     `genome_scripts`, and the agent built with a sample genome."""
-    layout = data.get("layout")
+    layout = data["layout"]
     mapping = agent["genome_mapping"]
     found = MAPPINGS.find(mapping, game) if isinstance(mapping, str) else None
     if found is None:
-        raise _err(source, "agent.genome_mapping",
-                   MAPPINGS.unknown(mapping, f" for game {short(game)}", MAPPINGS.names(game)))
+        raise field_error("agent.genome_mapping",
+                          MAPPINGS.unknown(mapping, f" for game {short(game)}", MAPPINGS.names(game)))
     genes, persona = found.genes, found.terms
     takes_weights = accepts(agent["name"], "weights", game)
     if genes is not None:  # the mapping fixes the genome: no scripts are involved
         if layout is not None:
-            raise _err(source, "layout", f"genome mapping {mapping} fixes the genome "
-                                         f"({', '.join(genes)}); leave layout out")
+            raise field_error("layout", f"genome mapping {mapping} fixes the genome "
+                                        f"({', '.join(genes)}); leave layout out")
         names: tuple[str, ...] = tuple(genes)
     elif persona and not takes_weights:
         if layout is not None:
-            raise _err(source, "layout", f"agent {agent['name']} takes no script weights; "
-                                         f"genome mapping {mapping} evolves its evaluation "
-                                         f"terms only: leave layout out")
+            raise field_error("layout", f"agent {agent['name']} takes no script weights; "
+                                        f"genome mapping {mapping} evolves its evaluation "
+                                        f"terms only: leave layout out")
         names = ()
     else:
         if layout is None:
-            try:
+            with errors_in("layout"):
                 layout = default_layout(game) or "all"
-            except ValueError as e:
-                raise _err(source, "layout", str(e)) from None
-        names = tuple(_layout_names(game, layout, source))
+        names = tuple(_layout_names(game, layout))
     if persona:
-        names = (*names, *_persona_terms(game, agent, source))
+        names = (*names, *_persona_terms(game, agent))
     if not names:
-        raise _err(source, "layout", "names no script to evolve")
-    recorded = data.get(GENOME_SCRIPTS)
+        raise field_error("layout", "names no script to evolve")
+    recorded = data[GENOME_SCRIPTS]
     if recorded is not None:
         if not (isinstance(recorded, list) and all(isinstance(n, str) for n in recorded)):
-            raise _err(source, GENOME_SCRIPTS, f"a list of script names expected, got "
-                                               f"{short(recorded)}")
+            raise field_error(GENOME_SCRIPTS, f"a list of script names expected, got "
+                                              f"{short(recorded)}")
         if list(recorded) != list(names):
-            raise _err(source, GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
-                                               f"{short(layout)} names now: {list(names)} "
-                                               f"(the weight columns would be misread)")
+            raise field_error(GENOME_SCRIPTS, f"{recorded} are not the scripts layout "
+                                              f"{short(layout)} names now: {list(names)} "
+                                              f"(the weight columns would be misread)")
     return layout, names
 
 
-def _persona_terms(game: str, agent: dict[str, Any], source: str) -> list[str]:
+def _persona_terms(game: str, agent: dict[str, Any]) -> list[str]:
     """The `term:<name>` genes of the agent's evaluator (a persona mapping); the evaluator
     spec becomes a mapping the genome's terms are merged into."""
     evaluator = agent["params"].get("evaluator")
     named = evaluator.get("name") if isinstance(evaluator, dict) else evaluator
     if isinstance(evaluator, str):  # the mapping adds the terms to the name
         agent["params"]["evaluator"] = evaluator = {"name": evaluator}
-    try:
+    with errors_in("agent.params.evaluator"):
         terms = term_genes(game, evaluator)
-    except ValueError as e:
-        raise _err(source, "agent.params.evaluator", str(e)) from None
     if not terms:
-        raise _err(source, "agent.genome_mapping",
-                   f"{agent['genome_mapping']} evolves the evaluation terms of the agent's "
-                   f"evaluator, and {short(named) if named else 'the default evaluator'} of "
-                   f"{game} declares none")
+        raise field_error("agent.genome_mapping",
+                          f"{agent['genome_mapping']} evolves the evaluation terms of the "
+                          f"agent's evaluator, and "
+                          f"{short(named) if named else 'the default evaluator'} of "
+                          f"{game} declares none")
     return list(terms)
 
 
-def _opponent(data: dict, agent: dict[str, Any], game: str, source: str) -> dict[str, Any]:
+def _opponent(data: Any, agent: dict[str, Any], game: str) -> dict[str, Any]:
     """The opponent, checked; at the agent's budget when it takes one and names none."""
-    opponent = _agent(data.get("opponent"), source, "opponent", OPPONENT_KEYS, DEFAULT_OPPONENT)
+    opponent = _agent(data, "opponent", OPPONENT_FIELDS)
     if opponent["budget"] is None and agent["budget"] is not None \
             and accepts(opponent["name"], "budget", game):
         opponent["budget"] = agent["budget"]  # "at the same budget"
-    _check_builds(opponent, {}, source, "opponent", game)
+    _check_builds(opponent, {}, "opponent", game)
     if opponent["label"] == agent["label"]:
         opponent["label"] = opponent["label"] + "-opponent"
     return opponent
@@ -537,51 +479,45 @@ def config_from_dict(data: Any, source: str = "config", name: str | None = None)
         source: where it came from, named in errors (a file name).
         name: the run's name when the mapping gives none.
     """
+    with errors_in(source, ConfigError):
+        return _read_run(data, source, name)
+
+
+def _read_run(data: Any, source: str, name: str | None) -> RunConfig:
+    """`config_from_dict` (errors name the key; the caller puts the file in front)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: a mapping of keys expected")
+        raise field_error("", "a mapping of keys expected")
     if "genome" in data:  # a config (or a run directory's config.yaml) from before the rename
-        raise _err(source, "genome", GENOME_RENAMED)
-    _check_keys(data, TOP_KEYS, source, "")
-    run_name = _run_name(data, source, name)
-    game, g, options = _game(data, source)
-    train, held_out = _levels(g, data.get("levels"), source)
-    agent = _agent(data.get("agent"), source, "agent", AGENT_KEYS, DEFAULT_AGENT)
-    layout, genome_names = _genome(data, game, agent, source)
+        raise field_error("genome", GENOME_RENAMED)
+    d = read_section(data, RUN_FIELDS)
+    run_name = d["name"] if "name" in d else _run_name(name or "run", "name")
+    game, g = _game(d)
+    train, held_out = _levels(g, d["levels"])
+    agent = _agent(d["agent"], "agent", AGENT_FIELDS)
+    layout, genome_names = _genome(d, game, agent)
     sample = mapping_of(agent["genome_mapping"], game).fn(genome_names,
                                                         np.full(len(genome_names), 0.5))
-    _check_builds(agent, sample, source, "agent", game)
-
-    opponent = _opponent(data, agent, game, source)
-
-    repetitions = _int(data.get("repetitions", 4), source, "repetitions", 1, MAX_REPETITIONS)
-    features = _features(game, data.get("features"), source)
-    emitter = _emitter(data.get("emitter"), source)
-    evaluations = _int(data.get("evaluations", len(genome_names)
-                                + emitter["initial_random"] + 500), source, "evaluations", 1,
-                       MAX_EVALUATIONS)
-    pipeline = _pipeline(data.get("pipeline"), emitter, source)
-    max_games = data.get("max_games")
-    if max_games is not None:
-        max_games = _int(max_games, source, "max_games", 1, MAX_TOTAL_GAMES)
-    try:
-        noise = noise_params(data.get("noise"))
-    except ValueError as e:
-        raise ConfigError(f"{source}: {e}") from None
-    validation = _validate_key(data.get("validate"), source)
+    _check_builds(agent, sample, "agent", game)
+    opponent = _opponent(d["opponent"], agent, game)
+    features = _features(game, d["features"])
+    emitter = _emitter(d["emitter"])
+    evaluations = d["evaluations"] if "evaluations" in d else check_count(
+        len(genome_names) + emitter["initial_random"] + 500, "evaluations", 1, MAX_EVALUATIONS)
+    pipeline = _pipeline(d["pipeline"], emitter)
+    noise = noise_params(d["noise"])
+    validation = _validate_key(d["validate"])
     if validation is not None and validation["levels"] in ("held_out", "train") \
             and not (held_out if validation["levels"] == "held_out" else train):
-        raise _err(source, "validate.levels", f"the config holds no "
-                                              f"{validation['levels'].replace('_', '-')} levels "
-                                              f"(levels.train takes them all); give a level set")
-    seed = data.get("seed")
-    seed = secrets.randbits(63) if seed is None else _int(seed, source, "seed", 0)
-    return RunConfig(name=run_name, game=game, options=options, train_levels=train,
+        raise field_error("validate.levels", f"the config holds no "
+                                             f"{validation['levels'].replace('_', '-')} levels "
+                                             f"(levels.train takes them all); give a level set")
+    seed = secrets.randbits(63) if d["seed"] is None else d["seed"]
+    return RunConfig(name=run_name, game=game, options=d["options"], train_levels=train,
                      held_out_levels=held_out, agent=agent, layout=layout,
                      genome_names=tuple(genome_names), opponent=opponent,
-                     repetitions=repetitions, features=features, emitter=emitter,
+                     repetitions=d["repetitions"], features=features, emitter=emitter,
                      evaluations=evaluations, seed=seed, pipeline=pipeline, noise=noise,
-                     max_games=max_games, validation=validation, source=source)
-
+                     max_games=d["max_games"], validation=validation, source=source)
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a syntax error names the file, the line and the column."""

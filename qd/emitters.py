@@ -19,9 +19,10 @@ and pyribs' internal ones, seeded at construction; a resumed run rebuilds them b
 the emitter the checkpoint's batches again).
 
 A new emitter is one class and one registration: subclass `GridEmitter` (or `RibsEmitter` to
-wrap a pyribs emitter), set `kind` and `params` (its own parameters and their defaults; the
-common ones are inherited), take them as keyword arguments, validate them in `check`, write
-`_search`, and decorate the class with `@register_emitter`. The config's `emitter.kind` then
+wrap a pyribs emitter), set `kind` and `params` (its own parameters, each a `base.schema.Field`:
+its name, check and default; the common ones are inherited), take them as keyword arguments,
+check what ties two parameters together in `check`, write `_search`, and decorate the class
+with `@register_emitter`. The config's `emitter.kind` then
 names it, and `emitter.<param>` sets its parameters:
 
     @register_emitter
@@ -41,10 +42,17 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 from ribs.emitters import EmitterBase, EvolutionStrategyEmitter, IsoLineEmitter
 
-from base.limits import MAX_EVALUATIONS, MAX_GAMES, MAX_SEED, short
-from base.schema import check_bool as _bool
-from base.schema import check_count, check_keys
-from base.schema import check_number as _number
+from base.limits import MAX_EVALUATIONS, MAX_GAMES, short
+from base.schema import (
+    Field,
+    check_bool,
+    check_number,
+    count,
+    field_error,
+    number,
+    one_of,
+    read_section,
+)
 from games.registry import Registry
 
 PAPER_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -88,57 +96,19 @@ def mutate_one(genome: np.ndarray, values: np.ndarray, rng: np.random.Generator)
 
 # ------------------------------------------------------------------------------ checks
 
-def param_error(where: str, key: str, msg: str) -> ValueError:
-    """The error of a bad emitter parameter, naming it (`emitter.batch_size: ...`).
+def weight_grid(value: Any, field: str) -> list[float]:
+    """The weight grid (`values`): at least two distinct weights in [0, 1], sorted.
 
     Args:
-        where: the parameters' place in the config (`emitter`).
-        key: the parameter.
-        msg: what is wrong.
+        value: the value as given.
+        field: its key path (`emitter.values`).
     """
-    return ValueError(f"{where}.{key}: {msg}")
-
-
-def check_int(params: dict[str, Any], key: str, where: str, lo: int | None = None,
-              hi: int | None = None) -> int:
-    """A whole-number parameter in lo..hi (`base.schema.check_count`); stored back as
-    an int.
-
-    Args:
-        params: the parameters (changed in place).
-        key: the parameter.
-        where: the parameters' place in the config.
-        lo: the smallest value allowed (None: -hi).
-        hi: the largest value allowed (None: `base.limits.MAX_SEED`).
-    """
-    top = MAX_SEED if hi is None else hi
-    params[key] = check_count(params[key], f"{where}.{key}", -top if lo is None else lo, top)
-    return params[key]
-
-
-def check_number(params: dict[str, Any], key: str, where: str, positive: bool = False
-                 ) -> float:
-    """A finite number (not a bool); stored back as a float.
-
-    Args:
-        params: the parameters (changed in place).
-        key: the parameter.
-        where: the parameters' place in the config.
-        positive: it must be > 0.
-    """
-    params[key] = _number(params[key], f"{where}.{key}", positive=positive)
-    return params[key]
-
-
-def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
-    """A true/false parameter.
-
-    Args:
-        params: the parameters.
-        key: the parameter.
-        where: the parameters' place in the config.
-    """
-    return _bool(params[key], f"{where}.{key}")
+    if not isinstance(value, list) or len(value) < 2:
+        raise field_error(field, "a list of at least two weights expected")
+    vals = [check_number(v, field) for v in value]
+    if any(not 0.0 <= v <= 1.0 for v in vals) or len(set(vals)) != len(vals):
+        raise field_error(field, f"distinct weights in [0, 1] expected, got {vals}")
+    return sorted(vals)
 
 
 # ------------------------------------------------------------------------------ registry
@@ -146,10 +116,10 @@ def check_bool(params: dict[str, Any], key: str, where: str) -> bool:
 def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
     """Class decorator: make an emitter class a config `emitter.kind` (its `kind`).
 
-    The class declares its own parameters and defaults in `params` (the base classes' are
-    inherited), takes every parameter as a keyword argument of its constructor (with the
-    same default, if any) and validates them in `check`. A later registration of the same
-    kind replaces the earlier one.
+    The class declares its own parameters in `params` (`base.schema.Field`s: name, check,
+    default; the base classes' are inherited), takes every parameter as a keyword argument of
+    its constructor (with the same default, if any) and checks what ties parameters together
+    in `check`. A later registration of the same kind replaces the earlier one.
 
     Args:
         cls: a `GridEmitter` subclass with a `kind`.
@@ -160,6 +130,10 @@ def register_emitter(cls: type["GridEmitter"]) -> type["GridEmitter"]:
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"register_emitter: {cls.__name__} sets no kind (a class attribute "
                          f"naming it in configs)")
+    own = cls.__dict__.get("params", ())
+    if not (isinstance(own, tuple) and all(isinstance(f, Field) for f in own)):
+        raise ValueError(f"emitter {kind}: params is a tuple of base.schema.Field (name, "
+                         f"check, default), got {short(own)}")
     defaults = cls.defaults()
     if "kind" in defaults or "seed" in defaults:
         raise ValueError(f"emitter {kind}: 'kind' and 'seed' are not parameters")
@@ -194,7 +168,7 @@ def emitter_class(kind: Any, where: str = "emitter") -> type["GridEmitter"]:
         where: the emitter's place in the config (for the error).
     """
     if not isinstance(kind, str) or kind not in EMITTERS:
-        raise param_error(where, "kind", EMITTERS.unknown(kind, "", list(EMITTERS)))
+        raise field_error(f"{where}.kind", EMITTERS.unknown(kind, "", list(EMITTERS)))
     return EMITTERS[kind]
 
 
@@ -209,9 +183,9 @@ def emitter_params(kind: Any, given: Mapping[str, Any], where: str = "emitter"
         where: the emitter's place in the config.
     """
     cls = emitter_class(kind, where)
-    defaults = cls.defaults()
-    check_keys({k: v for k, v in given.items() if k != "kind"}, ("kind", *defaults), where)
-    return cls.check({**defaults, **given}, where)
+    params = read_section(given, (Field("kind"), *cls.fields()), where)
+    params.pop("kind")
+    return cls.check(params, where)
 
 
 def make_emitter(archive, kind: str, seed: int | None = None, **params: Any) -> "GridEmitter":
@@ -236,7 +210,8 @@ class GridEmitter(EmitterBase):
     pyribs searches need whole batches and may ignore it; see `exact_budget`).
 
     Subclasses set `kind` (and register with `@register_emitter`), declare their own
-    parameters in `params`, validate them in `check` and write `_search` (and
+    parameters in `params` (`base.schema.Field`s), check what ties them together in `check`
+    and write `_search` (and
     `_search_tell` if the search learns from its results).
 
     Args:
@@ -250,9 +225,12 @@ class GridEmitter(EmitterBase):
 
     kind: ClassVar[str | None] = None
     """The name configs give the emitter (`emitter.kind`); None for a base class."""
-    params: ClassVar[dict[str, Any]] = {"batch_size": 8, "initial_random": 40,
-                                        "one_hot": True, "values": list(PAPER_VALUES)}
-    """This class's own parameters and their defaults (a subclass lists only its own)."""
+    params: ClassVar[tuple[Field, ...]] = (
+        Field("batch_size", count(1, MAX_GAMES), 8),
+        Field("initial_random", count(0, MAX_EVALUATIONS), 40),
+        Field("one_hot", check_bool, True), Field("values", weight_grid, list(PAPER_VALUES)))
+    """This class's own parameters: name, check and default (a subclass lists only its
+    own)."""
     exact_budget = True
     pipelined: ClassVar[bool] = True
     """Whether it may be asked for a batch before the previous ones are told (a run's
@@ -276,38 +254,33 @@ class GridEmitter(EmitterBase):
 
     # ---------------------------------------------------------------- parameters
     @classmethod
+    def fields(cls) -> tuple[Field, ...]:
+        """Every parameter: the base classes' first, then each subclass's (a subclass's
+        field of the same name replaces the base's in its place)."""
+        out: dict[str, Field] = {}
+        for klass in reversed(cls.__mro__):
+            out.update((f.name, f) for f in klass.__dict__.get("params", ()))
+        return tuple(out.values())
+
+    @classmethod
     def defaults(cls) -> dict[str, Any]:
         """Every parameter and its default: the base classes' first, then each subclass's."""
-        out: dict[str, Any] = {}
-        for klass in reversed(cls.__mro__):
-            out.update(copy.deepcopy(klass.__dict__.get("params", {})))
-        return out
+        return {f.name: copy.deepcopy(f.default) for f in cls.fields()}
 
     @classmethod
     def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
-        """Validate every parameter (all present) and return them in canonical form;
-        a subclass checks its own after `super().check`. A bad value raises ValueError
-        naming `<where>.<key>`.
+        """What ties parameters together, once each is read (`params`' checks): a subclass
+        checks its own after `super().check`. A bad value raises ValueError naming
+        `<where>.<key>` (`base.schema.field_error`).
 
         Args:
-            params: every parameter of the emitter (defaults filled in).
+            params: every parameter of the emitter, each read (defaults filled in).
             where: the emitter's place in the config.
         """
-        p = dict(params)
-        check_int(p, "batch_size", where, 1, MAX_GAMES)
-        check_int(p, "initial_random", where, 0, MAX_EVALUATIONS)
-        check_bool(p, "one_hot", where)
-        vals = p["values"]
-        if not isinstance(vals, list) or len(vals) < 2:
-            raise param_error(where, "values", "a list of at least two weights expected")
-        vals = [check_number({"values": v}, "values", where) for v in vals]
-        if any(not 0.0 <= v <= 1.0 for v in vals) or len(set(vals)) != len(vals):
-            raise param_error(where, "values", f"distinct weights in [0, 1] expected, got {vals}")
-        p["values"] = sorted(vals)
-        if not p["one_hot"] and p["initial_random"] == 0:
-            raise param_error(where, "initial_random", "must be >= 1 when one_hot is false "
-                                                       "(the search needs initial elites)")
-        return p
+        if not params["one_hot"] and params["initial_random"] == 0:
+            raise field_error(f"{where}.initial_random", "must be >= 1 when one_hot is false "
+                                                         "(the search needs initial elites)")
+        return params
 
     # ---------------------------------------------------------------- ask / tell
     @property
@@ -429,7 +402,8 @@ class IsoLineGridEmitter(RibsEmitter):
     """
 
     kind = "iso_line"
-    params = {"iso_sigma": 0.15, "line_sigma": 0.2}
+    params = (Field("iso_sigma", number(positive=True), 0.15),
+              Field("line_sigma", number(positive=True), 0.2))
 
     def __init__(self, archive, *, iso_sigma: float = 0.15, line_sigma: float = 0.2,
                  batch_size: int = 8, initial_random: int = 40, one_hot: bool = True,
@@ -439,16 +413,22 @@ class IsoLineGridEmitter(RibsEmitter):
         self.inner = IsoLineEmitter(archive, iso_sigma=iso_sigma, line_sigma=line_sigma,
                                     **self._inner_args(seed))
 
-    @classmethod
-    def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
-        p = super().check(params, where)
-        check_number(p, "iso_sigma", where, positive=True)
-        check_number(p, "line_sigma", where, positive=True)
-        return p
-
 
 CMA_RANKERS = ("2imp", "imp", "obj", "2obj", "rd", "2rd")
 CMA_RESTART_RULES = ("no_improvement", "basic")
+
+
+def check_restart_rule(value: Any, field: str) -> str | int:
+    """CMA-ES's restart rule: `no_improvement`, `basic` or a number of iterations.
+
+    Args:
+        value: the value as given.
+        field: its key path (`emitter.restart_rule`).
+    """
+    if value in CMA_RESTART_RULES or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise field_error(field, f"no_improvement, basic or a number of iterations expected, got "
+                             f"{short(value)}")
 
 
 @register_emitter
@@ -470,7 +450,9 @@ class CmaMeGridEmitter(RibsEmitter):
     """
 
     kind = "cma_me"
-    params = {"sigma0": 0.25, "ranker": "2imp", "restart_rule": "no_improvement"}
+    params = (Field("sigma0", number(positive=True), 0.25),
+              Field("ranker", one_of(CMA_RANKERS), "2imp"),
+              Field("restart_rule", check_restart_rule, "no_improvement"))
     pipelined = False  # CMA-ES updates from the samples of its last ask
 
     def __init__(self, archive, *, sigma0: float = 0.25, ranker: str = "2imp",
@@ -482,16 +464,3 @@ class CmaMeGridEmitter(RibsEmitter):
         self.inner = EvolutionStrategyEmitter(archive, sigma0=sigma0, ranker=ranker,
                                               es="cma_es", restart_rule=restart_rule,
                                               **self._inner_args(seed))
-
-    @classmethod
-    def check(cls, params: dict[str, Any], where: str = "emitter") -> dict[str, Any]:
-        p = super().check(params, where)
-        check_number(p, "sigma0", where, positive=True)
-        if p["ranker"] not in CMA_RANKERS:
-            raise param_error(where, "ranker", f"unknown ranker {short(p['ranker'])}")
-        rule = p["restart_rule"]
-        if not (rule in CMA_RESTART_RULES or (isinstance(rule, int)
-                                              and not isinstance(rule, bool))):
-            raise param_error(where, "restart_rule", "no_improvement, basic or a number of "
-                                                     "iterations expected")
-        return p

@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from base.limits import MAX_GAMES, short
-from base.schema import check_keys
+from base.schema import Field, check_mapping, count, field_error, read_section
 from base.stats import Z95, wilson_interval
 from games.registry import Registry
 from qd.archive import band, evaluate_rows, objective
@@ -64,30 +64,22 @@ def register_noise(cls: type["NoiseMethod"]) -> type["NoiseMethod"]:
 
 
 def noise_params(given: Any, where: str = "noise") -> dict[str, Any]:
-    """`method` (default `reestimate`) and every parameter of that method, checked; a bad
-    value raises ValueError naming the key."""
-    if given is None:
-        given = {}
-    if not isinstance(given, Mapping):
-        raise ValueError(f"{where}: a mapping expected (e.g. {{method: reevaluate}})")
-    d = dict(given)
-    method = d.pop("method", DEFAULT)
+    """`method` (default `reestimate`) and every parameter of that method (its `params`),
+    checked; a bad value raises ValueError naming the key.
+
+    Args:
+        given: the config's `noise` mapping (None: the default method).
+        where: its key path.
+    """
+    d = check_mapping(given, where)
+    method = d.get("method", DEFAULT)
     if method == PLAIN:
-        if d:
-            raise ValueError(f"{where}: method none takes no parameter, got {short(sorted(d)[0])}")
-        return {"method": PLAIN}
-    if method not in NOISE_METHODS:
-        raise ValueError(f"{where}.method: "
-                         + NOISE_METHODS.unknown(method, "", [PLAIN, *NOISE_METHODS]))
-    cls = NOISE_METHODS[method]
-    check_keys({k: v for k, v in d.items()}, cls.params, where)
-    out = {**cls.params, **d}
-    for key, value in out.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{where}.{key}: an integer >= 1 expected, got {short(value)}")
-        if value > MAX_GAMES:
-            raise ValueError(f"{where}.{key}: must be at most {MAX_GAMES}, got {value}")
-    return {"method": method, **out}
+        return read_section(d, (Field("method", default=PLAIN),), where)
+    if not isinstance(method, str) or method not in NOISE_METHODS:
+        raise field_error(f"{where}.method",
+                          NOISE_METHODS.unknown(method, "", [PLAIN, *NOISE_METHODS]))
+    return read_section(d, (Field("method", default=method), *NOISE_METHODS[method].params),
+                        where)
 
 
 def make_noise(params: Mapping[str, Any], players: int = 2) -> "NoiseMethod | None":
@@ -153,7 +145,9 @@ class NoiseMethod:
     """
 
     name: ClassVar[str] = ""
-    params: ClassVar[dict[str, Any]] = {}
+    params: ClassVar[tuple[Field, ...]] = ()
+    """The method's parameters (`base.schema.Field`s: name, check, default), taken by its
+    constructor as keyword arguments."""
     players: int = 2  # players of the game (set by `make_noise`)
     closed: bool = False  # the closing batch was asked (no genome is asked after it)
 
@@ -274,7 +268,7 @@ class Reevaluate(NoiseMethod):
     goes to the highest Wilson 95% lower bound on the win rate (score breaks ties)."""
 
     name = "reevaluate"
-    params = {"per_batch": 4}
+    params = (Field("per_batch", count(1, MAX_GAMES), 4),)
 
     def __init__(self, per_batch: int = 4) -> None:
         super().__init__()
@@ -295,7 +289,7 @@ class Adaptive(NoiseMethod):
     their win rates is clear (Agresti-Caffo 95% interval) or it had `max_rounds` evaluations."""
 
     name = "adaptive"
-    params = {"max_rounds": 4}
+    params = (Field("max_rounds", count(1, MAX_GAMES), 4),)
 
     def __init__(self, max_rounds: int = 4) -> None:
         super().__init__()
@@ -359,7 +353,7 @@ class Reestimate(NoiseMethod):
     optimistic again. `objective` in elites.csv is the evolved one that won the cell."""
 
     name = "reestimate"
-    params = {"replays": 2}
+    params = (Field("replays", count(1, MAX_GAMES), 2),)
 
     def __init__(self, replays: int = 2) -> None:
         super().__init__()

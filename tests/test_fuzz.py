@@ -497,7 +497,7 @@ def test_names(tmp_path, nim_run, name):
         agent = {**NIM_RUN["agent"], "label": name}
         _named(lambda: config_from_dict({**NIM_RUN, "agent": agent}), name, "agent.label")
         _named(lambda: parse_agent({"name": "random", "label": name}, "agents[0]", "nim"),
-               name, "agents[0]: label")
+               name, "agents[0].label")
     data = json.loads((nim_run / "presets.json").read_text())
     data["presets"][0]["name"] = name
     path = tmp_path / "p.json"

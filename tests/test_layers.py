@@ -281,3 +281,49 @@ def test_the_size_check_sees_a_long_function(tmp_path):
     src.write_text('def f():\n    """Doc."""\n' + "    x = 1\n" * 81 + "\n\ndef g():\n"
                    + "    x = 1\n" * 80)
     assert long_functions(src) == [("f", 81)]
+
+
+def _catches_value_error(handler: ast.ExceptHandler) -> bool:
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(t, ast.Name) and t.id == "ValueError" for t in types)
+
+
+def rewraps(path: Path) -> list[int]:
+    """The lines of a source file where an `except` that catches ValueError raises an error
+    whose message puts a name in front of the caught one (`raise X(f"{source}: {e}")`): a
+    reader naming its file (or a key) by hand, where `base.schema.errors_in` does it."""
+    out = []
+    for handler in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(handler, ast.ExceptHandler) and handler.name
+                and _catches_value_error(handler)):
+            continue
+        for node in ast.walk(handler):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                    and node.exc.args and isinstance(node.exc.args[0], ast.JoinedStr)):
+                continue
+            parts = node.exc.args[0].values
+            if len(parts) > 1 and isinstance(parts[0], ast.FormattedValue) \
+                    and isinstance(parts[1], ast.Constant) and str(parts[1].value).startswith(": ") \
+                    and any(isinstance(n, ast.Name) and n.id == handler.name
+                            for n in ast.walk(node.exc.args[0])):
+                out.append(node.lineno)
+    return out
+
+
+def test_only_the_config_language_names_a_file_in_front_of_an_error():
+    """One config language (docs/design.md): every reader of a file a user writes puts the
+    file's name (or a key path) in front of a check's error with `base.schema.errors_in`;
+    no module outside base re-wraps a ValueError by hand."""
+    found = [f"{p.relative_to(REPO)}:{line}" for p in sources() if layer(module_of(p)) != "base"
+             for line in rewraps(p)]
+    assert found == []
+
+
+def test_the_rewrap_check_sees_a_rewrap(tmp_path):
+    src = tmp_path / "rewrap.py"
+    src.write_text('def f(source):\n    try:\n        g()\n    except ValueError as e:\n'
+                   '        raise ValueError(f"{source}: {e}") from None\n    try:\n        g()\n'
+                   '    except (KeyError, ValueError) as err:\n'
+                   '        raise RuntimeError(f"{source}: key: {err}")\n    try:\n        g()\n'
+                   '    except ValueError as e:\n        raise ValueError(f"bad: {e}")\n')
+    assert rewraps(src) == [5, 9]

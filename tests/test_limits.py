@@ -270,7 +270,7 @@ def test_names_are_bounded_printable_text(name, needle):
     refused(lambda: config_from_dict({**NIM, "agent": {"name": "mcts", "label": name}}),
             f"config: agent.label: {needle}", error=ConfigError)
     refused(lambda: parse_agent({"name": "random", "label": name}, "t.yaml: agents[1]"),
-            f"t.yaml: agents[1]: label: {needle}")
+            f"t.yaml: agents[1].label: {needle}")
     assert check_name("level 2 (hardest) \u00e9\u4e2d", "f") == "level 2 (hardest) \u00e9\u4e2d"
     assert check_name("x" * L.MAX_NAME, "f") == "x" * L.MAX_NAME
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from base.files import load_json, read_text
-from base.limits import MAX_LEVEL_BYTES
+from base.limits import MAX_LEVEL_BYTES, short
+from base.schema import REQUIRED, Field, check_count, errors_in, field_error, list_of, read_section
 from games.navy.world import board
 
 MAX_SUBS = 3
@@ -43,16 +44,22 @@ class NavyLevel:
 
 
 def check_size(size: Any, field: str = "size") -> int:
+    """A board side, `SIZES[0]` to `SIZES[1]`.
+
+    Args:
+        size: the value as given.
+        field: its key path.
+    """
     if isinstance(size, bool) or not isinstance(size, int) or not SIZES[0] <= size <= SIZES[1]:
-        raise ValueError(f"{field}: a board size from {SIZES[0]} to {SIZES[1]} expected, "
-                         f"got {size!r}")
+        raise field_error(field, f"a board size from {SIZES[0]} to {SIZES[1]} expected, "
+                                 f"got {short(size)}")
     return size
 
 
-def check_count(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{field}: a whole number from {lo} to {hi} expected, got {value!r}")
-    return value
+FIELDS = (Field("size", check_size, REQUIRED), Field("navy", default=REQUIRED),
+          Field("cargo", list_of(lo=1), REQUIRED),
+          Field("subs", list_of(hi=MAX_SUBS), REQUIRED))
+"""A level's keys (`NavyLevel.to_dict`); the cells are checked against the size after."""
 
 
 def generate_level(seed: int, size: int = 7, subs: int | None = None, cargo: int = 4) -> NavyLevel:
@@ -83,34 +90,35 @@ def generate_level(seed: int, size: int = 7, subs: int | None = None, cargo: int
 
 
 def level_from_dict(data: Any, source: str = "<level>") -> NavyLevel:
-    """A level from its JSON form; a malformed one is one error naming the field."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: a JSON object with size, navy, cargo, subs expected")
-    for key in ("size", "navy", "cargo", "subs"):
-        if key not in data:
-            raise ValueError(f"{source}: {key}: missing")
-    size = check_size(data["size"], f"{source}: size")
+    """A level from its JSON form; a malformed one is one error naming the field.
 
-    def cell(v: Any, field: str) -> tuple[int, int]:
-        if not (isinstance(v, (list, tuple)) and len(v) >= 2 and all(
-                isinstance(u, int) and not isinstance(u, bool) and 0 <= u < size for u in v[:2])):
-            raise ValueError(f"{source}: {field}: a cell [x, y] inside the {size}x{size} board "
-                             f"expected, got {v!r}")
-        return int(v[0]), int(v[1])
+    Args:
+        data: the level's mapping (`NavyLevel.to_dict`).
+        source: what errors call it (a file name).
+    """
+    with errors_in(source):
+        if not isinstance(data, dict):
+            raise field_error("", "a JSON object with size, navy, cargo, subs expected")
+        d = read_section(data, FIELDS)
+        size = d["size"]
 
-    navy = cell(data["navy"], "navy")
-    if not isinstance(data["cargo"], list) or not data["cargo"]:
-        raise ValueError(f"{source}: cargo: a non-empty list of [x, y, direction] expected")
-    ships = []
-    for i, c in enumerate(data["cargo"]):
-        x, y = cell(c, f"cargo[{i}]")
-        if len(c) != 3 or c[2] not in DIRECTIONS:
-            raise ValueError(f"{source}: cargo[{i}]: direction cw or ccw expected, got {c!r}")
-        ships.append((x, y, c[2]))
-    if not isinstance(data["subs"], list) or len(data["subs"]) > MAX_SUBS:
-        raise ValueError(f"{source}: subs: a list of at most {MAX_SUBS} cells expected")
-    subs = tuple(cell(s, f"subs[{i}]") for i, s in enumerate(data["subs"]))
-    return NavyLevel(size, navy, tuple(ships), subs)
+        def cell(v: Any, field: str) -> tuple[int, int]:
+            if not (isinstance(v, (list, tuple)) and len(v) >= 2 and all(
+                    isinstance(u, int) and not isinstance(u, bool) and 0 <= u < size
+                    for u in v[:2])):
+                raise field_error(field, f"a cell [x, y] inside the {size}x{size} board "
+                                         f"expected, got {short(v)}")
+            return int(v[0]), int(v[1])
+
+        navy = cell(d["navy"], "navy")
+        ships = []
+        for i, c in enumerate(d["cargo"]):
+            x, y = cell(c, f"cargo[{i}]")
+            if len(c) != 3 or c[2] not in DIRECTIONS:
+                raise field_error(f"cargo[{i}]", f"direction cw or ccw expected, got {short(c)}")
+            ships.append((x, y, c[2]))
+        subs = tuple(cell(s, f"subs[{i}]") for i, s in enumerate(d["subs"]))
+        return NavyLevel(size, navy, tuple(ships), subs)
 
 
 def parse_level(text: str, source: str = "<level>") -> NavyLevel:

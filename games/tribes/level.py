@@ -22,6 +22,7 @@ from typing import Mapping
 
 from base.files import atomic_write, read_text
 from base.limits import MAX_BOARD, MAX_LEVEL_BYTES, short
+from base.schema import errors_in, field_error
 
 __all__ = [
     "TRIBE_KEYS",
@@ -130,16 +131,29 @@ class Level:
     # --- CSV ---------------------------------------------------------------------------
     @classmethod
     def from_csv(cls, text: str, source: str = "<string>") -> Level:
-        """Parse the level CSV format; raise ``LevelFormatError`` naming line and cell."""
+        """Parse the level CSV format; raise ``LevelFormatError`` naming the file, the line
+        and the cell.
+
+        Args:
+            text: the CSV text.
+            source: what errors call it (a file name).
+        """
+        with errors_in(source, LevelFormatError):
+            return cls._from_csv(text)
+
+    @classmethod
+    def _from_csv(cls, text: str) -> Level:
+        """`from_csv` (errors name the line and the cell; the caller puts the file in
+        front)."""
         rows: list[tuple[int, list[str]]] = []
         for ln, line in enumerate(text.splitlines(), start=1):
             if line.strip():
                 if len(rows) == MAX_BOARD or line.count(",") >= MAX_BOARD:
-                    raise LevelFormatError(f"{source}: line {ln}: the board is larger than "
-                                           f"{MAX_BOARD}x{MAX_BOARD}")
+                    raise field_error(f"line {ln}", f"the board is larger than "
+                                                    f"{MAX_BOARD}x{MAX_BOARD}")
                 rows.append((ln, line.split(",")))
         if not rows:
-            raise LevelFormatError(f"{source}: line 1: no rows (empty level)")
+            raise field_error("line 1", "no rows (empty level)")
         size = len(rows[0][1])
         terrain: list[str] = []
         resource: list[str] = []
@@ -147,9 +161,9 @@ class Level:
         capitals: list[tuple[int, int]] = []
         first_line: dict[int, int] = {}  # tribe key -> line of its capital
 
-        def fail(ln: int, col: int | None, msg: str) -> LevelFormatError:
+        def fail(ln: int, col: int | None, msg: str) -> ValueError:
             where = f"line {ln}" if col is None else f"line {ln}, cell {col + 1} (column {col})"
-            return LevelFormatError(f"{source}: {where}: {msg}")
+            return field_error(where, msg)
 
         for row, (ln, cells) in enumerate(rows):
             if row >= size:

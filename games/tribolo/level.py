@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from base.files import read_text
-from base.limits import MAX_LEVEL_BYTES
+from base.limits import MAX_LEVEL_BYTES, short
+from base.schema import REQUIRED, Field, errors_in, field_error, read_section
 from games.tribolo.board import (
     EMPTY_CHAR,
     HEIGHT,
@@ -44,36 +45,48 @@ class TriboloLevel:
     first: int = 0
 
     def __post_init__(self) -> None:
-        check_rows(self.rows, "level")
-        if self.first not in (0, 1, 2):
-            raise ValueError(f"level: first: a player 0-2 expected, got {self.first!r}")
+        with errors_in("level"):
+            check_rows(self.rows)
+            if self.first not in (0, 1, 2):
+                raise field_error("first", f"a player 0-2 expected, got {short(self.first)}")
 
     def to_text(self) -> str:
         return f"first: {PLAYER_NAMES[self.first]}\n" + "\n".join(self.rows) + "\n"
 
 
-def check_rows(rows, source: str, first_line: int = 1) -> None:
-    """One clear error naming the line of the first malformed row."""
+def check_rows(rows, first_line: int = 1) -> None:
+    """One clear error naming the line of the first malformed row.
+
+    Args:
+        rows: the board rows.
+        first_line: the line of a file the first row is on.
+    """
     if not isinstance(rows, (tuple, list)) or len(rows) != HEIGHT:
-        n = len(rows) if isinstance(rows, (tuple, list)) else rows
-        raise ValueError(f"{source}: {HEIGHT} board rows of {WIDTH} cells expected, got {n}")
+        n = len(rows) if isinstance(rows, (tuple, list)) else short(rows)
+        raise ValueError(f"{HEIGHT} board rows of {WIDTH} cells expected, got {n}")
     for y, row in enumerate(rows):
-        where = f"{source}: line {first_line + y} (row y={y})"
+        where = f"line {first_line + y} (row y={y})"
         if not isinstance(row, str) or len(row) != WIDTH:
-            raise ValueError(f"{where}: {WIDTH} cells expected, got "
-                             f"{len(row) if isinstance(row, str) else row!r}")
+            raise field_error(where, f"{WIDTH} cells expected, got "
+                                     f"{len(row) if isinstance(row, str) else short(row)}")
         for x, ch in enumerate(row):
             if ch not in CELL_CHARS:
-                raise ValueError(f"{where}: unknown cell {ch!r} at x={x} (one of "
-                                 f"{' '.join(CELL_CHARS)} expected)")
+                raise field_error(where, f"unknown cell {ch!r} at x={x} (one of "
+                                         f"{' '.join(CELL_CHARS)} expected)")
 
 
-def player_of(name: str, source: str) -> int:
+def player_of(name: str, field: str) -> int:
+    """The player a name or letter names (blue, red, green; B, R, G).
+
+    Args:
+        name: the name as given.
+        field: its key path (`first`, `line 2: first`).
+    """
     key = name.strip().lower()
     for p, (full, letter) in enumerate(zip(PLAYER_NAMES, PLAYER_LETTERS)):
         if key in (full, letter.lower()):
             return p
-    raise ValueError(f"{source}: first: unknown player {name.strip()!r} (blue, red or green)")
+    raise field_error(field, f"unknown player {short(name.strip())} (blue, red or green)")
 
 
 def parse_level(text: str, source: str = "<level>") -> TriboloLevel:
@@ -83,8 +96,14 @@ def parse_level(text: str, source: str = "<level>") -> TriboloLevel:
         text: the file's text (format in the module docstring).
         source: what errors call the text (a file name).
     """
+    with errors_in(source):
+        return _parse(text)
+
+
+def _parse(text: str) -> TriboloLevel:
+    """`parse_level` (errors name the line; the caller puts the file in front)."""
     if not isinstance(text, str):
-        raise ValueError(f"{source}: level text expected, got {type(text).__name__}")
+        raise ValueError(f"level text expected, got {type(text).__name__}")
     rows: list[str] = []
     first = 0
     first_seen = False
@@ -96,24 +115,29 @@ def parse_level(text: str, source: str = "<level>") -> TriboloLevel:
         key, sep, value = line.partition(":")
         if sep:
             if rows:
-                raise ValueError(f"{source}: line {n}: fields come before the board rows")
+                raise field_error(f"line {n}", "fields come before the board rows")
             if key.strip().lower() != "first":
-                raise ValueError(f"{source}: line {n}: unknown field {key.strip()!r} "
-                                 f"(only 'first' and board rows)")
+                raise field_error(f"line {n}", f"unknown field {short(key.strip())} (only "
+                                               f"'first' and board rows)")
             if first_seen:
-                raise ValueError(f"{source}: line {n}: first: given twice")
-            first = player_of(value, f"{source}: line {n}")
+                raise field_error(f"line {n}", "first: given twice")
+            first = player_of(value, f"line {n}: first")
             first_seen = True
             continue
         if row_start is None:
             row_start = n
         elif n != row_start + len(rows):
-            raise ValueError(f"{source}: line {n}: board rows must be consecutive lines")
+            raise field_error(f"line {n}", "board rows must be consecutive lines")
         rows.append(line)
         if len(rows) > HEIGHT:
-            raise ValueError(f"{source}: line {n}: more than {HEIGHT} board rows")
-    check_rows(rows, source, row_start or 1)
+            raise field_error(f"line {n}", f"more than {HEIGHT} board rows")
+    check_rows(rows, row_start or 1)
     return TriboloLevel(tuple(rows), first)
+
+
+FIELDS = (Field("board", default=REQUIRED), Field("to_move"), Field("first"), Field("scores"),
+          Field("legal_moves"), Field("legal_counts"))
+"""The keys of a state object as the conformance vectors write it (`level_from_dict`)."""
 
 
 def level_from_dict(data: dict, source: str = "level") -> TriboloLevel:
@@ -124,17 +148,14 @@ def level_from_dict(data: dict, source: str = "level") -> TriboloLevel:
         data: the mapping.
         source: what errors call it.
     """
-    unknown = sorted(set(data) - {"board", "to_move", "first", "scores", "legal_moves",
-                                  "legal_counts"})
-    if unknown:
-        raise ValueError(f"{source}: unknown field {unknown[0]!r} (board, to_move or first)")
-    if "board" not in data:
-        raise ValueError(f"{source}: board: missing")
-    rows = data["board"]
-    check_rows(tuple(rows) if isinstance(rows, list) else rows, f"{source}: board")
-    who = data.get("first", data.get("to_move"))
-    first = 0 if who is None else player_of(str(who), source)
-    return TriboloLevel(tuple(rows), first)
+    with errors_in(source):
+        d = read_section(data, FIELDS)
+        rows = d["board"]
+        with errors_in("board"):
+            check_rows(tuple(rows) if isinstance(rows, list) else rows)
+        key = "first" if "first" in data else "to_move"
+        first = 0 if d[key] is None else player_of(str(d[key]), key)
+        return TriboloLevel(tuple(rows), first)
 
 
 def load_level(path: str | Path) -> TriboloLevel:

@@ -256,12 +256,13 @@ def test_the_default_model_is_shipped_with_tribes():
 
 @pytest.mark.parametrize("over, message", [
     ({"hidden": [0]}, "hidden: a list of layer sizes"),
-    ({"activation": "swish"}, "activation: 'swish'"),
+    ({"activation": "swish"}, "activation: one of relu, tanh, logistic, identity expected, "
+                              "got 'swish'"),
     ({"held_out": 1.5}, "held_out: a share"),
     ({"held_out": 4}, "held_out: 4 of 4 levels"),
-    ({"views": "some"}, "views: 'some'"),
-    ({"epochs": 0}, "epochs: an integer >= 1"),
-    ({"learning_rate": -1}, "learning_rate: a number > 0"),
+    ({"views": "some"}, "views: one of all, mover expected, got 'some'"),
+    ({"epochs": 0}, "epochs: must be >= 1, got 0"),
+    ({"learning_rate": -1}, "learning_rate: must be > 0"),
     ({"encoding": "pixels"}, "unknown encoding 'pixels'"),
     ({"layers": 2}, "layers: unknown key (known: activation, agents"),
 ])

@@ -156,7 +156,7 @@ BAD = [
     ("version", 0, "presets.json: version: version 0 is unknown (this playstyles reads version 1)"),
     ("version", "1", "version: an integer expected"),
     ("game", "chess", "presets.json: game: unknown game 'chess'; known: "),
-    ("source/exported_by/commit", 7, "presets.json: source.exported_by.commit: text or null"),
+    ("source/exported_by/commit", 7, "presets.json: source.exported_by.commit: text expected"),
     ("source/exported_by/by", "me", "presets.json: source.exported_by.by: unknown key"),
     ("source/exported_by", "me", "presets.json: source.exported_by: a mapping expected"),
     ("source/run", ["a"], "presets.json: source.run: text expected"),
@@ -180,10 +180,11 @@ BAD = [
     ("presets/1/params/weights", [0.5], "presets[1].params.weights: a mapping"),
     ("presets/1/params/game", "other", "presets[1].params.game: 'other' differs"),
     ("presets/1/params/c", -1.0, "presets[1].params: the agent cannot be built: c: must be >= 0"),
-    ("presets/0/evidence/win_rate_evolved", 1.5, "presets[0].evidence.win_rate_evolved: a rate"),
-    ("presets/0/evidence/games_evolved", -1, "presets[0].evidence.games_evolved: a count"),
+    ("presets/0/evidence/win_rate_evolved", 1.5, "presets[0].evidence.win_rate_evolved: a number "
+                                                 "in [0, 1] expected"),
+    ("presets/0/evidence/games_evolved", -1, "presets[0].evidence.games_evolved: must be >= 0"),
     ("presets/0/evidence/colour", 1, "presets[0].evidence.colour: unknown key"),
-    ("presets/1/evidence/grid_index", ["a"], "presets[1].evidence.grid_index: a list of integers"),
+    ("presets/1/evidence/grid_index", ["a"], "presets[1].evidence.grid_index[0]: a whole number expected"),
     ("presets/1/evidence/features/attacks", "many", "presets[1].evidence.features.attacks: "
                                                     "a number or null"),
     ("presets/1/evidence/win_rate_validated_ci", [0.2],

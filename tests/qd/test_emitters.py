@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from ribs.schedulers import Scheduler
 
+from base.schema import Field, count, number
 from qd.archive import EliteArchive
 from qd.config import ConfigError, config_from_dict
 from qd.emitters import (
@@ -15,7 +16,6 @@ from qd.emitters import (
     GridEmitter,
     IsoLineGridEmitter,
     PaperEmitter,
-    check_int,
     initial_individuals,
     make_emitter,
     mutate_one,
@@ -149,17 +149,11 @@ class UniformEmitter(GridEmitter):
     each weight `repeat` times redrawn (one class, one registration, nothing else)."""
 
     kind = "test_uniform"
-    params = {"repeat": 1}
+    params = (Field("repeat", count(1), 1),)
 
     def __init__(self, archive, *, repeat: int = 1, **common) -> None:
         super().__init__(archive, **common)
         self.repeat = repeat
-
-    @classmethod
-    def check(cls, params, where="emitter"):
-        p = super().check(params, where)
-        check_int(p, "repeat", where, 1)
-        return p
 
     def _search(self, n):
         for _ in range(self.repeat):
@@ -259,17 +253,22 @@ def test_registration_checks_the_class():
 
     class Untaken(GridEmitter):
         kind = "test_untaken"
-        params = {"spread": 1.0}
+        params = (Field("spread", number(), 1.0),)
 
     class OtherDefault(GridEmitter):
         kind = "test_other_default"
-        params = {"spread": 1.0}
+        params = (Field("spread", number(), 1.0),)
 
         def __init__(self, archive, *, spread: float = 2.0, **common):
             super().__init__(archive, **common)
 
+    class Undeclared(GridEmitter):
+        kind = "test_undeclared"
+        params = {"spread": 1.0}  # a default without its check
+
     for cls, msg in ((NoKind, "sets no kind"), (Untaken, "takes no parameter 'spread'"),
-                     (OtherDefault, "defaults spread to 2.0, its params to 1.0")):
+                     (OtherDefault, "defaults spread to 2.0, its params to 1.0"),
+                     (Undeclared, "params is a tuple of base.schema.Field")):
         with pytest.raises(ValueError, match=msg):
             register_emitter(cls)
         assert cls.__dict__.get("kind") not in EMITTERS

@@ -49,9 +49,9 @@ def test_config():
     assert noise_params({"method": "reestimate"}) == {"method": "reestimate", "replays": 2}
     with pytest.raises(ConfigError, match="noise.method: unknown noise method 'lucky'; known: none, "):
         config_from_dict({**TINY, "noise": {"method": "lucky"}})
-    with pytest.raises(ConfigError, match=r"noise.max_rounds: unknown key \(known: per_batch\)"):
+    with pytest.raises(ConfigError, match=r"noise.max_rounds: unknown key \(known: method, per_batch\)"):
         config_from_dict({**TINY, "noise": {"method": "reevaluate", "max_rounds": 2}})
-    with pytest.raises(ConfigError, match=r"noise.per_batch: an integer >= 1 expected, got 0"):
+    with pytest.raises(ConfigError, match=r"noise.per_batch: must be >= 1, got 0"):
         config_from_dict({**TINY, "noise": {"method": "reevaluate", "per_batch": 0}})
 
 

@@ -395,7 +395,7 @@ def test_levels_from_vector_states_and_unusual_starts():
     g = VECTORS[0]
     s = game.new_state({"board": g["initial"]["board"], "to_move": g["initial"]["to_move"]}, 0)
     assert _disagreements(s, g["initial"]) == []
-    with pytest.raises(ValueError, match="unknown field 'boards'"):
+    with pytest.raises(ValueError, match="level: boards: unknown key .*did you mean 'board'"):
         game.level({"boards": []})
     with pytest.raises(ValueError, match="board: line 1 \\(row y=0\\): 16 cells expected"):
         game.level({"board": ["."] * HEIGHT})
