@@ -165,12 +165,20 @@ def test_run_configs(tmp_path, data, nim_run):
     assert error is None or (tmp_path / "c.yaml").name in error, error  # naming it
 
 
+def load_config_text(data, path, load):
+    """The undamaged file reads (so the damaged ones reach the value checks)."""
+    path.write_text(yaml.safe_dump(data))
+    return load(path)
+
+
 @FUZZ
 @given(data=st.data())
 def test_tournament_configs(tmp_path, data):
     from play.tournament import load_config
-    text = yaml.safe_dump({"game": "nim", "agents": ["random", "mcts:budget=5"],
-                           "levels": "range:0-2", "reps": 2, "budget": 5, "seed": 1}).encode()
+    good = {"game": "nim", "agents": ["random", "mcts:budget=5"], "levels": "range:0-2",
+            "repetitions": 2, "budget": 5, "seed": 1}
+    assert load_config_text(good, tmp_path / "good.yaml", load_config) is not None
+    text = yaml.safe_dump(good).encode()
     result, error = damage_and_read(data, text, tmp_path / "t.yaml", load_config)
     assert (result is None) != (error is None)  # read, or refused
     assert error is None or (tmp_path / "t.yaml").name in error, error  # naming it
