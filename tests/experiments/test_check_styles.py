@@ -287,3 +287,27 @@ def test_committed_validations_exist_or_none_is_version_3():
     if not COMMITTED:
         pytest.skip("no committed validation has version 3 yet")
     assert all(_version(f) >= 3 for f in COMMITTED)
+
+
+# The targets of "styles you can see" (docs/qd.md), recomputed from the committed per-game
+# tables by experiments/check_styles.py, which imports nothing of qd.
+QUICKSTART = RESULTS / "quickstart"
+USE_CASE = [RESULTS / "mixtures", RESULTS / "mixtures" / "seed2", RESULTS / "mixtures" / "seed3"]
+
+
+def test_the_quickstart_shows_three_styles_a_standard_deviation_apart():
+    r = cs.check(QUICKSTART)
+    assert r["checked"] and r["delta"] == 1.0
+    assert r["count"] >= 3
+
+
+@pytest.mark.parametrize("folder", USE_CASE, ids=[f.name for f in USE_CASE])
+def test_the_use_case_meets_its_targets_at_every_run_seed(folder):
+    r = cs.check(folder)
+    assert r["checked"] and r["delta"] == 1.0 and r["margin"] == 0.1
+    assert r["count"] >= 8  # styles pairwise at least 1 sd apart, paired, Holm
+    assert r["identification"]["accuracy"] >= 0.5  # one game names the style
+    assert r["non_inferior"] >= 5  # within 10 points of the control
+    assert r["count"] >= 2 * r["null"]["counts"]["1"]  # twice the fixed genomes' count
+    levels = pd.read_csv(folder / "validation_games.csv")["level"]
+    assert levels.min() >= 94000 and levels.nunique() == 90  # fresh levels, one game each
