@@ -284,7 +284,8 @@ def fixed_styles(samples: Sequence[Sample], mapped: Sequence[str],
         sd = {f: pooled_sd(fixed, f) for f in feats}
         found = distinct_styles(fixed, feats, sd=sd)
         out[name] = {"features": list(feats), "counts": found.counts,
-                     "styles": found.by_delta, "exact": len(fixed) <= EXACT_LIMIT}
+                     "styles": found.by_delta,
+                     "exact": len(fixed) <= EXACT_LIMIT and found.ties is not None}
         if len(single) < len(fixed):
             alone = distinct_styles(single, feats, sd=sd)
             out[name]["single"] = {"counts": alone.counts, "styles": alone.by_delta}
@@ -370,7 +371,8 @@ def settings_key(config) -> str:
 
 
 def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
-              chosen: str | None, pilot: dict[str, Any] | None) -> dict[str, Any]:
+              chosen: str | None, pilot: dict[str, Any] | None,
+              pairs: bool = False) -> dict[str, Any]:
     plan = config.plan()
     return {
         "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
@@ -383,7 +385,7 @@ def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
         "players": plan.players, "games_per_genome": n, "games_chosen": chosen, "pilot": pilot,
         "games_per_genome_config": plan.games_per_individual, "seed": config.seed,
         "genome_names": list(config.genome_names),
-        "pairs": len(genomes) > len(config.genome_names) + 2,
+        "pairs": pairs,
         "genomes": [{"number": k, "label": label,
                      "values": {n_: float(v) for n_, v in zip(config.genome_names, genome)}}
                     for k, (label, genome) in enumerate(genomes)],
@@ -416,8 +418,8 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
               progress: Progress | None = None, force: bool = False,
               pairs: bool = False) -> ProbeResult:
     """Play the control, the all-zero and every one-hot genome (with `pairs`, every two-gene
-    genome too) N games each on the config's
-    training levels and write what the genome moves (module text) into `out`.
+    genome too) N games each on the config's training levels and write what the genome moves
+    (module text) into `out`.
 
     Args:
         config: a run config file or a `qd.config.RunConfig`.
@@ -432,7 +434,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
             probe.journal and only the missing ones are played).
         progress: told how many games are done (`base.progress`; the CLI draws bars).
         force: overwrite an earlier probe in `out`.
-        pairs: also play every genome with two genes at 1 (11 genes: 55 more genomes), so
+        pairs: also play every genome with two genes at 1 (n genes: n(n-1)/2 more), so
             the count of fixed genomes pairwise apart includes what mixing two genes shows.
             A resumed probe needs the same choice.
 
@@ -469,7 +471,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         if n is None:  # the pilot: game 0 of every genome, part of the final games
             specs = plan_probe_games(genomes, plan, levels, 1, config.seed)
             journal = GameJournal(journal_path, specs, "probe", resume=resume)
-            _write_json(out, _settings(config, genomes, None, None, None), None)
+            _write_json(out, _settings(config, genomes, None, None, None, pairs), None)
             with journal.interruptible():
                 records = play_journal(journal, address, workers, progress, "probe pilot")
             seconds = [game_seconds(r) for r in records]
@@ -480,7 +482,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
                 print(f"probe: {chosen}", file=sys.stderr)
         specs = plan_probe_games(genomes, plan, levels, n, config.seed)
         journal = GameJournal(journal_path, specs, "probe", resume=resume)
-        settings = _settings(config, genomes, n, chosen, pilot)
+        settings = _settings(config, genomes, n, chosen, pilot, pairs)
         _write_json(out, settings, None)
         with journal.interruptible():
             records = play_journal(journal, address, workers, progress, "probe")
