@@ -54,7 +54,14 @@ from base.stats import cluster_bootstrap, wilson_interval
 from base.version import __version__
 from games.levels import split
 from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from play.tournament import TournamentConfig, level_seeds, parse_agent, plan, read_config
+from play.tournament import (
+    CONFIG_FIELDS,
+    TournamentConfig,
+    level_seeds,
+    parse_agent,
+    plan,
+    read_config,
+)
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -130,8 +137,9 @@ TRAIN_FIELDS = (
     Field("l2", number(lo=0), TrainConfig.l2), Field("held_out", _held_out, TrainConfig.held_out),
     Field("output", check_text, TrainConfig.output))
 """The training's keys (the defaults are `TrainConfig`'s)."""
-GAME_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget", "seed")
-"""The keys of the self-play games: a tournament config's (`play.tournament.CONFIG_FIELDS`)."""
+GAME_KEYS = tuple(f.name for f in CONFIG_FIELDS if f.name != "controls")
+"""The keys of the self-play games: a tournament config's (`play.tournament.CONFIG_FIELDS`)
+but its controls."""
 FIELDS = tuple(sorted((*TRAIN_FIELDS, *(Field(k, default=OMIT) for k in GAME_KEYS)),
                       key=lambda f: f.name))
 
