@@ -370,13 +370,11 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
         workers: local worker processes (0: play in this process).
         progress: told how many games are done (`base.progress`; the CLI draws bars).
     """
-    enc = get_encoding(config.games.game, config.encoding)
-    specs = plan(config.games)
     fingerprint = samples_fingerprint(config)
     if samples is not None and Path(samples).exists():
         return Samples.load(samples, fingerprint)
-    out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
-                           workers=workers, progress=progress)
+    out = generate_samples(plan(config.games), encoding=config.encoding, views=config.views,
+                           address=address, workers=workers, progress=progress)
     if samples is not None:
         out.save(samples, fingerprint)
     return out
