@@ -370,7 +370,8 @@ def settings_key(config) -> str:
 
 
 def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
-              chosen: str | None, pilot: dict[str, Any] | None) -> dict[str, Any]:
+              chosen: str | None, pilot: dict[str, Any] | None, pairs: bool
+              ) -> dict[str, Any]:
     plan = config.plan()
     return {
         "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
@@ -383,7 +384,7 @@ def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
         "players": plan.players, "games_per_genome": n, "games_chosen": chosen, "pilot": pilot,
         "games_per_genome_config": plan.games_per_individual, "seed": config.seed,
         "genome_names": list(config.genome_names),
-        "pairs": len(genomes) > len(config.genome_names) + 2,
+        "pairs": pairs,
         "genomes": [{"number": k, "label": label,
                      "values": {n_: float(v) for n_, v in zip(config.genome_names, genome)}}
                     for k, (label, genome) in enumerate(genomes)],
@@ -469,7 +470,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
         if n is None:  # the pilot: game 0 of every genome, part of the final games
             specs = plan_probe_games(genomes, plan, levels, 1, config.seed)
             journal = GameJournal(journal_path, specs, "probe", resume=resume)
-            _write_json(out, _settings(config, genomes, None, None, None), None)
+            _write_json(out, _settings(config, genomes, None, None, None, pairs), None)
             with journal.interruptible():
                 records = play_journal(journal, address, workers, progress, "probe pilot")
             seconds = [game_seconds(r) for r in records]
@@ -480,7 +481,7 @@ def run_probe(config, games: int | None = None, out: str | Path | None = None,
                 print(f"probe: {chosen}", file=sys.stderr)
         specs = plan_probe_games(genomes, plan, levels, n, config.seed)
         journal = GameJournal(journal_path, specs, "probe", resume=resume)
-        settings = _settings(config, genomes, n, chosen, pilot)
+        settings = _settings(config, genomes, n, chosen, pilot, pairs)
         _write_json(out, settings, None)
         with journal.interruptible():
             records = play_journal(journal, address, workers, progress, "probe")
