@@ -1,6 +1,6 @@
 """`playstyles check --game NAME`: every conformance check of a game's plug-in, in one report.
 
-Three checks, each run to its end so that one report lists every problem:
+The checks, each run to its end so that one report lists every problem:
 
 * the game (`games.conformance.check_game`): random games to the end, the protocol's rules
   (copies, illegal actions refused without a change, results, determinism);

@@ -69,14 +69,15 @@ def main() -> int:
                "genomes": len(samples) - 1, "exact": found["exact"]}
         for d, k in found["counts"].items():
             row[f"with_pairs_{d}"] = k
-        for d, k in (found.get("single") or {}).get("counts", {}).items():
+        alone = (found.get("single") or {}).get("counts")
+        for d, k in (alone or {}).items():
             row[f"genes_alone_{d}"] = k
         row["with_pairs_at_1"] = "; ".join(found["styles"].get("1", []))
         rows.append(row)
-        print(f"{row['features']}: with pairs {found['counts']}, genes alone "
-              f"{(found.get('single') or {}).get('counts')}", flush=True)
+        print(f"{row['features']}: with pairs {found['counts']}, genes alone {alone}",
+              flush=True)
         if args.rewrite and text in named:
-            results["fixed_styles"][text] = fixed_styles(samples, feats, [])["mapped"]
+            results["fixed_styles"][text] = found
     table = pd.DataFrame(rows)
     if args.write:
         atomic_write(args.probe / "feature_sets.csv", table.to_csv(index=False))

@@ -23,7 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from base.files import atomic_write  # noqa: E402
+from base.files import atomic_write, read_yaml  # noqa: E402
 from base.stats import mean_interval  # noqa: E402
 from play.runner import run_game  # noqa: E402
 from play.tournament import load_config, plan  # noqa: E402
@@ -44,6 +44,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     config = load_config(args.config)
+    budget = read_yaml(args.config).get("budget")  # (each agent's parameter once read)
     specs = plan(config)
     per_row: dict[int, list] = {}
     for index, spec in enumerate(specs):
@@ -70,7 +71,7 @@ def main() -> int:
         f"{commit()}.", "",
         f"Config: {args.config.relative_to(ROOT) if args.config.is_relative_to(ROOT) else args.config}"
         f" ({len(specs)} games: {len(total_games)} rows of {int(total_games.max())}; budget "
-        f"{config.budget}, options {config.options}).", "",
+        f"{budget}, options {config.options}).", "",
         f"Timed: {n} games, {args.per_row} per row (the first of each row's plan), one at a time "
         "in one process; CPU seconds per game (games.csv).", "",
         f"- mean CPU per game: {mean:.0f} s (95% t interval {low:.0f}-{high:.0f} s, n = {n});",

@@ -86,9 +86,16 @@ class Preset:
         """The preset as an `AgentSpec` (for tournaments, ladders and Ray tasks)."""
         return AgentSpec.of(self.agent, label=label or self.name, **self.params)
 
-    def build(self, seed: int = 0):
-        """The exact agent, seeded."""
-        return make_agent_from(self.agent, {**self.params, "seed": seed}, self.game)
+    def build(self, seed: int = 0, budget: int | None = None):
+        """The exact agent, seeded.
+
+        Args:
+            seed: the agent's seed.
+            budget: forward-model calls per decision in place of the preset's (None: the
+                preset's own).
+        """
+        params = self.params if budget is None else {**self.params, "budget": budget}
+        return make_agent_from(self.agent, {**params, "seed": seed}, self.game)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "agent": self.agent,
@@ -458,8 +465,7 @@ class PresetAgent:
         if self.budget is not None and "budget" not in preset.params:
             raise PresetError(f"{here}: budget: agent {preset.agent} takes no budget of "
                               f"forward-model calls")
-        params = preset.params if self.budget is None else {**preset.params, "budget": self.budget}
-        self.agent = make_agent_from(preset.agent, {**params, "seed": seed}, preset.game)
+        self.agent = preset.build(seed, self.budget)
         self._timed = "ms" in inspect.signature(self.agent.act).parameters
         if self.ms is not None and not self._timed:
             raise PresetError(f"{here}: ms: agent {preset.agent} takes no time per move")

@@ -54,7 +54,14 @@ from base.stats import cluster_bootstrap, wilson_interval
 from base.version import __version__
 from games.levels import split
 from play.selfplay import VIEWS, Samples, generate_samples, plan_fingerprint
-from play.tournament import TournamentConfig, level_seeds, parse_agent, plan, read_config
+from play.tournament import (
+    CONFIG_FIELDS,
+    TournamentConfig,
+    level_seeds,
+    parse_agent,
+    plan,
+    read_config,
+)
 
 PHASES = ((0, 9), (10, 19), (20, 29), (30, 39), (40, None))
 """Round buckets of the accuracy by game phase (both ends included; None: no end)."""
@@ -130,8 +137,9 @@ TRAIN_FIELDS = (
     Field("l2", number(lo=0), TrainConfig.l2), Field("held_out", _held_out, TrainConfig.held_out),
     Field("output", check_text, TrainConfig.output))
 """The training's keys (the defaults are `TrainConfig`'s)."""
-GAME_KEYS = ("game", "agents", "pairings", "levels", "repetitions", "options", "budget", "seed")
-"""The keys of the self-play games: a tournament config's (`play.tournament.CONFIG_FIELDS`)."""
+GAME_KEYS = tuple(f.name for f in CONFIG_FIELDS if f.name != "controls")
+"""The keys of the self-play games: a tournament config's (`play.tournament.CONFIG_FIELDS`)
+but its controls."""
 FIELDS = tuple(sorted((*TRAIN_FIELDS, *(Field(k, default=OMIT) for k in GAME_KEYS)),
                       key=lambda f: f.name))
 
@@ -362,13 +370,11 @@ def self_play(config: TrainConfig, samples: str | Path | None = None,
         workers: local worker processes (0: play in this process).
         progress: told how many games are done (`base.progress`; the CLI draws bars).
     """
-    enc = get_encoding(config.games.game, config.encoding)
-    specs = plan(config.games)
     fingerprint = samples_fingerprint(config)
     if samples is not None and Path(samples).exists():
         return Samples.load(samples, fingerprint)
-    out = generate_samples(specs, encoding=enc.name, views=config.views, address=address,
-                           workers=workers, progress=progress)
+    out = generate_samples(plan(config.games), encoding=config.encoding, views=config.views,
+                           address=address, workers=workers, progress=progress)
     if samples is not None:
         out.save(samples, fingerprint)
     return out

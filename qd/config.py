@@ -519,6 +519,7 @@ def _read_run(data: Any, source: str, name: str | None) -> RunConfig:
                      evaluations=evaluations, seed=seed, pipeline=pipeline, noise=noise,
                      max_games=d["max_games"], validation=validation, source=source)
 
+
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; a syntax error names the file, the line and the column."""
     return files.read_yaml(path, ConfigError)

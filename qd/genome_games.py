@@ -20,6 +20,7 @@ by arrival.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -125,16 +126,11 @@ def fixed_genomes(names: Sequence[str], pairs: bool = False) -> list[tuple[str, 
         pairs: add the two-gene genomes.
     """
     out = [(ZERO, np.zeros(len(names)))]
-    for i, name in enumerate(names):
-        one = np.zeros(len(names))
-        one[i] = 1.0
-        out.append((f"{name}=1", one))
-    if pairs:
-        for i, a in enumerate(names):
-            for j in range(i + 1, len(names)):
-                two = np.zeros(len(names))
-                two[[i, j]] = 1.0
-                out.append((f"{a}=1+{names[j]}=1", two))
+    for size in (1, 2) if pairs else (1,):
+        for genes in itertools.combinations(range(len(names)), size):
+            genome = np.zeros(len(names))
+            genome[list(genes)] = 1.0
+            out.append(("+".join(f"{names[i]}=1" for i in genes), genome))
     return out
 
 

@@ -371,8 +371,8 @@ def settings_key(config) -> str:
 
 
 def _settings(config, genomes: Sequence[tuple[str, np.ndarray]], n: int | None,
-              chosen: str | None, pilot: dict[str, Any] | None,
-              pairs: bool = False) -> dict[str, Any]:
+              chosen: str | None, pilot: dict[str, Any] | None, pairs: bool
+              ) -> dict[str, Any]:
     plan = config.plan()
     return {
         "version": VERSION, "config": config.name, "source": config.source, "game": config.game,
