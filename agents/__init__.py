@@ -10,6 +10,7 @@ command `playstyles check`). What plays whole games (the game runner, tournament
 specs as text) is the package `play`.
 """
 
+import base.compiled  # noqa: F401  (first: it honours PLAYSTYLES_PURE_PYTHON)
 from agents.base import Agent
 from agents.conformance import check_agents
 from agents.evaluators import Evaluator, make_evaluator, register_evaluator

@@ -1,0 +1,50 @@
+"""Build the optional compiled modules (`base/compiled.py` says what they are).
+
+Every module in `COMPILED` is compiled by Cython from its own, unchanged Python source; a
+module whose build fails (no C compiler, say) is skipped and runs as Python, with the same
+games. `PLAYSTYLES_PURE_PYTHON=1 pip install -e .` skips the build altogether.
+"""
+
+import os
+
+from setuptools import Extension, setup
+
+COMPILED = (
+    # the Tribes engine and what its scripts and heuristics read
+    "games.tribes.actions",
+    "games.tribes.state",
+    "games.tribes.rules",
+    "games.tribes.pieces",
+    "games.tribes.combat",
+    "games.tribes.scripts",
+    "games.tribes.evaluators",
+    "games.tribes.features",
+    "games.tribes.hooks",
+    "games.tribes.javarandom",
+    # the search agents' inner loops
+    "agents.search",
+    "agents.tree",
+    "agents.mcts",
+    "agents.evaluators",
+    "agents.portfolio.portfolio",
+    "agents.portfolio.pmcts",
+    "agents.portfolio.script",
+)
+
+# The source is plain Python, run as Python would run it: annotations are not C types, and
+# Python's semantics of division and exceptions are kept.
+DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
+
+
+def extensions():
+    if os.environ.get("PLAYSTYLES_PURE_PYTHON", "") == "1":
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:  # built without Cython: everything runs as Python
+        return []
+    modules = [Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in COMPILED]
+    return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True)
+
+
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})

@@ -1,0 +1,71 @@
+"""The optional compiled modules (`base/compiled.py`, `setup.py`): where they are built they
+are the ones in use, and the Python source they are compiled from plays the same games."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from base.compiled import PURE_PYTHON, compiled_available, compiled_in_use
+from tests.games.tribes.game_records import RECORDS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _setup_modules() -> list[str]:
+    """`COMPILED` as `setup.py` lists it."""
+    for node in ast.parse((ROOT / "setup.py").read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "COMPILED":
+            return list(ast.literal_eval(node.value))
+    raise AssertionError("setup.py has no COMPILED")
+
+
+def _play_records(pure: bool) -> dict:
+    """The fixed-seed game records, played in a new process with or without the compiled
+    modules, and the compiled modules that process used."""
+    code = ("import json\n"
+            "from tests.games.tribes.game_records import record_all\n"
+            "from base.compiled import compiled_in_use\n"
+            "records = record_all()\n"
+            "print(json.dumps({'records': records, 'compiled': compiled_in_use()}))\n")
+    env = {k: v for k, v in os.environ.items() if k != PURE_PYTHON}
+    if pure:
+        env[PURE_PYTHON] = "1"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_module_setup_compiles_has_its_source():
+    modules = _setup_modules()
+    assert modules, "setup.py compiles nothing"
+    for name in modules:
+        assert (ROOT / (name.replace(".", "/") + ".py")).is_file(), name
+
+
+def test_built_modules_are_all_built_and_in_use():
+    available = compiled_available(ROOT)
+    if not available:
+        pytest.skip("no compiled modules built here (no C compiler, or PLAYSTYLES_PURE_PYTHON=1 "
+                    "at install): everything runs as Python")
+    if os.environ.get(PURE_PYTHON) == "1":
+        pytest.skip("PLAYSTYLES_PURE_PYTHON=1: the Python source runs")
+    assert available == sorted(_setup_modules()), "a partial build: some modules failed to compile"
+    for name in available:
+        importlib.import_module(name)
+    assert set(available) <= set(compiled_in_use())
+
+
+@pytest.mark.slow
+def test_pure_python_plays_the_recorded_games_and_uses_no_compiled_module():
+    got = _play_records(pure=True)
+    assert got["compiled"] == []
+    assert got["records"] == json.loads(RECORDS.read_text())
