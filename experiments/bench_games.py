@@ -30,6 +30,10 @@ subprocess with PYTHONPATH set to that tree, on this tree's configs; the report 
 tree's medians, the ratio B / A of games per core-hour per setting, and whether every game's
 digest is the same in both trees. Without `--src` the current tree is measured (still in
 subprocesses). `--games quickstart=2x3,paper=2x1` sets a setting's genomes x games per genome.
+
+A tree runs its compiled modules where `pip install -e .` built them in it (`base/compiled.py`);
+the report names them per tree (`compiled_modules`; null for a tree older than them, which runs
+as Python). `PLAYSTYLES_PURE_PYTHON=1` in the environment runs every tree as Python.
 """
 
 from __future__ import annotations
@@ -133,7 +137,16 @@ def worker(setting: str, genomes: int, games: int, profile=None) -> dict:
                         "cpu_s": round(cpu, 4), "wall_s": round(wall, 4),
                         "rounds": record.rounds, "actions": len(actions),
                         "digest": _digest(record, actions)})
-    return {"setting": setting, "games": out}
+    return {"setting": setting, "games": out, "compiled_modules": _compiled_in_use()}
+
+
+def _compiled_in_use() -> list[str] | None:
+    """The compiled modules that played (`base.compiled`); None for a tree older than them."""
+    try:
+        from base.compiled import compiled_in_use
+    except ImportError:
+        return None
+    return compiled_in_use()
 
 
 # ------------------------------------------------------------------------------ driver
@@ -176,7 +189,8 @@ def summarize(reps: list[dict]) -> dict:
             "same_games_every_rep": all([g["digest"] for g in r["games"]]
                                         == [g["digest"] for g in reps[0]["games"]]
                                         for r in reps),
-            "rounds": [g["rounds"] for g in reps[0]["games"]]}
+            "rounds": [g["rounds"] for g in reps[0]["games"]],
+            "compiled_modules": reps[0].get("compiled_modules")}
 
 
 def parse_games(text: str | None) -> dict[str, tuple[int, int]]:

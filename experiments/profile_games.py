@@ -2,6 +2,10 @@
 by own time and by cumulative time, as text.
 
     python experiments/profile_games.py SETTING [--games GENOMESxGAMES] [--top 40] [--out FILE]
+
+It profiles the Python source (`PLAYSTYLES_PURE_PYTHON=1`, set here before anything of the
+project is imported): cProfile does not see inside the compiled modules (`base/compiled.py`),
+which run the same source.
 """
 
 from __future__ import annotations
@@ -9,9 +13,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import sys
 from pathlib import Path
+
+os.environ["PLAYSTYLES_PURE_PYTHON"] = "1"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_games  # noqa: E402
