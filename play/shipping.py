@@ -84,7 +84,9 @@ def code_env(code: "WorkerCode | None" = None) -> dict:
     (``PLAYSTYLES_PLUGINS``)."""
     env: dict[str, Any] = {
         "py_modules": [importlib.import_module(n) for n in SHIPPED_PACKAGES],
-        "excludes": ["__pycache__", "*.pyc"]}
+        # the compiled modules' C source stays behind; the modules themselves travel (a node
+        # whose Python has another ABI tag ignores them and runs the same source)
+        "excludes": ["__pycache__", "*.pyc", "*.c"]}
     if code is not None:
         env["py_modules"] += code.modules
         if code.plugins:

@@ -190,7 +190,7 @@ def test_a_cluster_job_ships_every_package_the_project_installs():
     env = code_env()
     shipped = {Path(m.__file__).resolve().parent for m in env["py_modules"]}
     assert shipped == {root / name for name in SHIPPED_PACKAGES}
-    assert "__pycache__" in env["excludes"]
+    assert "__pycache__" in env["excludes"] and "*.c" in env["excludes"]
 
 
 def test_a_three_player_tournament_rotates_every_seating():
