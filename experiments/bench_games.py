@@ -228,14 +228,19 @@ def main() -> None:
                 pg = statistics.fmean(g["cpu_s"] for g in r["games"])
                 print(f"rep {rep + 1} {setting} {src}: {pg:.2f} CPU s per game",
                       file=sys.stderr, flush=True)
-    report: dict = {"machine": machine(), "command": " ".join(sys.argv),
+    # no machine paths in the report: trees are named by their order and commit
+    command = " ".join(["experiments/bench_games.py"] + [
+        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src" else a
+        for i, a in enumerate(sys.argv[1:])])
+    report: dict = {"machine": machine(), "command": command,
                     "genome_seed": GENOME_SEED, "wall_minutes": round((time.time() - started) / 60, 1),
                     "settings": {k: {"config": SETTINGS[k][0], "overrides": SETTINGS[k][1],
                                      "genomes": sizes[k][0], "games_per_genome": sizes[k][1]}
                                  for k in settings},
                     "trees": []}
     for src in srcs:
-        report["trees"].append({"src": str(src), "commit": commit_of(src), "dirty": dirty(src),
+        report["trees"].append({"tree": f"TREE{srcs.index(src) + 1}", "commit": commit_of(src),
+                                "dirty": dirty(src),
                                 "results": {k: summarize(runs[str(src)][k]) for k in settings}})
     if len(srcs) == 2:
         a, b = report["trees"]
