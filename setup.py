@@ -46,7 +46,11 @@ def extensions():
     # no debug information: a quarter of the size, which a Ray job ships to its cluster
     modules = [Extension(name, [name.replace(".", "/") + ".py"], optional=True,
                          extra_compile_args=["-g0"]) for name in COMPILED]
-    return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True)
+    built = cythonize(modules, compiler_directives=DIRECTIVES, quiet=True)
+    for ext in built:  # cythonize makes new extensions and drops `optional`
+        ext.optional = True
+    return built
 
 
-setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})
+if __name__ == "__main__":  # as setuptools runs it (tests import `extensions`)
+    setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -69,3 +70,27 @@ def test_pure_python_plays_the_recorded_games_and_uses_no_compiled_module():
     got = _play_records(pure=True)
     assert got["compiled"] == []
     assert got["records"] == json.loads(RECORDS.read_text())
+
+
+def test_every_compiled_module_is_optional_so_a_failed_build_leaves_python(monkeypatch):
+    """A module that does not compile (no C compiler) must not fail the install. Cythonize
+    returns new extensions without `optional` (the stub below does as it does), so setup.py
+    has to set it on what cythonize returns."""
+    import types
+
+    from setuptools import Extension
+
+    def cythonize(modules, **kwargs):
+        return [Extension(m.name, [s.replace(".py", ".c") for s in m.sources]) for m in modules]
+
+    monkeypatch.setitem(sys.modules, "Cython", types.ModuleType("Cython"))
+    monkeypatch.setitem(sys.modules, "Cython.Build", types.SimpleNamespace(cythonize=cythonize))
+    monkeypatch.delenv(PURE_PYTHON, raising=False)
+    spec = importlib.util.spec_from_file_location("playstyles_setup", ROOT / "setup.py")
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    built = setup.extensions()
+    assert sorted(e.name for e in built) == sorted(_setup_modules())
+    assert all(e.optional for e in built)
+    monkeypatch.setenv(PURE_PYTHON, "1")
+    assert setup.extensions() == []
