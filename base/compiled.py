@@ -79,4 +79,14 @@ def compiled_available(root: Path | None = None) -> list[str]:
     return sorted(found)
 
 
+def summary() -> str:
+    """One line for `playstyles --version`: whether games run compiled."""
+    available = compiled_available()
+    if not available:
+        return "no compiled modules: the engine and search run as Python"
+    if pure_python_requested():
+        return f"{len(available)} compiled modules, not used ({PURE_PYTHON}=1)"
+    return f"{len(available)} compiled modules"
+
+
 honour_pure_python()

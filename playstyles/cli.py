@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from base import limits as L
+from base.compiled import summary as compiled_summary
 from playstyles import __version__
 
 DEFAULT_GAME = "tribes"
@@ -864,7 +865,8 @@ def _train_evaluator_parser(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="playstyles", description=(
         "Breed diverse and competitive AI play-styles for turn-based strategy games."))
-    p.add_argument("--version", action="version", version=f"playstyles {__version__}")
+    p.add_argument("--version", action="version",
+                   version=f"playstyles {__version__} ({compiled_summary()})")
     sub = p.add_subparsers(dest="command", required=True)
     _levels_parser(sub)
     _play_parser(sub)

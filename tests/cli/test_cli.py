@@ -201,9 +201,17 @@ def test_rounds_in_a_tournament_and_for_a_game_without_a_limit(capsys, tmp_path)
 
 # ------------------------------------------------------------------------------ 5. --version
 
-def test_version(capsys):
+def test_version(capsys, monkeypatch):
+    from base.compiled import PURE_PYTHON, compiled_available
+    n = len(compiled_available())
+    monkeypatch.delenv(PURE_PYTHON, raising=False)
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out == f"playstyles {__version__}\n"
+    said = f"{n} compiled modules" if n else "no compiled modules: the engine and search run as Python"
+    assert code == 0 and out == f"playstyles {__version__} ({said})\n"
+    if n:
+        monkeypatch.setenv(PURE_PYTHON, "1")
+        code, out, _ = run(capsys, "--version")
+        assert out == f"playstyles {__version__} ({n} compiled modules, not used ({PURE_PYTHON}=1))\n"
 
 
 # ------------------------------------------------------------------------------ 6. Ray's notice
