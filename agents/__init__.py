@@ -10,7 +10,7 @@ command `playstyles check`). What plays whole games (the game runner, tournament
 specs as text) is the package `play`.
 """
 
-import base.compiled  # noqa: F401  (first: it honours PLAYSTYLES_PURE_PYTHON)
+import base.compiled  # noqa: F401  (first: it picks compiled or source modules)
 from agents.base import Agent
 from agents.conformance import check_agents
 from agents.evaluators import Evaluator, make_evaluator, register_evaluator

@@ -1,16 +1,24 @@
-"""The optional compiled modules: which are in use, and running without them.
+"""The optional compiled modules: which are in use, when the source runs instead, and running
+without them.
 
 `pip install -e .` compiles the modules named in `setup.py` (the Tribes engine, its scripts
 and the search agents' inner loops) from their own Python source with Cython, when a C
-compiler is there; the extension files sit beside the `.py` files and Python imports them
-first. Nothing else changes: the same source, the same random numbers, the same games
-(`tests/test_compiled.py` plays the fixed-seed game records both ways). Without a compiler
-the build skips them and the `.py` files run.
+compiler is there; the extension files sit beside the `.py` files. Nothing else changes: the
+same source, the same random numbers, the same games (`tests/test_compiled.py` plays the
+fixed-seed game records both ways). Without a compiler the build skips them and the `.py`
+files run.
 
-`PLAYSTYLES_PURE_PYTHON=1` in the environment runs the `.py` files even where the compiled
-modules exist (for profiling with cProfile, which does not see inside compiled functions,
-and for comparing the two); it takes effect for modules not imported yet, so set it before
-the process starts. At install time it skips the build.
+Which file a module is imported from (`ModuleFinder`, put in front of the import system by
+importing this module, which `games` and `agents` do first):
+
+- the compiled extension, where there is one and it is not older than its `.py` file;
+- the `.py` file where the extension is older (the source was edited or updated after the
+  build: running the old build would run old code), with a warning that says
+  `pip install -e .` compiles it again;
+- the `.py` file always when `PLAYSTYLES_PURE_PYTHON=1` is in the environment (for profiling
+  with cProfile, which does not see inside compiled functions, and for comparing the two). It
+  takes effect for modules not imported yet, so set it before the process starts. At install
+  time it skips the build.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import warnings
 from pathlib import Path
 
 PURE_PYTHON = "PLAYSTYLES_PURE_PYTHON"
@@ -33,28 +42,59 @@ def pure_python_requested() -> bool:
     return os.environ.get(PURE_PYTHON, "") == "1"
 
 
-class _SourceFirst:
-    """A meta-path finder that loads a project module from its `.py` file when one is there,
-    ahead of a compiled extension of the same name."""
+def extension_of(source: Path) -> Path | None:
+    """The compiled extension beside a `.py` file that this Python can load, or None."""
+    stem = source.with_suffix("")
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        ext = stem.with_name(stem.name + suffix)
+        if ext.is_file():
+            return ext
+    return None
+
+
+def is_stale(source: Path, ext: Path) -> bool:
+    """Whether the `.py` file was changed after its extension was built."""
+    return ext.stat().st_mtime < source.stat().st_mtime
+
+
+class ModuleFinder:
+    """A meta-path finder for the project's modules that have a compiled extension: it loads
+    the `.py` file instead when pure Python is asked for or the extension is older than the
+    source, and otherwise leaves the import to Python (which takes the extension first).
+
+    Args:
+        packages: the top-level packages it looks after.
+    """
+
+    def __init__(self, packages: tuple[str, ...] = PACKAGES) -> None:
+        self.packages = packages
 
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] not in PACKAGES or path is None:
+        if name.partition(".")[0] not in self.packages or path is None:
             return None
         leaf = name.rpartition(".")[2]
         for entry in path:
             source = Path(entry) / f"{leaf}.py"
-            if source.is_file():
-                loader = importlib.machinery.SourceFileLoader(name, str(source))
-                return importlib.util.spec_from_file_location(name, source, loader=loader)
+            if not source.is_file():
+                continue
+            ext = extension_of(source)
+            if ext is None:
+                return None
+            if not pure_python_requested():
+                if not is_stale(source, ext):
+                    return None
+                warnings.warn(f"{name}: {source} changed after it was compiled, so it runs as "
+                              f"Python (the same games, slower); pip install -e . compiles it "
+                              f"again", RuntimeWarning, stacklevel=2)
+            loader = importlib.machinery.SourceFileLoader(name, str(source))
+            return importlib.util.spec_from_file_location(name, source, loader=loader)
         return None
 
 
-def honour_pure_python() -> None:
-    """Put the source-first finder in front of the import system when the environment asks
-    for pure Python. Importing this module does it; `games` and `agents` import it before
-    any module of theirs."""
-    if pure_python_requested() and not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFirst())
+def install_finder() -> None:
+    """Put `ModuleFinder` in front of the import system (once)."""
+    if not any(isinstance(f, ModuleFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, ModuleFinder())
 
 
 def compiled_in_use() -> list[str]:
@@ -65,18 +105,28 @@ def compiled_in_use() -> list[str]:
                   and str(getattr(module, "__file__", "") or "").endswith(suffixes))
 
 
+def _built(root: Path | None) -> list[tuple[str, Path, Path]]:
+    """(module name, source, extension) of every project module with an extension beside it."""
+    root = Path(__file__).resolve().parents[1] if root is None else root
+    found = {}
+    for package in PACKAGES:
+        for source in sorted((root / package).rglob("*.py")):
+            ext = extension_of(source)
+            if ext is not None:
+                found[".".join(source.relative_to(root).with_suffix("").parts)] = (source, ext)
+    return [(name, *found[name]) for name in sorted(found)]
+
+
 def compiled_available(root: Path | None = None) -> list[str]:
     """The project modules that have a compiled extension beside their source (whether or
     not they are in use), sorted; `root` defaults to the installed project."""
-    root = Path(__file__).resolve().parents[1] if root is None else root
-    found = set()
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        for package in PACKAGES:
-            for ext in (root / package).rglob(f"*{suffix}"):
-                source = ext.with_name(ext.name[: -len(suffix)] + ".py")
-                if source.is_file():
-                    found.add(".".join(source.relative_to(root).with_suffix("").parts))
-    return sorted(found)
+    return [name for name, _, _ in _built(root)]
+
+
+def compiled_stale(root: Path | None = None) -> list[str]:
+    """The project modules whose source changed after their extension was built (they run
+    as Python), sorted."""
+    return [name for name, source, ext in _built(root) if is_stale(source, ext)]
 
 
 def summary() -> str:
@@ -86,7 +136,11 @@ def summary() -> str:
         return "no compiled modules: the engine and search run as Python"
     if pure_python_requested():
         return f"{len(available)} compiled modules, not used ({PURE_PYTHON}=1)"
+    stale = compiled_stale()
+    if stale:
+        return (f"{len(available)} compiled modules, {len(stale)} older than their source and "
+                f"run as Python: pip install -e . compiles them again")
     return f"{len(available)} compiled modules"
 
 
-honour_pure_python()
+install_finder()

@@ -8,7 +8,7 @@ package of a new game (`playstyles new-game`). Each game is a plug-in package be
 one (`games/tribes/`, `games/openspiel/`, `games/tribolo/`), imported by the registry on first use.
 """
 
-import base.compiled  # noqa: F401  (first: it honours PLAYSTYLES_PURE_PYTHON)
+import base.compiled  # noqa: F401  (first: it picks compiled or source modules)
 from games.api import (
     BaseGame,
     Game,

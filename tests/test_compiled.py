@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -94,3 +95,47 @@ def test_every_compiled_module_is_optional_so_a_failed_build_leaves_python(monke
     assert all(e.optional for e in built)
     monkeypatch.setenv(PURE_PYTHON, "1")
     assert setup.extensions() == []
+
+
+def _fake_build(tmp_path: Path, package: str) -> tuple[Path, Path]:
+    """A package with one module and a (fake) compiled extension beside it."""
+    pkg = tmp_path / package
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    source = pkg / "mod.py"
+    source.write_text("WHERE = 'source'\n")
+    ext = pkg / f"mod{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    ext.write_bytes(b"not a real extension")
+    return source, ext
+
+
+def _age(path: Path, seconds: float) -> None:
+    t = path.stat().st_mtime - seconds
+    os.utime(path, (t, t))
+
+
+def test_the_finder_takes_the_source_only_when_asked_or_when_the_build_is_stale(tmp_path, monkeypatch):
+    import warnings
+
+    from base.compiled import ModuleFinder, compiled_available, compiled_stale
+    source, ext = _fake_build(tmp_path, "games")
+    finder = ModuleFinder(packages=("games",))
+    path = [str(source.parent)]
+    monkeypatch.delenv(PURE_PYTHON, raising=False)
+    _age(source, 60)  # built after the last edit: Python's own import takes the extension
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finder.find_spec("games.mod", path) is None
+    assert compiled_available(tmp_path) == ["games.mod"] and compiled_stale(tmp_path) == []
+    monkeypatch.setenv(PURE_PYTHON, "1")  # asked for: the source, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finder.find_spec("games.mod", path).origin == str(source)
+    monkeypatch.delenv(PURE_PYTHON)
+    _age(ext, 120)  # edited after the build: the source, with a warning saying what to do
+    with pytest.warns(RuntimeWarning, match="pip install -e . compiles it again"):
+        assert finder.find_spec("games.mod", path).origin == str(source)
+    assert compiled_stale(tmp_path) == ["games.mod"]
+    ext.unlink()  # nothing compiled: left to Python
+    assert finder.find_spec("games.mod", path) is None
+    assert finder.find_spec("other.mod", path) is None
