@@ -6,7 +6,8 @@
 * `base.datalog`: the append-only data logs (journals, checkpoints) and their reader;
 * `base.stats`: intervals, tests and corrections every table and verdict uses;
 * `base.progress`: the callbacks through which long commands report games done;
-* `base.version`: which code is running (version, commit).
+* `base.version`: which code is running (version, commit);
+* `base.compiled`: whether a module runs from its compiled extension or its source.
 
 Nothing here imports another package of the project (tests/test_layers.py checks it).
 """
