@@ -52,9 +52,15 @@ def extension_of(source: Path) -> Path | None:
     return None
 
 
+STALE_AFTER_S = 10.0
+"""How much newer than its extension a `.py` file must be to count as changed since the build:
+unpacking a copy (a wheel, the package a Ray job ships) gives every file the time it was
+written, a few seconds apart at most, in no set order."""
+
+
 def is_stale(source: Path, ext: Path) -> bool:
     """Whether the `.py` file was changed after its extension was built."""
-    return ext.stat().st_mtime < source.stat().st_mtime
+    return source.stat().st_mtime - ext.stat().st_mtime > STALE_AFTER_S
 
 
 class ModuleFinder:

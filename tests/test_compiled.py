@@ -132,7 +132,9 @@ def test_the_finder_takes_the_source_only_when_asked_or_when_the_build_is_stale(
         warnings.simplefilter("error")
         assert finder.find_spec("games.mod", path).origin == str(source)
     monkeypatch.delenv(PURE_PYTHON)
-    _age(ext, 120)  # edited after the build: the source, with a warning saying what to do
+    _age(ext, 62)  # two seconds apart (a copy unpacked in no set order): still the extension
+    assert finder.find_spec("games.mod", path) is None and compiled_stale(tmp_path) == []
+    _age(ext, 60)  # edited after the build: the source, with a warning saying what to do
     with pytest.warns(RuntimeWarning, match="pip install -e . compiles it again"):
         assert finder.find_spec("games.mod", path).origin == str(source)
     assert compiled_stale(tmp_path) == ["games.mod"]
