@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from base.compiled import PURE_PYTHON, compiled_available, compiled_in_use
+from base.compiled import PURE_PYTHON, compiled_available, compiled_in_use, compiled_stale
 from tests.games.tribes.game_records import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +61,8 @@ def test_built_modules_are_all_built_and_in_use():
     if os.environ.get(PURE_PYTHON) == "1":
         pytest.skip("PLAYSTYLES_PURE_PYTHON=1: the Python source runs")
     assert available == sorted(_setup_modules()), "a partial build: some modules failed to compile"
+    stale = compiled_stale(ROOT)
+    assert not stale, f"{stale} changed after the build and run as Python: pip install -e . again"
     for name in available:
         importlib.import_module(name)
     assert set(available) <= set(compiled_in_use())
@@ -117,7 +119,7 @@ def _age(path: Path, seconds: float) -> None:
 def test_the_finder_takes_the_source_only_when_asked_or_when_the_build_is_stale(tmp_path, monkeypatch):
     import warnings
 
-    from base.compiled import ModuleFinder, compiled_available, compiled_stale
+    from base.compiled import ModuleFinder
     source, ext = _fake_build(tmp_path, "games")
     finder = ModuleFinder(packages=("games",))
     path = [str(source.parent)]
