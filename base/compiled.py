@@ -137,16 +137,16 @@ def compiled_stale(root: Path | None = None) -> list[str]:
 
 def summary() -> str:
     """One line for `playstyles --version`: whether games run compiled."""
-    available = compiled_available()
-    if not available:
+    built = _built(None)
+    if not built:
         return "no compiled modules: the engine and search run as Python"
     if pure_python_requested():
-        return f"{len(available)} compiled modules, not used ({PURE_PYTHON}=1)"
-    stale = compiled_stale()
+        return f"{len(built)} compiled modules, not used ({PURE_PYTHON}=1)"
+    stale = sum(is_stale(source, ext) for _, source, ext in built)
     if stale:
-        return (f"{len(available)} compiled modules, {len(stale)} older than their source and "
+        return (f"{len(built)} compiled modules, {stale} older than their source and "
                 f"run as Python: pip install -e . compiles them again")
-    return f"{len(available)} compiled modules"
+    return f"{len(built)} compiled modules"
 
 
 install_finder()

@@ -3,7 +3,6 @@ are the ones in use, and the Python source they are compiled from plays the same
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.machinery
 import importlib.util
@@ -21,12 +20,17 @@ from tests.games.tribes.game_records import RECORDS
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _load_setup():
+    """`setup.py` as a module (it calls setuptools' `setup` only when run as a script)."""
+    spec = importlib.util.spec_from_file_location("playstyles_setup", ROOT / "setup.py")
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    return setup
+
+
 def _setup_modules() -> list[str]:
     """`COMPILED` as `setup.py` lists it."""
-    for node in ast.parse((ROOT / "setup.py").read_text()).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "COMPILED":
-            return list(ast.literal_eval(node.value))
-    raise AssertionError("setup.py has no COMPILED")
+    return list(_load_setup().COMPILED)
 
 
 def _play_records(pure: bool) -> dict:
@@ -89,9 +93,7 @@ def test_every_compiled_module_is_optional_so_a_failed_build_leaves_python(monke
     monkeypatch.setitem(sys.modules, "Cython", types.ModuleType("Cython"))
     monkeypatch.setitem(sys.modules, "Cython.Build", types.SimpleNamespace(cythonize=cythonize))
     monkeypatch.delenv(PURE_PYTHON, raising=False)
-    spec = importlib.util.spec_from_file_location("playstyles_setup", ROOT / "setup.py")
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)
+    setup = _load_setup()
     built = setup.extensions()
     assert sorted(e.name for e in built) == sorted(_setup_modules())
     assert all(e.optional for e in built)
