@@ -238,9 +238,8 @@ def main() -> None:
                                      "genomes": sizes[k][0], "games_per_genome": sizes[k][1]}
                                  for k in settings},
                     "trees": []}
-    for src in srcs:
-        report["trees"].append({"tree": f"TREE{srcs.index(src) + 1}", "commit": commit_of(src),
-                                "dirty": dirty(src),
+    for i, src in enumerate(srcs):
+        report["trees"].append({"tree": f"TREE{i + 1}", "commit": commit_of(src), "dirty": dirty(src),
                                 "results": {k: summarize(runs[str(src)][k]) for k in settings}})
     if len(srcs) == 2:
         a, b = report["trees"]
