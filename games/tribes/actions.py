@@ -745,7 +745,9 @@ def touched_by(s, tiles: tuple, moved: bool = True) -> set[int]:
         if not e[4].keys().isdisjoint(tiles):
             changed.add(v)
     if s.options.reference_bugs:  # units may share a tile
-        changed.update(v for v, u in s.units.items() if u.pos in tiles)
+        for v, u in s.units.items():
+            if u.pos in tiles:
+                changed.add(v)
     return changed
 
 
@@ -853,9 +855,17 @@ def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) ->
             if bt not in candidates:
                 continue
             base = _BASE_NEEDED.get(bt)
-            if base is not None and not any(building[j] == base for j in nbrs[i]):
+            if base is not None and not _next_to(building, nbrs[i], base):
                 continue
             out.append((BUILD, cid, i, bt))
+
+
+def _next_to(building: list, tiles: tuple, b: int) -> bool:
+    """Whether building `b` stands on one of `tiles`."""
+    for j in tiles:
+        if building[j] == b:
+            return True
+    return False
 
 
 _UNIT_TECH, _UNIT_COST = K.UNIT_TECH, K.UNIT_COST

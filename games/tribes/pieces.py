@@ -1,5 +1,9 @@
 """Units, cities and tribes: small `__slots__` objects shared copy-on-write between a state
-and its copies (see `games.tribes.state`); `clone` makes a state's own copy on first write."""
+and its copies (see `games.tribes.state`); `clone` makes a state's own copy on first write.
+And the fields of a state (`StateFields`).
+
+`pieces.pxd` declares these classes for the compiled modules (`base.compiled`): there they are
+extension types, whose fields code that knows an object's type reads directly."""
 
 from __future__ import annotations
 
@@ -56,3 +60,37 @@ class Tribe:
 
     def n_techs(self) -> int:
         return self.techs.bit_count()
+
+
+class StateFields:
+    """The fields of a Tribes position, `games.tribes.state.TribesState` (which adds the
+    methods): declared here, with the pieces, so that every compiled module can know a
+    position's type without importing the state module."""
+
+    __slots__ = ("_tok", "size", "options", "terrain", "resource", "building", "unit_at",
+                 "tile_city", "road", "_nbrs", "_rad", "units", "cities", "tribes", "next_id",
+                 "tick", "current", "game_over", "final_ranking", "log", "rng", "forced",
+                 "_legal", "_by_actor", "_zoc", "_reach", "_lists", "_carry", "_own_water",
+                 "_city_tiles", "capitals")
+
+    # copy-on-write accessors (see `games.tribes.state`) ----------------------------------
+    def unit_w(self, uid: int) -> Unit:
+        u = self.units[uid]
+        if u.tok is not self._tok:
+            u = u.clone(self._tok)
+            self.units[uid] = u
+        return u
+
+    def city_w(self, cid: int) -> City:
+        c = self.cities[cid]
+        if c.tok is not self._tok:
+            c = c.clone(self._tok)
+            self.cities[cid] = c
+        return c
+
+    def tribe_w(self, tid: int) -> Tribe:
+        t = self.tribes[tid]
+        if t.tok is not self._tok:
+            t = t.clone(self._tok)
+            self.tribes[tid] = t
+        return t

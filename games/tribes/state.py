@@ -16,7 +16,7 @@ from games.tribes import constants as K
 from games.tribes.actions import ACTION_NAMES, END_TURN, group_by_actor, list_actions
 from games.tribes.actions import describe as describe_action
 from games.tribes.javarandom import JavaRandom, java_shuffle
-from games.tribes.pieces import City, Tribe, Unit
+from games.tribes.pieces import City, StateFields, Tribe, Unit
 from games.tribes.rules import APPLY
 
 
@@ -37,7 +37,7 @@ _NOBODY: frozenset[int] = frozenset()
 _CITY, _PORT = K.CITY, K.PORT
 
 
-class TribesState:
+class TribesState(StateFields):
     """One Tribes position. Implements `games.api.GameState`."""
 
     game_name = "tribes"
@@ -46,15 +46,17 @@ class TribesState:
     # rule helpers and action application live in rules.py and actions.py; the methods
     # here are the shared vocabulary those modules are written in.
 
+    __slots__ = ()  # the fields are `StateFields`
+
     def __init__(self) -> None:  # use new_game() or copy()
         self._tok = object()
 
     # ---------------------------------------------------------------- copying
     def copy(self) -> "TribesState":
         s = TribesState.__new__(TribesState)
-        s.__dict__.update(self.__dict__)
         s._tok = object()
         self._tok = object()  # both sides now share every object: clone before writing
+        s.size, s.options, s._nbrs, s._rad = self.size, self.options, self._nbrs, self._rad
         s.terrain = self.terrain[:]
         s.resource = self.resource[:]
         s.building = self.building[:]
@@ -65,34 +67,18 @@ class TribesState:
         s.cities = self.cities.copy()
         s.tribes = self.tribes[:]
         s.rng = self.rng.copy()
+        s.next_id, s.tick, s.current, s.capitals = self.next_id, self.tick, self.current, self.capitals
+        s.game_over, s.final_ranking, s.log, s.forced = (self.game_over, self.final_ranking,
+                                                         self.log, self.forced)
         # the caches describe the same position, and apply() replaces them instead of
         # mutating them, so the copy can share them (search lists actions right after copying)
+        s._legal, s._by_actor, s._zoc, s._reach = self._legal, self._by_actor, self._zoc, self._reach
+        s._lists, s._carry = self._lists, self._carry
+        s._own_water, s._city_tiles = self._own_water, self._city_tiles
         return s
 
     def reseed(self, seed: int) -> None:
         self.rng = JavaRandom(seed)
-
-    # copy-on-write accessors -------------------------------------------------------------
-    def unit_w(self, uid: int) -> Unit:
-        u = self.units[uid]
-        if u.tok is not self._tok:
-            u = u.clone(self._tok)
-            self.units[uid] = u
-        return u
-
-    def city_w(self, cid: int) -> City:
-        c = self.cities[cid]
-        if c.tok is not self._tok:
-            c = c.clone(self._tok)
-            self.cities[cid] = c
-        return c
-
-    def tribe_w(self, tid: int) -> Tribe:
-        t = self.tribes[tid]
-        if t.tok is not self._tok:
-            t = t.clone(self._tok)
-            self.tribes[tid] = t
-        return t
 
     # ---------------------------------------------------------------- protocol
     @property
@@ -285,7 +271,8 @@ class TribesState:
 
     def add_score(self, tid: int, v: int) -> None:
         if v:
-            self.tribe_w(tid).score += v
+            t = self.tribe_w(tid)  # (not `self.tribe_w(tid).score += v`: Cython 3.1 fails on it)
+            t.score += v
 
     def add_stars(self, tid: int, v: int) -> None:
         t = self.tribe_w(tid)

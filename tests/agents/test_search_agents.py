@@ -481,22 +481,25 @@ def test_mcts_tree_and_rollouts_stop_at_the_horizon(monkeypatch):
     """No node deeper than the horizon, with or without rollouts (a playout only runs from a
     node above the horizon, down to it: an iteration costs at most `horizon` calls)."""
     import agents.mcts as mcts
-    depths = []
-    init = mcts._Node.__init__
+    roots = []
+    monkeypatch.setattr(mcts, "release", roots.append)  # keep each search's tree
 
-    def spy(self, state, parent, action, depth, me):
-        depths.append(depth)
-        init(self, state, parent, action, depth, me)
+    def depths():
+        out, stack = [], [r for r in roots]
+        while stack:
+            node = stack.pop()
+            out.append(node.depth)
+            stack.extend(node.children)
+        roots.clear()
+        return out
 
-    monkeypatch.setattr(mcts._Node, "__init__", spy)
     s = new_state(seed=2)
     MCTSAgent(seed=0, budget=300, horizon=3).act(s)
-    assert max(depths) == 3
-    depths.clear()
+    assert max(depths()) == 3
     counted = CountingState(s)
     agent = MCTSAgent(seed=0, budget=300, horizon=3, rollouts=True)
     agent.act(counted)
-    assert max(depths) <= 3 and counted.counter.n <= 300
+    assert max(depths()) <= 3 and counted.counter.n <= 300
     assert agent.last_iterations >= 300 // 3
 
 
