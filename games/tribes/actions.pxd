@@ -66,3 +66,12 @@ cpdef tuple spending_key(tribe)
 
 @cython.locals(j=Py_ssize_t)
 cpdef bint _next_to(list building, tuple tiles, b) except? -1
+
+@cython.locals(near=set, out=set, e=tuple, u=Unit)
+cpdef set near_units(StateFields s, tile)
+
+@cython.locals(units=dict, cities=dict)
+cpdef dict lists_kept(StateFields s, tuple action, dict lists, before, near, spending)
+
+@cython.locals(tc=list, out=set, j=Py_ssize_t)
+cpdef set _cities_near(StateFields s, Py_ssize_t tile)

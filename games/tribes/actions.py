@@ -610,7 +610,9 @@ def near_units(s, tile: int) -> set[int]:
         if not near.isdisjoint(e[5]):  # the tiles its search stepped from
             out.add(v)
     if s.options.reference_bugs:  # units may share a tile
-        out.update(v for v, u in s.units.items() if u.pos in near)
+        for v, u in s.units.items():
+            if u.pos in near:
+                out.add(v)
     return out
 
 

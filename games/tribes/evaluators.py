@@ -75,8 +75,8 @@ class TribesDiffHeuristic:
             a = root_features[tid]
             b = tribe_features(leaf, tid)
             s = 0.0
-            for w, x, y in zip(weights, a, b):
-                s += w * (y - x)
+            for k in range(len(weights)):
+                s += weights[k] * (b[k] - a[k])
             if tid == player:
                 own = s
             else:

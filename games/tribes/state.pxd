@@ -1,5 +1,12 @@
 # Cython declarations for state.py (read only when `pip install -e .` compiles it).
+cimport cython
 from games.tribes.pieces cimport City, StateFields, Tribe, Unit
 
 cdef class TribesState(StateFields):
-    pass
+
+    cpdef TribesState copy(self)
+    cpdef apply(self, action)
+    cpdef event(self, player, name, value=*)
+    cpdef _move_unit(self, uid, dest)
+    @cython.locals(cities=dict)
+    cpdef bint check_game_over(self) except? -1
