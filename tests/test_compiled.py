@@ -55,6 +55,11 @@ def test_every_module_setup_compiles_has_its_source():
     assert modules, "setup.py compiles nothing"
     for name in modules:
         assert (ROOT / (name.replace(".", "/") + ".py")).is_file(), name
+    # declarations beside a module that is not compiled would never be built (and would keep
+    # every build from being used, `compiled_stale`)
+    declared = {".".join(p.relative_to(ROOT).with_suffix("").parts)
+                for package in ("games", "agents") for p in (ROOT / package).rglob("*.pxd")}
+    assert declared and declared <= set(modules), sorted(declared - set(modules))
 
 
 def test_built_modules_are_all_built_and_in_use():
@@ -101,16 +106,19 @@ def test_every_compiled_module_is_optional_so_a_failed_build_leaves_python(monke
     assert setup.extensions() == []
 
 
-def _fake_build(tmp_path: Path, package: str) -> tuple[Path, Path]:
-    """A package with one module and a (fake) compiled extension beside it."""
+def _fake_build(tmp_path: Path, package: str, *names: str) -> list[tuple[Path, Path]]:
+    """A package with modules and a (fake) compiled extension beside each."""
     pkg = tmp_path / package
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    source = pkg / "mod.py"
-    source.write_text("WHERE = 'source'\n")
-    ext = pkg / f"mod{importlib.machinery.EXTENSION_SUFFIXES[0]}"
-    ext.write_bytes(b"not a real extension")
-    return source, ext
+    out = []
+    for name in names:
+        source = pkg / f"{name}.py"
+        source.write_text("WHERE = 'source'\n")
+        ext = pkg / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+        ext.write_bytes(b"not a real extension")
+        out.append((source, ext))
+    return out
 
 
 def _age(path: Path, seconds: float) -> None:
@@ -118,30 +126,58 @@ def _age(path: Path, seconds: float) -> None:
     os.utime(path, (t, t))
 
 
+def _spec(name: str, path: list[str]):
+    """What a new finder (a new process) does with the import of `name`."""
+    from base.compiled import ModuleFinder
+    return ModuleFinder(packages=("games",)).find_spec(name, path)
+
+
 def test_the_finder_takes_the_source_only_when_asked_or_when_the_build_is_stale(tmp_path, monkeypatch):
     import warnings
 
-    from base.compiled import ModuleFinder
-    source, ext = _fake_build(tmp_path, "games")
-    finder = ModuleFinder(packages=("games",))
+    [(source, ext)] = _fake_build(tmp_path, "games", "mod")
     path = [str(source.parent)]
     monkeypatch.delenv(PURE_PYTHON, raising=False)
     _age(source, 60)  # built after the last edit: Python's own import takes the extension
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert finder.find_spec("games.mod", path) is None
+        assert _spec("games.mod", path) is None
     assert compiled_available(tmp_path) == ["games.mod"] and compiled_stale(tmp_path) == []
     monkeypatch.setenv(PURE_PYTHON, "1")  # asked for: the source, without a warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert finder.find_spec("games.mod", path).origin == str(source)
+        assert _spec("games.mod", path).origin == str(source)
     monkeypatch.delenv(PURE_PYTHON)
     _age(ext, 62)  # two seconds apart (a copy unpacked in no set order): still the extension
-    assert finder.find_spec("games.mod", path) is None and compiled_stale(tmp_path) == []
+    assert _spec("games.mod", path) is None and compiled_stale(tmp_path) == []
     _age(ext, 60)  # edited after the build: the source, with a warning saying what to do
-    with pytest.warns(RuntimeWarning, match="pip install -e . compiles it again"):
-        assert finder.find_spec("games.mod", path).origin == str(source)
+    with pytest.warns(RuntimeWarning, match="pip install -e . compiles them again"):
+        assert _spec("games.mod", path).origin == str(source)
     assert compiled_stale(tmp_path) == ["games.mod"]
     ext.unlink()  # nothing compiled: left to Python
-    assert finder.find_spec("games.mod", path) is None
-    assert finder.find_spec("other.mod", path) is None
+    assert _spec("games.mod", path) is None
+    assert _spec("other.mod", path) is None
+
+
+def test_the_compiled_modules_run_together_or_not_at_all(tmp_path, monkeypatch):
+    """They read each other's typed objects (`.pxd`): one stale module, stale declarations
+    or a declared module left unbuilt sends every module to its source."""
+    (a, a_ext), (b, b_ext) = _fake_build(tmp_path, "games", "a", "b")
+    for f, age in ((a, 120), (b, 120), (a_ext, 60), (b_ext, 60)):  # built after the edits
+        _age(f, age)
+    path = [str(a.parent)]
+    monkeypatch.delenv(PURE_PYTHON, raising=False)
+    assert _spec("games.a", path) is None and _spec("games.b", path) is None
+    decl = b.with_suffix(".pxd")
+    decl.write_text("cdef class B:\n    pass\n")  # declarations changed after the build
+    assert compiled_stale(tmp_path) == ["games.b"]
+    with pytest.warns(RuntimeWarning, match="games.b: changed after the build"):
+        assert _spec("games.a", path).origin == str(a)
+    _age(decl, 120)
+    assert compiled_stale(tmp_path) == [] and _spec("games.a", path) is None
+    b_ext.unlink()  # declared but not built (its build failed): nothing compiled is used
+    assert compiled_available(tmp_path) == ["games.a"] and compiled_stale(tmp_path) == ["games.b"]
+    with pytest.warns(RuntimeWarning, match="or not built"):
+        assert _spec("games.a", path).origin == str(a)
+    a_ext.unlink()  # nothing built anywhere: plain Python, nothing to say
+    assert compiled_stale(tmp_path) == [] and _spec("games.a", path) is None

@@ -314,8 +314,7 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
     key = tuple(types)
     kinds = kind_order.get(key)
     if kinds is None:
-        kinds = kind_order[key] = sorted((k for k in key if k in rank), key=rank.__getitem__)
-    append = out.append
+        kinds = kind_order[key] = sorted([k for k in key if k in rank], key=rank.__getitem__)
     seen = set()
     for kind in kinds:
         actions = types[kind]
@@ -339,5 +338,5 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
             if a in seen:
                 continue
             seen.add(a)
-            append((actor, name, a, v, w))
+            out.append((actor, name, a, v, w))
     return out

@@ -1,0 +1,6 @@
+# Cython declarations for portfolio.py (read only when `pip install -e .` compiles it).
+cimport cython
+
+@cython.locals(rank=dict, by_kind=dict, kind_order=dict, key=tuple, kinds=list, seen=set,
+               ok=bint)
+cpdef list actor_assignments(actor, types, portfolio, ctx, list out)
