@@ -187,7 +187,7 @@ class MCTSAgent(SearchAgent):
 
     def _shuffled(self, acts) -> list[Action]:
         order = self.rng.permutation(len(acts))
-        return [acts[int(i)] for i in order]
+        return [acts[i] for i in order.tolist()]
 
     def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget,
                  horizon: int, players: int) -> None:
