@@ -31,6 +31,11 @@ COMPILED = (
     "agents.portfolio.script",
 )
 
+HELPERS = (
+    # compiled from Cython source, each with its Python twin in the module that uses it
+    "agents._draw",  # agents.draw: numpy's bounded integers without Generator.integers's overhead
+)
+
 # The source is plain Python, run as Python would run it: annotations are not C types, and
 # Python's semantics of division and exceptions are kept.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
@@ -46,10 +51,26 @@ def extensions():
     # no debug information: a quarter of the size, which a Ray job ships to its cluster
     modules = [Extension(name, [name.replace(".", "/") + ".py"], optional=True,
                          extra_compile_args=["-g0"]) for name in COMPILED]
+    modules += _helpers()
     built = cythonize(modules, compiler_directives=DIRECTIVES, quiet=True)
     for ext in built:  # cythonize makes new extensions and drops `optional`
         ext.optional = True
     return built
+
+
+def _helpers() -> list:
+    """The `HELPERS` extensions: they use numpy's random C API (its headers and its static
+    library of distributions), so none without numpy."""
+    try:
+        import numpy
+    except ImportError:
+        return []
+    lib = os.path.join(os.path.dirname(numpy.__file__), "random", "lib")
+    return [Extension(name, [name.replace(".", "/") + ".pyx"], optional=True,
+                      extra_compile_args=["-g0"], include_dirs=[numpy.get_include()],
+                      library_dirs=[lib], libraries=["npyrandom"],
+                      define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
+            for name in HELPERS]
 
 
 if __name__ == "__main__":  # as setuptools runs it (tests import `extensions`)

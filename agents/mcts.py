@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from agents.draw import randbelow
 from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
@@ -154,7 +155,7 @@ class MCTSAgent(SearchAgent):
         if self.prioritize_root:
             groups = self.hooks.root_groups(state)
             if groups:
-                acts = list(groups[int(rng.integers(len(groups)))])
+                acts = list(groups[randbelow(rng, len(groups))])
         if len(acts) == 1:
             return acts[0]
         me = state.current_player
@@ -252,7 +253,7 @@ class MCTSAgent(SearchAgent):
 
     def _final(self, root: _Node, acts: list[Action]) -> Action:
         if not root.children:
-            return acts[int(self.rng.integers(len(acts)))]
+            return acts[randbelow(self.rng, len(acts))]
         children = root.children
         if self.solver:
             won = [ch for ch in children if ch.proven == WIN]

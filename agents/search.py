@@ -34,6 +34,7 @@ from typing import Any, Callable, Hashable, Iterator, Mapping
 
 import numpy as np
 
+from agents.draw import randbelow
 from agents.evaluators import check_evaluator, deciding, make_evaluator
 from base.limits import MAX_BUDGET, MAX_MS, short
 from games.api import Action, GameState, is_pass
@@ -216,7 +217,7 @@ def search_copy(state: GameState, rng: np.random.Generator) -> GameState:
     """A copy for search with its own random stream drawn from the agent's generator, so a
     search never consumes (or peeks at) the game's own random outcomes."""
     c = state.copy()
-    c.reseed(int(rng.integers(_SEED_BOUND)))
+    c.reseed(randbelow(rng, _SEED_BOUND))
     return c
 
 
@@ -287,14 +288,14 @@ def random_action(state: GameState, rng: np.random.Generator, hooks: GameHooks,
     acts = state.legal_actions()
     if len(acts) == 1:
         return acts[0]
-    a = acts[int(rng.integers(len(acts)))]
+    a = acts[randbelow(rng, len(acts))]
     if not hooks.excluded(state, a) and not (avoid_pass and is_pass(state, a)):
         return a
     pool = [b for b in acts if not hooks.excluded(state, b)
             and not (avoid_pass and is_pass(state, b))]
     if not pool:
         pool = [b for b in acts if not hooks.excluded(state, b)] or list(acts)
-    return pool[int(rng.integers(len(pool)))]
+    return pool[randbelow(rng, len(pool))]
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from agents.draw import randbelow
 from agents.search import Budget, BudgetExhausted
 from games.api import GameState
 
@@ -137,7 +138,7 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
             above, below = u + TIE, u - TIE
         elif u >= below:
             best.append(ch)
-    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+    return best[0] if len(best) == 1 else best[randbelow(rng, len(best))]
 
 
 def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> TreeNode:
@@ -147,7 +148,7 @@ def most_visited(children: Sequence[TreeNode], rng: np.random.Generator) -> Tree
     if len(best) > 1:
         top_q = max(ch.total / ch.n for ch in best)
         best = [ch for ch in best if ch.total / ch.n == top_q]
-    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+    return best[0] if len(best) == 1 else best[randbelow(rng, len(best))]
 
 
 def best_mean(children: Sequence[TreeNode], rng: np.random.Generator) -> TreeNode:
@@ -155,7 +156,7 @@ def best_mean(children: Sequence[TreeNode], rng: np.random.Generator) -> TreeNod
     child must have been visited."""
     top_q = max(ch.total / ch.n for ch in children)
     best = [ch for ch in children if ch.total / ch.n >= top_q - TIE]
-    return best[int(rng.integers(len(best)))]
+    return best[randbelow(rng, len(best))]
 
 
 def release(root: TreeNode) -> None:

@@ -34,6 +34,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from agents.draw import randbelow
 from agents.evaluators import Evaluator
 from agents.portfolio.portfolio import (
     ACTION,
@@ -121,7 +122,7 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
         ctx = make_context(pf.game, state, rng)
     made: dict = {}
     while True:
-        j = int(rng.integers(total))
+        j = randbelow(rng, total)
         i = bisect_right(ends, j)
         actor = actors[i]
         lst = made.get(actor)
@@ -132,7 +133,7 @@ def sample_assignment(state: GameState, pf: Portfolio, counts: Mapping[int, int]
             return lst[off]
         if len(made) == len(actors):
             flat = [x for a in actors for x in made[a]]
-            return flat[int(rng.integers(len(flat)))] if flat else None
+            return flat[randbelow(rng, len(flat))] if flat else None
 
 
 def _bounds(by_actor: Mapping[Hashable, Mapping[int, Sequence]],
@@ -200,7 +201,7 @@ def sample_assignment_lazy(state: GameState, pf: Portfolio, counts: Mapping[int,
     stage = [0] * len(actors)  # 0: bound without listing, 1: listed, 2: generated
     made: list = [None] * len(actors)  # the actor's grouped actions, then its assignments
     while total:
-        j = int(rng.integers(total))
+        j = randbelow(rng, total)
         i = 0
         while j >= sizes[i]:
             j -= sizes[i]
@@ -466,7 +467,7 @@ class PMCTSAgent(SearchAgent):
             a = None
             if portfolio_policy:
                 if first:
-                    a = first[int(rng.integers(len(first)))][ACTION]
+                    a = first[randbelow(rng, len(first))][ACTION]
                 else:
                     if ctx is None:
                         ctx = make_context(self.portfolio.game, leaf, rng)
@@ -476,7 +477,7 @@ class PMCTSAgent(SearchAgent):
                 first = None
             if a is None:
                 acts = leaf.legal_actions()
-                a = acts[int(rng.integers(len(acts)))]
+                a = acts[randbelow(rng, len(acts))]
             b.apply(leaf, a)
             if ctx is not None:
                 ctx = ctx.after(leaf, a)
@@ -502,7 +503,7 @@ class PMCTSAgent(SearchAgent):
             asg = root.assignments
             top = max(x[VALUE] * x[WEIGHT] for x in asg)
             best = [x for x in asg if x[VALUE] * x[WEIGHT] >= top - TIE]
-            return best[int(rng.integers(len(best)))][ACTION]
+            return best[randbelow(rng, len(best))][ACTION]
         if self.final == "visits":
             return most_visited(root.children, rng).assignment[ACTION]
         return best_mean(root.children, rng).assignment[ACTION]
