@@ -1,8 +1,11 @@
 """Build the optional compiled modules (`base/compiled.py` says what they are).
 
-Every module in `COMPILED` is compiled by Cython from its own, unchanged Python source; a
-module whose build fails (no C compiler, say) is skipped and runs as Python, with the same
-games. `PLAYSTYLES_PURE_PYTHON=1 pip install -e .` skips the build altogether.
+Every module in `COMPILED` is compiled by Cython from its own, unchanged Python source, with
+the types declared in the `.pxd` file beside it where there is one (Python never reads them);
+the `HELPERS` are Cython source with a Python twin in the module that uses them. A module whose
+build fails (no C compiler, say) is skipped and runs as Python, with the same games (where a
+module with declarations is missing, every module runs as Python: `base/compiled.py`).
+`PLAYSTYLES_PURE_PYTHON=1 pip install -e .` skips the build altogether.
 """
 
 import os

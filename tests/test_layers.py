@@ -65,7 +65,8 @@ def resolve(name: str) -> str | None:
     parts = name.split(".")
     while parts:
         here = REPO.joinpath(*parts)
-        if here.with_suffix(".py").exists() or (here / "__init__.py").exists():
+        if (here.with_suffix(".py").exists() or here.with_suffix(".pyx").exists()
+                or (here / "__init__.py").exists()):  # (.pyx: a compiled helper, agents._draw)
             return ".".join(parts)
         parts.pop()
     return None
