@@ -16,7 +16,9 @@ genomes (the control, then seeded random ones) and a fixed number of games per g
 The CPU time of each game is `time.process_time()` around `run_game` in the process that
 plays it; games per core-hour is 3600 / (CPU seconds per game). A repetition plays the
 setting's games once in a fresh process; the report gives the median over repetitions of the
-CPU seconds per game (and its games per core-hour), with every repetition's figure.
+CPU seconds per game (and its games per core-hour), with every repetition's figure, and the
+share of the games' CPU time the cyclic garbage collector took (`gc.callbacks`; per game
+`gc_s` and `gc_collections`).
 
 Each game is also reduced to a digest (SHA-256 of its actions, winner, ranking, results,
 rounds, summaries, events and decisions per seat), so that two trees can be checked to play
@@ -120,10 +122,12 @@ def worker(setting: str, genomes: int, games: int, profile=None) -> dict:
     new_state(first)
     for a, seed in zip(first.agents, first.agent_seeds):
         a.build(seed, first.game)
+    collector = _CollectorClock()
     out = []
     for i, genome in enumerate(pool):
         for spec in plan.games(genome, i)[:games]:
             actions: list[str] = []
+            collector.reset()
             c0 = time.process_time()
             w0 = time.perf_counter()
             if profile is not None:
@@ -135,9 +139,29 @@ def worker(setting: str, genomes: int, games: int, profile=None) -> dict:
             wall = time.perf_counter() - w0
             out.append({"genome": i, "tag": list(spec.tag) if hasattr(spec, "tag") else None,
                         "cpu_s": round(cpu, 4), "wall_s": round(wall, 4),
+                        "gc_s": round(collector.seconds, 4), "gc_collections": collector.n,
                         "rounds": record.rounds, "actions": len(actions),
                         "digest": _digest(record, actions)})
     return {"setting": setting, "games": out, "compiled_modules": _compiled_in_use()}
+
+
+class _CollectorClock:
+    """CPU seconds and number of the cyclic collector's collections (`gc.callbacks`)."""
+
+    def __init__(self) -> None:
+        import gc
+        self.seconds, self.n, self._start = 0.0, 0, 0.0
+        gc.callbacks.append(self._on)
+
+    def reset(self) -> None:
+        self.seconds, self.n = 0.0, 0
+
+    def _on(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._start
+            self.n += 1
 
 
 def _compiled_in_use() -> list[str] | None:
@@ -181,10 +205,13 @@ def dirty(src: Path) -> bool | None:
 def summarize(reps: list[dict]) -> dict:
     per_game = [statistics.fmean(g["cpu_s"] for g in r["games"]) for r in reps]
     med = statistics.median(per_game)
+    gc_share = [sum(g.get("gc_s", 0.0) for g in r["games"]) / sum(g["cpu_s"] for g in r["games"])
+                for r in reps]
     return {"reps": len(reps), "games_per_rep": len(reps[0]["games"]),
             "cpu_s_per_game_each_rep": [round(x, 3) for x in per_game],
             "cpu_s_per_game_median": round(med, 3),
             "games_per_core_hour_median": round(3600 / med, 1),
+            "collector_share_each_rep": [round(x, 4) for x in gc_share],
             "digests": [g["digest"] for g in reps[0]["games"]],
             "same_games_every_rep": all([g["digest"] for g in r["games"]]
                                         == [g["digest"] for g in reps[0]["games"]]

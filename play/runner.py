@@ -8,6 +8,7 @@ the result and the per-turn statistics log from which behaviour features are com
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -143,6 +144,21 @@ def play_game(state: GameState, agents: Sequence,
     return state
 
 
+_startup_frozen = False
+
+
+def freeze_startup_objects() -> None:
+    """Once per process, before its first game: move every object alive now (the modules,
+    the registries, the configs; startup) to the collector's permanent generation
+    (`gc.freeze`), so that the full collections games trigger do not walk them again and
+    again. They live as long as the process anyway; nothing is collected that would have
+    been, but for garbage left over from startup itself, which stays."""
+    global _startup_frozen
+    if not _startup_frozen:
+        _startup_frozen = True
+        gc.freeze()
+
+
 def new_state(spec: GameSpec) -> GameState:
     return get_game(spec.game).new_state(spec.level, spec.seed, **dict(spec.options))
 
@@ -155,6 +171,7 @@ def run_game(spec: GameSpec, on_action: Callable[[object], None] | None = None) 
         on_action: sees every action before it is applied (e.g. to keep them, so that the
             game can be replayed position by position: `qd.versus`); it changes nothing.
     """
+    freeze_startup_objects()
     t0 = time.perf_counter()
     c0 = time.process_time()
     state = new_state(spec)
