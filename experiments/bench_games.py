@@ -41,6 +41,7 @@ as Python). `PLAYSTYLES_PURE_PYTHON=1` in the environment runs every tree as Pyt
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -149,7 +150,6 @@ class _CollectorClock:
     """CPU seconds and number of the cyclic collector's collections (`gc.callbacks`)."""
 
     def __init__(self) -> None:
-        import gc
         self.seconds, self.n, self._start = 0.0, 0, 0.0
         gc.callbacks.append(self._on)
 
@@ -255,9 +255,11 @@ def main() -> None:
                 pg = statistics.fmean(g["cpu_s"] for g in r["games"])
                 print(f"rep {rep + 1} {setting} {src}: {pg:.2f} CPU s per game",
                       file=sys.stderr, flush=True)
-    # no machine paths in the report: trees are named by their order and commit
+    # no machine paths in the report: trees are named by their order and commit, the output
+    # file by its name
     command = " ".join(["experiments/bench_games.py"] + [
-        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src" else a
+        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src"
+        else Path(a).name if sys.argv[i] == "--out" else a
         for i, a in enumerate(sys.argv[1:])])
     report: dict = {"machine": machine(), "command": command,
                     "genome_seed": GENOME_SEED, "wall_minutes": round((time.time() - started) / 60, 1),

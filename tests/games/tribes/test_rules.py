@@ -1068,6 +1068,23 @@ def test_gathering_only_on_own_city_tiles():
 
 # ====================================================================== copies
 
+def test_copy_has_every_field_of_the_position():
+    """`TribesState.copy` names the fields one by one: each field (`StateFields`) is set in the
+    copy, to an equal value (a field it forgot is unset as Python, None when compiled)."""
+    from games.tribes.pieces import StateFields
+    s = game()
+    place(s, "WARRIOR", 0, (3, 3))
+    c = s.copy()
+    for name in StateFields.__slots__:
+        if name == "_tok":  # each side gets a token of its own
+            assert c._tok is not s._tok
+            continue
+        if name == "rng":  # its own generator, in the same state
+            assert c.rng is not s.rng and repr(c.rng) == repr(s.rng)
+            continue
+        assert getattr(c, name) == getattr(s, name), name
+
+
 def test_copy_is_independent_of_the_original():
     s = game()
     a = place(s, "WARRIOR", 0, (3, 3))
