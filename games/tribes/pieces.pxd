@@ -38,7 +38,8 @@ cdef class StateFields:
     cdef public dict _zoc, _reach
     cdef public object _lists, _carry
     cdef public dict _own_water, _city_tiles
-    cdef public object capitals
+    cdef public object capitals, _own
+    cpdef list board_w(self, name)
     @cython.locals(u=Unit)
     cpdef Unit unit_w(self, uid)
     @cython.locals(c=City)

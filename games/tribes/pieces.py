@@ -62,6 +62,11 @@ class Tribe:
         return self.techs.bit_count()
 
 
+BOARD_LISTS = {"terrain": 1, "resource": 2, "building": 4, "tile_city": 8, "road": 16}
+"""The board lists shared copy-on-write (`StateFields.board_w`), each with its bit of `_own`;
+`unit_at`, written by almost every action, is copied with the position."""
+
+
 class StateFields:
     """The fields of a Tribes position, `games.tribes.state.TribesState` (which adds the
     methods): declared here, with the pieces, so that every compiled module can know a
@@ -71,9 +76,21 @@ class StateFields:
                  "tile_city", "road", "_nbrs", "_rad", "units", "cities", "tribes", "next_id",
                  "tick", "current", "game_over", "final_ranking", "log", "rng", "forced",
                  "_legal", "_by_actor", "_zoc", "_reach", "_lists", "_carry", "_own_water",
-                 "_city_tiles", "capitals")
+                 "_city_tiles", "capitals", "_own")
 
     # copy-on-write accessors (see `games.tribes.state`) ----------------------------------
+    def board_w(self, name: str) -> list:
+        """The board list `name` (one of `BOARD_LISTS`) to write into: a copy shares them
+        with its position until one of the two writes (`_own` has a bit per list this
+        position owns). Every write to these lists goes through here."""
+        bit = BOARD_LISTS[name]
+        lst = getattr(self, name)
+        if not self._own & bit:
+            lst = lst[:]
+            setattr(self, name, lst)
+            self._own |= bit
+        return lst
+
     def unit_w(self, uid: int) -> Unit:
         u = self.units[uid]
         if u.tok is not self._tok:

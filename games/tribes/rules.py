@@ -180,13 +180,13 @@ def _capture_village(s, u, pos: int) -> None:
     c.capital, c.walls, c.bound, c.worth, c.units, c.temples, c.tok = False, False, 1, 0, [], {}, s._tok
     s.cities[c.id] = c
     s.tribe_w(me).cities.append(c.id)
-    s.terrain[pos] = K.CITY
-    s.road[pos] = False  # a city centre is part of the network, but not a road
+    s.board_w("terrain")[pos] = K.CITY
+    s.board_w("road")[pos] = False  # a city centre is part of the network, but not a road
     if s.tile_city[pos] and s.tile_city[pos] != c.id:
-        s.tile_city[pos] = 0
+        s.board_w("tile_city")[pos] = 0
     s.claim(c.id, 1)
     if s.tile_city[pos] != c.id:
-        s.tile_city[pos] = c.id
+        s.board_w("tile_city")[pos] = c.id
     s.add_score(me, 100)
     _rehome_one_into(s, u, c.id)
     s.event(me, "villages_captured")
@@ -350,7 +350,7 @@ def examine(s, a) -> None:
     u = s.units[uid]
     me = u.tribe
     tribe = s.tribes[me]
-    s.resource[pos] = K.NO_RESOURCE
+    s.board_w("resource")[pos] = K.NO_RESOURCE
     forced = s.forced
     bonus = s.rng.next_int(5)
     while bonus == K.RUINS_RESEARCH and tribe.techs == K.ALL_TECHS_MASK:
@@ -469,7 +469,7 @@ def resource_gathering(s, a) -> None:
     cid, tile = a[1], a[2]
     me = s.cities[cid].tribe
     res = s.resource[tile]
-    s.resource[tile] = K.NO_RESOURCE
+    s.board_w("resource")[tile] = K.NO_RESOURCE
     if res == K.WHALES:
         s.add_stars(me, 10)
     else:
@@ -488,9 +488,9 @@ def forest_action(s, a) -> None:
     """Clear (+2 stars, the resource stays: a reference quirk), burn (crops) or grow a forest."""
     me = s.cities[a[1]].tribe
     terrain, resource, stars = _FOREST_EFFECT[a[0]]
-    s.terrain[a[2]] = terrain
+    s.board_w("terrain")[a[2]] = terrain
     if resource is not None:
-        s.resource[a[2]] = resource
+        s.board_w("resource")[a[2]] = resource
     s.add_stars(me, stars)
     s.event(me, "forest_actions")
     _after_action(s)
@@ -532,13 +532,13 @@ def build(s, a) -> None:
     cid, tile, b = a[1], a[2], a[3]
     me = s.cities[cid].tribe
     s.add_stars(me, -K.BUILDING_COST[b])
-    s.building[tile] = b
-    s.resource[tile] = K.NO_RESOURCE
+    s.board_w("building")[tile] = b
+    s.board_w("resource")[tile] = K.NO_RESOURCE
     if b in K.BASE_OF:
         s.add_pop(cid, K.BUILDING_POP[b])
         _base_adjacency(s, cid, tile, b, +1)
         if b == K.LUMBER_HUT:
-            s.terrain[tile] = K.PLAIN
+            s.board_w("terrain")[tile] = K.PLAIN
         if b == K.PORT:
             s.update_networks()
     elif b in K.PRODUCER:
@@ -560,7 +560,7 @@ def destroy(s, a) -> None:
     cid, tile = a[1], a[2]
     me = s.cities[cid].tribe
     b = s.building[tile]
-    s.building[tile] = K.NO_BUILDING
+    s.board_w("building")[tile] = K.NO_BUILDING
     if b in K.BASE_OF:
         s.add_pop(cid, -K.BUILDING_POP[b])
         _base_adjacency(s, cid, tile, b, -1)
@@ -600,7 +600,7 @@ def research(s, a) -> None:
 def build_road(s, a) -> None:
     me = s.current
     s.add_stars(me, -2)
-    s.road[a[2]] = True
+    s.board_w("road")[a[2]] = True
     s.event(me, "roads")
     s.update_networks(new_road=a[2])
     _after_action(s)

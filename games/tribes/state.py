@@ -1,9 +1,12 @@
 """The Tribes game state: flat board arrays plus copy-on-write units, cities and tribes.
 
 Search copies a state thousands of times per decision and then changes only a few objects,
-so `copy()` copies the board lists and the id->object dicts, and shares every Unit, City and
+so `copy()` copies `unit_at` and the id->object dicts, and shares every Unit, City and
 Tribe. An object is cloned the first time a state writes to it (`unit_w`, `city_w`, `tribe_w`):
 each state holds a private token, and an object belongs to the state whose token it carries.
+The other board lists (terrain, resources, buildings, territory, roads), which few actions
+change, are shared the same way: a state writes into one only through `board_w`, which copies
+it first unless the state owns it (a bit of `_own` per list).
 """
 
 from __future__ import annotations
@@ -50,19 +53,18 @@ class TribesState(StateFields):
 
     def __init__(self) -> None:  # use new_game() or copy()
         self._tok = object()
+        self._own = 0
 
     # ---------------------------------------------------------------- copying
     def copy(self) -> "TribesState":
         s = TribesState.__new__(TribesState)
         s._tok = object()
         self._tok = object()  # both sides now share every object: clone before writing
+        s._own = self._own = 0  # and the board lists but `unit_at` (`board_w`)
         s.size, s.options, s._nbrs, s._rad = self.size, self.options, self._nbrs, self._rad
-        s.terrain = self.terrain[:]
-        s.resource = self.resource[:]
-        s.building = self.building[:]
+        s.terrain, s.resource, s.building = self.terrain, self.resource, self.building
+        s.tile_city, s.road = self.tile_city, self.road
         s.unit_at = self.unit_at[:]
-        s.tile_city = self.tile_city[:]
-        s.road = self.road[:]
         s.units = self.units.copy()
         s.cities = self.cities.copy()
         s.tribes = self.tribes[:]
@@ -93,7 +95,8 @@ class TribesState(StateFields):
         return self.game_over
 
     def invalidate(self) -> None:
-        """Forget cached legal actions; needed only after editing a position by hand."""
+        """Forget cached legal actions; needed only after editing a position by hand (write
+        into its board lists through `board_w`, which keeps its copies apart)."""
         self._legal = None
         self._by_actor = None
         self._zoc = {}
@@ -306,7 +309,7 @@ class TribesState(StateFields):
 
     def claim(self, cid: int, r: int) -> None:
         """A city claims the unowned tiles within radius r: +20 score and worth each."""
-        tc = self.tile_city
+        tc = self.board_w("tile_city")
         n = 0
         for i in self.radius(self.cities[cid].pos, r):
             if not tc[i]:
@@ -803,9 +806,9 @@ def new_game(level, seed: int, options: TribesOptions | None = None) -> TribesSt
         s.cities[c.id] = c
         t.cities.append(c.id)
         t.capital = c.id
-        s.terrain[pos] = K.CITY
-        s.resource[pos] = 0
-        s.road[pos] = False
+        s.board_w("terrain")[pos] = K.CITY
+        s.board_w("resource")[pos] = 0
+        s.board_w("road")[pos] = False
         t.score += 100
         utype = K.TRIBE_START_UNIT[key]
         s.create_unit(utype, tid, pos, c.id)

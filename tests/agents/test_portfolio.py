@@ -273,8 +273,8 @@ def test_carried_context_sees_ruins_go_under_a_forest(kind, terrain, tech):
     carried over it no longer counts the ruins among the capture targets."""
     s = game()
     t = idx(s, (0, 0))
-    s.terrain[t] = terrain
-    s.resource[t] = K.RUINS
+    s.board_w("terrain")[t] = terrain
+    s.board_w("resource")[t] = K.RUINS
     give_tech(s, 0, tech)
     set_stars(s, 0, 20)
     ctx = make_context("tribes", s, np.random.default_rng(0))

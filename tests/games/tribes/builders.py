@@ -242,24 +242,24 @@ def set_city(s: TribesState, cid: int, **fields):
 
 # ------------------------------------------------------------------------------ tiles
 def set_terrain(s: TribesState, pos, terrain) -> None:
-    s.terrain[idx(s, pos)] = terrain_code(terrain)
+    s.board_w("terrain")[idx(s, pos)] = terrain_code(terrain)
     refresh(s)
 
 
 def set_resource(s: TribesState, pos, resource) -> None:
-    s.resource[idx(s, pos)] = resource_code(resource)
+    s.board_w("resource")[idx(s, pos)] = resource_code(resource)
     refresh(s)
 
 
 def set_building(s: TribesState, pos, b) -> None:
     """Put a building on a tile with no effect (no population, no score)."""
-    s.building[idx(s, pos)] = building(b) if b else K.NO_BUILDING
+    s.board_w("building")[idx(s, pos)] = building(b) if b else K.NO_BUILDING
     refresh(s)
 
 
 def add_road(s: TribesState, *positions) -> None:
     for p in positions:
-        s.road[idx(s, p)] = True
+        s.board_w("road")[idx(s, p)] = True
     refresh(s)
 
 

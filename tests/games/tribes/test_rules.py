@@ -1085,6 +1085,32 @@ def test_copy_has_every_field_of_the_position():
         assert getattr(c, name) == getattr(s, name), name
 
 
+def test_board_lists_are_shared_until_written():
+    """A copy shares the board lists but `unit_at` with its position (`BOARD_LISTS`): the
+    first write on either side, through `board_w`, copies the list it writes into; the
+    other lists stay shared."""
+    from games.tribes.pieces import BOARD_LISTS
+    s = game()
+    give_tech(s, 0, "ROADS")
+    set_stars(s, 0, 20)
+    c = s.copy()
+    assert all(getattr(c, name) is getattr(s, name) for name in BOARD_LISTS)
+    assert c.unit_at is not s.unit_at and c.unit_at == s.unit_at
+    a = legal(c, "BUILD_ROAD")[0]
+    c.apply(a)
+    assert c.road[a[2]] and not s.road[a[2]]
+    assert c.board_w("road") is c.road  # the copy owns it now: no second copy
+    assert all(getattr(c, name) is getattr(s, name) for name in BOARD_LISTS if name != "road")
+    t = idx(s, (0, 0))
+    was = c.terrain[t]
+    s.board_w("terrain")[t] = K.MOUNTAIN if was != K.MOUNTAIN else K.PLAIN
+    assert c.terrain[t] == was and s.terrain[t] != was
+    cc = c.copy()  # a copy of a copy shares what its position owned, and both give it up
+    assert cc.road is c.road
+    cc.board_w("road")[a[2]] = False
+    assert c.road[a[2]] and not cc.road[a[2]]
+
+
 def test_copy_is_independent_of_the_original():
     s = game()
     a = place(s, "WARRIOR", 0, (3, 3))
