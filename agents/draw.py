@@ -1,13 +1,15 @@
-"""Uniform integers below a bound from a numpy Generator, exactly as `int(rng.integers(n))`
-draws them: the search agents draw one at almost every step (a search copy's seed, a rollout
-action, a tie), and `Generator.integers` spends most of its time on its arguments.
+"""Uniform integers below a bound, and permutations, from a numpy Generator, exactly as
+`int(rng.integers(n))` and `rng.permutation(n).tolist()` draw them: the search agents draw an
+integer at almost every step (a search copy's seed, a rollout action, a tie) and a
+permutation at every node they open, and `Generator` spends most of its time on its
+arguments and arrays.
 
-`randbelow` is the compiled helper where `pip install -e .` built it (`agents/_draw.pyx`: it
-calls the function of numpy's random C API that `Generator.integers` calls for one integer,
-on the same bit generator, so it draws the same numbers and moves the generator as far),
-else `int(rng.integers(n))`. On import the helper is checked against `Generator.integers`
-over a range of bounds and is not used if any draw differs (a numpy whose bounded integers
-changed after the build). `PLAYSTYLES_PURE_PYTHON=1` uses Python (`base.compiled`).
+`randbelow` and `permutation` are the compiled helpers where `pip install -e .` built them
+(`agents/_draw.pyx`: they call the functions of numpy's random C API that `Generator.integers`
+and `Generator.shuffle` call, on the same bit generator, so they draw the same numbers and
+move the generator as far), else numpy's. On import the helpers are checked against numpy's
+over a range of bounds and are not used if any draw differs (a numpy whose draws changed
+after the build). `PLAYSTYLES_PURE_PYTHON=1` uses Python (`base.compiled`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from base.compiled import pure_python_requested
 
 def _randbelow(rng: np.random.Generator, n: int) -> int:
     return int(rng.integers(n))
+
+
+def _permutation(rng: np.random.Generator, n: int) -> list[int]:
+    return rng.permutation(n).tolist()
 
 
 _CHECK_BOUNDS = (1, 2, 3, 7, 10, 37, 100, 1000, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, 1 << 48,
@@ -39,17 +45,35 @@ def agrees(fn, seeds: int = 4, draws: int = 8) -> bool:
     return True
 
 
+_CHECK_SIZES = (0, 1, 2, 3, 5, 8, 13, 40, 257, 1000)
+
+
+def permutation_agrees(fn, seeds: int = 4) -> bool:
+    """Whether `fn(rng, n)` draws the list `Generator.permutation` draws, and leaves the
+    generator where it leaves it, for every size of `_CHECK_SIZES`."""
+    for seed in range(seeds):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in _CHECK_SIZES:
+            if fn(a, n) != b.permutation(n).tolist():
+                return False
+        if a.random() != b.random():
+            return False
+    return True
+
+
 def _pick():
     if pure_python_requested():
-        return _randbelow, False
+        return _randbelow, _permutation, False
     try:
+        from agents._draw import permutation as fast_permutation
         from agents._draw import randbelow as fast
-    except ImportError:  # not built: Python
-        return _randbelow, False
-    if not agrees(fast):
-        return _randbelow, False
-    return fast, True
+    except ImportError:  # not built (or built before `permutation`): Python
+        return _randbelow, _permutation, False
+    if not (agrees(fast) and permutation_agrees(fast_permutation)):
+        return _randbelow, _permutation, False
+    return fast, fast_permutation, True
 
 
-randbelow, compiled = _pick()
-"""`randbelow(rng, n)`: `int(rng.integers(n))`; `compiled`: whether the helper draws them."""
+randbelow, permutation, compiled = _pick()
+"""`randbelow(rng, n)`: `int(rng.integers(n))`; `permutation(rng, n)`:
+`rng.permutation(n).tolist()`; `compiled`: whether the helpers draw them."""

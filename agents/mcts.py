@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agents.draw import randbelow
+from agents.draw import permutation, randbelow
 from agents.evaluators import Evaluator
 from agents.search import (
     DEFAULT_BUDGET,
@@ -187,8 +187,7 @@ class MCTSAgent(SearchAgent):
         return n if self.rewards == "per_player" or n > 2 else 0
 
     def _shuffled(self, acts) -> list[Action]:
-        order = self.rng.permutation(len(acts))
-        return [acts[i] for i in order.tolist()]
+        return [acts[i] for i in permutation(self.rng, len(acts))]
 
     def _iterate(self, root: _Node, root_state: GameState, me: int, b: Budget,
                  horizon: int, players: int) -> None:

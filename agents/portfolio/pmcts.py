@@ -34,7 +34,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from agents.draw import randbelow
+from agents.draw import permutation, randbelow
 from agents.evaluators import Evaluator
 from agents.portfolio.portfolio import (
     ACTION,
@@ -398,7 +398,7 @@ class PMCTSAgent(SearchAgent):
                 node.unexpanded = sorted(range(len(asg)), key=lambda i: (
                     asg[i][VALUE] * asg[i][WEIGHT], order[i]))
             elif len(asg) > 1:
-                node.unexpanded = self.rng.permutation(len(asg)).tolist()
+                node.unexpanded = permutation(self.rng, len(asg))
             elif asg:
                 node.unexpanded = [0]
         return asg

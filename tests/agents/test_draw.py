@@ -1,5 +1,6 @@
-"""`agents.draw.randbelow`: the integers `Generator.integers` draws, whichever implementation
-is in use (the compiled helper where it was built)."""
+"""`agents.draw`: the integers `Generator.integers` draws and the permutations
+`Generator.permutation` draws, whichever implementation is in use (the compiled helpers where
+they were built)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,30 @@ def test_the_check_catches_a_helper_that_draws_other_numbers():
     assert not draw.agrees(lambda rng, n: int(rng.integers(n)) + (n > 5 and rng.random() > 2))
     # one extra draw per call: the same first numbers are not enough, the stream must agree
     assert not draw.agrees(lambda rng, n: (int(rng.integers(n)), rng.random())[0])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2024])
+def test_permutation_draws_what_numpy_draws_and_moves_the_generator_as_far(seed):
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    for n in [0, 1, 2, 3, 4, 6, 11, 31, 64, 100, 121, 500, 4_097] * 3:
+        got = draw.permutation(a, n)
+        assert type(got) is list and all(type(i) is int for i in got)
+        assert got == b.permutation(n).tolist(), n
+        assert a.random() == b.random()  # interleaved with other draws
+
+
+def test_permutation_of_a_negative_size_is_numpy_s():
+    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    assert draw.permutation(a, -2) == b.permutation(-2).tolist() == []
+    assert a.random() == b.random()
+
+
+def test_the_permutation_check_catches_a_helper_that_draws_another():
+    assert draw.permutation_agrees(draw.permutation)
+    assert not draw.permutation_agrees(lambda rng, n: rng.permutation(n).tolist()[::-1])
+    assert not draw.permutation_agrees(lambda rng, n: sorted(rng.permutation(n).tolist()))
+    assert not draw.permutation_agrees(
+        lambda rng, n: (rng.permutation(n).tolist(), rng.random())[0])
 
 
 def test_the_compiled_helper_is_used_where_it_was_built():
