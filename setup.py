@@ -24,6 +24,7 @@ COMPILED = (
     "games.tribes.features",
     "games.tribes.hooks",
     "games.tribes.javarandom",
+    "games.sequences",
     # the search agents' inner loops
     "agents.search",
     "agents.tree",

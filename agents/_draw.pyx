@@ -34,3 +34,11 @@ def permutation(rng, n):
         j = <Py_ssize_t> random_interval(bg, <uint64_t> i)
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def uniform(rng):
+    """`rng.random()`: the generator's bit generator's next double, as `Generator.random`
+    draws one float."""
+    cdef bitgen_t *bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule,
+                                                           "BitGenerator")
+    return bg.next_double(bg.state)

@@ -1,13 +1,13 @@
-"""Uniform integers below a bound, and permutations, from a numpy Generator, exactly as
-`int(rng.integers(n))` and `rng.permutation(n).tolist()` draw them: the search agents draw an
-integer at almost every step (a search copy's seed, a rollout action, a tie) and a
-permutation at every node they open, and `Generator` spends most of its time on its
-arguments and arrays.
+"""Uniform integers below a bound, permutations and uniform floats from a numpy Generator,
+exactly as `int(rng.integers(n))`, `rng.permutation(n).tolist()` and `rng.random()` draw
+them: the search agents draw an integer at almost every step (a search copy's seed, a
+rollout action, a tie), a permutation at every node they open and a float at every tie of a
+script, and `Generator` spends most of its time on its arguments and arrays.
 
-`randbelow` and `permutation` are the compiled helpers where `pip install -e .` built them
-(`agents/_draw.pyx`: they call the functions of numpy's random C API that `Generator.integers`
-and `Generator.shuffle` call, on the same bit generator, so they draw the same numbers and
-move the generator as far), else numpy's. On import the helpers are checked against numpy's
+`randbelow`, `permutation` and `uniform` are the compiled helpers where `pip install -e .`
+built them (`agents/_draw.pyx`: they call the functions of numpy's random C API that
+`Generator.integers`, `Generator.shuffle` and `Generator.random` call, on the same bit
+generator, so they draw the same numbers and move the generator as far), else numpy's. On import the helpers are checked against numpy's
 over a range of bounds and are not used if any draw differs (a numpy whose draws changed
 after the build). `PLAYSTYLES_PURE_PYTHON=1` uses Python (`base.compiled`).
 """
@@ -25,6 +25,10 @@ def _randbelow(rng: np.random.Generator, n: int) -> int:
 
 def _permutation(rng: np.random.Generator, n: int) -> list[int]:
     return rng.permutation(n).tolist()
+
+
+def _uniform(rng: np.random.Generator) -> float:
+    return rng.random()
 
 
 _CHECK_BOUNDS = (1, 2, 3, 7, 10, 37, 100, 1000, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, 1 << 48,
@@ -61,19 +65,36 @@ def permutation_agrees(fn, seeds: int = 4) -> bool:
     return True
 
 
+def uniform_agrees(fn, seeds: int = 4, draws: int = 64) -> bool:
+    """Whether `fn(rng)` draws the floats `Generator.random` draws, interleaved with
+    bounded integers (so that both leave the generator in the same place)."""
+    for seed in range(seeds):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for i in range(draws):
+            if fn(a) != b.random() or int(a.integers(3 + i)) != int(b.integers(3 + i)):
+                return False
+    return True
+
+
+_PYTHON = (_randbelow, _permutation, _uniform, False)
+
+
 def _pick():
     if pure_python_requested():
-        return _randbelow, _permutation, False
+        return _PYTHON
     try:
         from agents._draw import permutation as fast_permutation
         from agents._draw import randbelow as fast
-    except ImportError:  # not built (or built before `permutation`): Python
-        return _randbelow, _permutation, False
-    if not (agrees(fast) and permutation_agrees(fast_permutation)):
-        return _randbelow, _permutation, False
-    return fast, fast_permutation, True
+        from agents._draw import uniform as fast_uniform
+    except ImportError:  # not built (or built before one of them): Python
+        return _PYTHON
+    if not (agrees(fast) and permutation_agrees(fast_permutation)
+            and uniform_agrees(fast_uniform)):
+        return _PYTHON
+    return fast, fast_permutation, fast_uniform, True
 
 
-randbelow, permutation, compiled = _pick()
+randbelow, permutation, uniform, compiled = _pick()
 """`randbelow(rng, n)`: `int(rng.integers(n))`; `permutation(rng, n)`:
-`rng.permutation(n).tolist()`; `compiled`: whether the helpers draw them."""
+`rng.permutation(n).tolist()`; `uniform(rng)`: `rng.random()`; `compiled`: whether the
+helpers draw them."""

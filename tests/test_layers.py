@@ -5,7 +5,8 @@ The layers, bottom up (docs/design.md):
 
     base      the ground floor (base/): bounds, checks, files, data logs, statistics,
               progress callbacks, the code's version
-    games     games.api, .registry, .levels, .recording, .conformance: the protocol, and
+    games     games.api, .registry, .levels, .recording, .conformance: the protocol,
+              .sequences: a compiled membership test the engines and agents share, and
               .new_game: the starter package of a new game
     agents    the agents and what only they use
     play      everything that plays whole games: runner, the Ray session, the code shipped
@@ -29,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("base", "games", "agents", "play", "qd", "plots", "playstyles")
-GAMES_CORE = ("api", "registry", "levels", "recording", "conformance", "new_game")
+GAMES_CORE = ("api", "registry", "levels", "recording", "conformance", "sequences", "new_game")
 
 MAY_IMPORT = {
     "base": {"base"},

@@ -1,5 +1,6 @@
 # Cython declarations for portfolio.py (read only when `pip install -e .` compiles it).
 cimport cython
+from games.sequences cimport contains
 
 @cython.locals(rank=dict, by_kind=dict, kind_order=dict, key=tuple, kinds=list, seen=set,
                ok=bint)

@@ -32,6 +32,7 @@ from agents.portfolio.script import (
     scripts_of,
 )
 from base.schema import check_keys
+from games.sequences import contains
 
 DEFAULT_WEIGHT = 0.5
 
@@ -329,7 +330,7 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
             # the answer checked at the edge: (action, value), value in [0, 1], one of `actions`
             try:
                 a, v = r
-                ok = 0.0 <= v <= 1.0 and a in actions
+                ok = 0.0 <= v <= 1.0 and contains(a, actions)
             except (TypeError, ValueError):
                 ok = False
             if not ok:

@@ -28,6 +28,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
+from agents.draw import uniform
 from games.registry import Registry
 
 DEFAULT_VALUE = 0.5
@@ -79,7 +80,10 @@ class ScriptContext:
     def __init__(self, state: Any, rng: np.random.Generator) -> None:
         self.state = state
         self.rng = rng
-        self.random = rng.random
+
+    def random(self) -> float:
+        """A uniform float in [0, 1): `self.rng.random()`."""
+        return uniform(self.rng)
 
     def randbelow(self, n: int) -> int:
         """A uniform int in [0, n)."""

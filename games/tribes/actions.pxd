@@ -2,6 +2,7 @@
 # hot listing functions take a typed position and read its fields directly. Python callers
 # see the same functions.
 cimport cython
+from games.sequences cimport contains
 from games.tribes.pieces cimport City, StateFields, Tribe, Unit
 
 @cython.locals(u=Unit)

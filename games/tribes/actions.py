@@ -13,6 +13,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from heapq import heappop, heappush
 
+from games.sequences import contains
 from games.tribes import constants as K
 
 ACTION_NAMES = (
@@ -442,12 +443,12 @@ def is_legal(s, action: tuple) -> bool:
     """
     legal = s._legal
     if legal is not None:
-        return action in legal
+        return contains(action, legal)
     if s.game_over:
         return False
     blocking = level_up_city(s)
     if blocking:
-        return action in level_up_actions(s, blocking)
+        return contains(action, level_up_actions(s, blocking))
     if not isinstance(action, tuple) or len(action) != 4:
         return False
     actor = action[1]
@@ -456,7 +457,7 @@ def is_legal(s, action: tuple) -> bool:
             return False
     except TypeError:  # an unhashable actor
         return False
-    return action in actor_entry(s, actor)[0]
+    return contains(action, actor_entry(s, actor)[0])
 
 
 def actor_kinds(s) -> list[tuple[int, tuple]]:

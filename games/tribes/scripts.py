@@ -246,6 +246,14 @@ class TribesContext(ScriptContext):
         self._actor_caches()
         return self
 
+    def fact(self, name: str):
+        """The `lazy` fact `name`: `getattr(self, name)`, read from the instance dict once
+        it is known."""
+        d = self.__dict__
+        if name in d:
+            return d[name]
+        return getattr(self, name)
+
     # ---------------------------------------------------------------- map facts (cached)
     @lazy
     def _terrain(self) -> "_TerrainFacts":
@@ -890,24 +898,29 @@ def _towards(targets_name: str, field_name: str, water: bool | None, doc: str):
     False restricts the script to units on water / on land.
     v = 0.5 x (progress this turn / longest step) + 0.5 x (1 - remaining distance / (size-1))."""
     def fn(ctx, actor, actions):
-        m = ctx._moves.get(actor) or ctx.moves(actor, actions)
-        if water is not None and m[3] != water:
-            return None
-        pos = m[0]
-        if pos in getattr(ctx, targets_name):
-            return None
-        field = getattr(ctx, field_name)
-        if field is None:
-            return None
-        d_cur = field[pos]
-        ds = m[4](field)
-        d = min(ds)
-        if d > d_cur:
-            return None
-        return (_pick(ctx, actions, ds, d),
-                0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last))
+        return _head_for(ctx, actor, actions, targets_name, field_name, water)
     fn.__doc__ = doc + _TOWARDS_VALUE
     return fn
+
+
+def _head_for(ctx, actor, actions, targets_name, field_name, water):
+    """What the `_towards` script of these facts answers."""
+    m = ctx._moves.get(actor) or ctx.moves(actor, actions)
+    if water is not None and m[3] != water:
+        return None
+    pos = m[0]
+    if pos in ctx.fact(targets_name):
+        return None
+    field = ctx.fact(field_name)
+    if field is None:
+        return None
+    d_cur = field[pos]
+    ds = m[4](field)
+    d = min(ds)
+    if d > d_cur:
+        return None
+    return (_pick(ctx, actions, ds, d),
+            0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last))
 
 
 _TOWARDS_VALUE = (" The destination nearest (Chebyshev) to a target; nothing if on a target or "

@@ -8,5 +8,7 @@ cdef class TribesState(StateFields):
     cpdef apply(self, action)
     cpdef event(self, player, name, value=*)
     cpdef _move_unit(self, uid, dest)
-    @cython.locals(cities=dict)
+    @cython.locals(cities=dict, t=Tribe, alive=list)
     cpdef bint check_game_over(self) except? -1
+    @cython.locals(cities=dict, c=object, n=Py_ssize_t, city=City)
+    cpdef tiles_owned(self, tid)

@@ -252,8 +252,15 @@ class TribesState(StateFields):
         return sum(self.cities[c].production() for c in self.tribes[tid].cities)
 
     def tiles_owned(self, tid: int) -> int:
+        """The number of tiles in the territory of `tid`'s cities."""
         cities = self.cities
-        return sum(1 for c in self.tile_city if c and cities[c].tribe == tid)
+        n = 0
+        for c in self.tile_city:
+            if c:
+                city = cities[c]
+                if city.tribe == tid:
+                    n += 1
+        return n
 
     def research_cost(self, tribe: Tribe, tech: int) -> int:
         return A.research_cost(tribe.techs, len(tribe.cities), tech)
@@ -690,7 +697,10 @@ class TribesState(StateFields):
                 if owner != -1:
                     self.finish(winner=owner)
                     return True
-        alive = [t.id for t in self.tribes if t.result != LOSS]
+        alive = []
+        for t in self.tribes:
+            if t.result != LOSS:
+                alive.append(t.id)
         if len(alive) <= 1:
             self.finish(winner=alive[0] if alive else None)
             return True

@@ -1,6 +1,6 @@
-"""`agents.draw`: the integers `Generator.integers` draws and the permutations
-`Generator.permutation` draws, whichever implementation is in use (the compiled helpers where
-they were built)."""
+"""`agents.draw`: the integers `Generator.integers` draws, the permutations
+`Generator.permutation` draws and the floats `Generator.random` draws, whichever
+implementation is in use (the compiled helpers where they were built)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,23 @@ def test_the_permutation_check_catches_a_helper_that_draws_another():
     assert not draw.permutation_agrees(lambda rng, n: sorted(rng.permutation(n).tolist()))
     assert not draw.permutation_agrees(
         lambda rng, n: (rng.permutation(n).tolist(), rng.random())[0])
+
+
+@pytest.mark.parametrize("seed", [0, 5, 99])
+def test_uniform_draws_what_random_draws(seed):
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    for i in range(3_000):
+        got = draw.uniform(a)
+        assert type(got) is float and got == b.random(), i
+        if i % 7 == 0:  # interleaved with other draws
+            assert draw.randbelow(a, 10 + i) == int(b.integers(10 + i))
+
+
+def test_the_uniform_check_catches_a_helper_that_draws_another():
+    assert draw.uniform_agrees(draw.uniform)
+    assert not draw.uniform_agrees(lambda rng: 1.0 - rng.random())
+    assert not draw.uniform_agrees(lambda rng: (rng.random(), rng.random())[1])
+    assert not draw.uniform_agrees(lambda rng: float(np.float32(rng.random())))
 
 
 def test_the_compiled_helper_is_used_where_it_was_built():

@@ -1,0 +1,35 @@
+# Cython declarations for scripts.py (read only when `pip install -e .` compiles it): the
+# context and the board geometry as extension types (the `lazy` facts stay in the context's
+# instance dict), and the move scripts' hot helpers typed.
+cimport cython
+from agents.portfolio.script cimport ScriptContext, pick_max, pick_min
+
+cdef class _Board:
+    cdef public object n, last
+    cdef public list row, col, cheb
+    cdef public object cheb_np
+    cdef public dict within
+
+cdef class TribesContext(ScriptContext):
+    cdef public object me
+    cdef public _Board board
+    cdef public dict _enemy_count, _moves, _builds, _tile_value, _site, _company, _city_b
+    cpdef _actor_caches(self)
+    cpdef fact(self, name)
+    @cython.locals(m=tuple, dests=list)
+    cpdef tuple moves(self, actor, actions)
+    @cython.locals(cnt=list, within=list, board=_Board, key=tuple, p=Py_ssize_t,
+                   t=Py_ssize_t)
+    cpdef list enemy_count(self, r)
+
+@cython.locals(i=Py_ssize_t, out=list)
+cpdef list _indices(list seq, value)
+
+@cython.locals(m=tuple, field=list, ds=tuple)
+cpdef _head_for(TribesContext ctx, actor, actions, targets_name, field_name, water)
+
+@cython.locals(ties=list)
+cpdef _pick(ScriptContext ctx, actions, scores, best)
+
+@cython.locals(c=tuple, m=tuple, adj=list, row=list)
+cpdef tuple _company(TribesContext ctx, actor, actions)
