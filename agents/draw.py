@@ -7,9 +7,10 @@ script, and `Generator` spends most of its time on its arguments and arrays.
 `randbelow`, `permutation` and `uniform` are the compiled helpers where `pip install -e .`
 built them (`agents/_draw.pyx`: they call the functions of numpy's random C API that
 `Generator.integers`, `Generator.shuffle` and `Generator.random` call, on the same bit
-generator, so they draw the same numbers and move the generator as far), else numpy's. On import the helpers are checked against numpy's
-over a range of bounds and are not used if any draw differs (a numpy whose draws changed
-after the build). `PLAYSTYLES_PURE_PYTHON=1` uses Python (`base.compiled`).
+generator, so they draw the same numbers and move the generator as far), else numpy's. On
+import the helpers are checked against numpy's over a range of bounds and are not used if any
+draw differs (a numpy whose draws changed after the build). `PLAYSTYLES_PURE_PYTHON=1` uses
+Python (`base.compiled`).
 """
 
 from __future__ import annotations

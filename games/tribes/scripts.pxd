@@ -22,8 +22,8 @@ cdef class TribesContext(ScriptContext):
                    t=Py_ssize_t)
     cpdef list enemy_count(self, r)
 
-@cython.locals(i=Py_ssize_t, out=list)
-cpdef list _indices(list seq, value)
+@cython.locals(i=Py_ssize_t, x=long, out=list)
+cpdef list _indices(list seq, long value)
 
 @cython.locals(m=tuple, field=list, ds=tuple)
 cpdef _head_for(TribesContext ctx, actor, actions, targets_name, field_name, water)

@@ -1,5 +1,6 @@
 # Cython declarations for state.py (read only when `pip install -e .` compiles it).
 cimport cython
+from games.tribes.actions cimport is_legal, lists_of, near_units, spending_key
 from games.tribes.pieces cimport City, StateFields, Tribe, Unit
 
 cdef class TribesState(StateFields):

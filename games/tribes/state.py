@@ -16,7 +16,21 @@ from dataclasses import dataclass
 from games.api import IllegalAction, log_add, log_to_list
 from games.tribes import actions as A
 from games.tribes import constants as K
-from games.tribes.actions import ACTION_NAMES, END_TURN, group_by_actor, list_actions
+from games.tribes.actions import (
+    ACTION_NAMES,
+    ATTACK,
+    CARRY_LISTS,
+    DESTROY,
+    END_TURN,
+    UNIT_ON_TILE,
+    group_by_actor,
+    is_legal,
+    list_actions,
+    lists_of,
+    near_units,
+    reshaped_tile,
+    spending_key,
+)
 from games.tribes.actions import describe as describe_action
 from games.tribes.javarandom import JavaRandom, java_shuffle
 from games.tribes.pieces import City, StateFields, Tribe, Unit
@@ -132,7 +146,7 @@ class TribesState(StateFields):
         return action[0] == END_TURN
 
     def apply(self, action) -> None:
-        if not A.is_legal(self, action):
+        if not is_legal(self, action):
             raise IllegalAction(f"tribes: {action!r} is not legal in round {self.tick} for "
                                 f"player {self.current} ({len(self.legal_actions())} legal actions)")
         self._legal = None
@@ -140,20 +154,20 @@ class TribesState(StateFields):
         kind = action[0]
         lists = self._lists
         if lists is None:
-            lists = A.lists_of(self)
+            lists = lists_of(self)
         self._lists = {}
         # what the carried caches need to know of the position before the action: where the
         # acting unit stood, which building is destroyed (only a port changes movement), the
         # units whose movement may read a tile whose terrain or road changes
-        if kind in A.UNIT_ON_TILE:
+        if kind in UNIT_ON_TILE:
             before = self.units[action[1]].pos
-        elif kind == A.DESTROY:
+        elif kind == DESTROY:
             before = self.building[action[2]]
         else:
             before = -1
-        reshaped = A.reshaped_tile(action, before)
-        near = A.near_units(self, reshaped) if reshaped >= 0 else _NOBODY
-        carry = kind in A.CARRY_LISTS
+        reshaped = reshaped_tile(action, before)
+        near = near_units(self, reshaped) if reshaped >= 0 else _NOBODY
+        carry = kind in CARRY_LISTS
         if carry:
             # what the mover's own units can reach depends only on the map, on the other
             # tribes' units and on the unit itself (checked when an entry is used): these
@@ -170,9 +184,9 @@ class TribesState(StateFields):
             self._zoc = {}
             self._reach = {}
         carry = carry and bool(lists)
-        spending = A.spending_key(self.tribes[self.current]) if carry else None
+        spending = spending_key(self.tribes[self.current]) if carry else None
         APPLY[kind](self, action)
-        if kind == A.ATTACK and not (action[1] in self.units and action[2] in self.units):
+        if kind == ATTACK and not (action[1] in self.units and action[2] in self.units):
             # a unit died: tiles freed, zones of control gone (kept above for the common case)
             self._zoc = {}
             self._reach = {}
