@@ -16,7 +16,8 @@ genomes (the control, then seeded random ones) and a fixed number of games per g
 The CPU time of each game is `time.process_time()` around `run_game` in the process that
 plays it; games per core-hour is 3600 / (CPU seconds per game). A repetition plays the
 setting's games once in a fresh process; the report gives the median over repetitions of the
-CPU seconds per game (and its games per core-hour), with every repetition's figure, and the
+CPU seconds per game (and its games per core-hour), with every repetition's figure and every
+game's CPU seconds in every repetition, and the
 share of the games' CPU time the cyclic garbage collector took (`gc.callbacks`; per game
 `gc_s` and `gc_collections`).
 
@@ -209,6 +210,7 @@ def summarize(reps: list[dict]) -> dict:
                 for r in reps]
     return {"reps": len(reps), "games_per_rep": len(reps[0]["games"]),
             "cpu_s_per_game_each_rep": [round(x, 3) for x in per_game],
+            "cpu_s_each_game_each_rep": [[g["cpu_s"] for g in r["games"]] for r in reps],
             "cpu_s_per_game_median": round(med, 3),
             "games_per_core_hour_median": round(3600 / med, 1),
             "collector_share_each_rep": [round(x, 4) for x in gc_share],
