@@ -606,3 +606,17 @@ def test_a_new_game_needs_one_function_and_one_line():
     out = produce_assignments(Toy(), p, np.random.default_rng(0))
     assert out == [("a", "PickLargest", (0, "a", 5), 1.0, 0.5),
                    ("b", "PickLargest", (0, "b", 2), 1.0, 0.5)]
+
+
+def test_a_fact_read_by_name_is_the_attribute():
+    """`TribesContext.fact(name)` (how the move scripts read their targets and distance
+    fields) works a lazy fact out as the attribute does, once, and then returns it."""
+    s = game()
+    place(s, "WARRIOR", 0, (2, 2))
+    ctx = make_context("tribes", s, np.random.default_rng(0))
+    for name in ("capture_targets", "capture_field", "own_land", "own_land_field", "land_field"):
+        fresh = make_context("tribes", s, np.random.default_rng(0))
+        assert ctx.fact(name) == getattr(fresh, name), name
+        assert ctx.fact(name) is getattr(ctx, name), name  # computed once, then kept
+    with pytest.raises(AttributeError):
+        ctx.fact("no_such_fact")
