@@ -24,6 +24,7 @@ COMPILED = (
     "games.tribes.features",
     "games.tribes.hooks",
     "games.tribes.javarandom",
+    # the membership test the engine and the agents share
     "games.sequences",
     # the search agents' inner loops
     "agents.search",
@@ -37,7 +38,7 @@ COMPILED = (
 
 HELPERS = (
     # compiled from Cython source, each with its Python twin in the module that uses it
-    "agents._draw",  # agents.draw: numpy's bounded integers without Generator.integers's overhead
+    "agents._draw",  # agents.draw: numpy's integers, permutations, floats without Generator's overhead
 )
 
 # The source is plain Python, run as Python would run it: annotations are not C types, and

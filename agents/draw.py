@@ -36,18 +36,24 @@ _CHECK_BOUNDS = (1, 2, 3, 7, 10, 37, 100, 1000, (1 << 32) - 1, 1 << 32, (1 << 32
                  (1 << 62) + 3)
 
 
-def agrees(fn, seeds: int = 4, draws: int = 8) -> bool:
-    """Whether `fn(rng, n)` draws what `Generator.integers` draws, and leaves the generator
-    where it leaves it, for every bound of `_CHECK_BOUNDS`."""
+def _agrees_with(fn, numpy_draw, args: list[tuple], seeds: int) -> bool:
+    """Whether `fn(rng, *x)` draws what `numpy_draw(rng, *x)` draws for each `x` of `args` in
+    turn, from `seeds` seeds, and leaves the generator where numpy leaves it."""
     for seed in range(seeds):
         a, b = np.random.default_rng(seed), np.random.default_rng(seed)
-        for n in _CHECK_BOUNDS:
-            for _ in range(draws):
-                if fn(a, n) != int(b.integers(n)):
-                    return False
+        for x in args:
+            if fn(a, *x) != numpy_draw(b, *x):
+                return False
         if a.random() != b.random():
             return False
     return True
+
+
+def agrees(fn, seeds: int = 4, draws: int = 8) -> bool:
+    """Whether `fn(rng, n)` draws what `Generator.integers` draws, and leaves the generator
+    where it leaves it, `draws` times for every bound of `_CHECK_BOUNDS`."""
+    return _agrees_with(fn, _randbelow, [(n,) for n in _CHECK_BOUNDS for _ in range(draws)],
+                        seeds)
 
 
 _CHECK_SIZES = (0, 1, 2, 3, 5, 8, 13, 40, 257, 1000)
@@ -56,25 +62,13 @@ _CHECK_SIZES = (0, 1, 2, 3, 5, 8, 13, 40, 257, 1000)
 def permutation_agrees(fn, seeds: int = 4) -> bool:
     """Whether `fn(rng, n)` draws the list `Generator.permutation` draws, and leaves the
     generator where it leaves it, for every size of `_CHECK_SIZES`."""
-    for seed in range(seeds):
-        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
-        for n in _CHECK_SIZES:
-            if fn(a, n) != b.permutation(n).tolist():
-                return False
-        if a.random() != b.random():
-            return False
-    return True
+    return _agrees_with(fn, _permutation, [(n,) for n in _CHECK_SIZES], seeds)
 
 
 def uniform_agrees(fn, seeds: int = 4, draws: int = 64) -> bool:
-    """Whether `fn(rng)` draws the floats `Generator.random` draws, interleaved with
-    bounded integers (so that both leave the generator in the same place)."""
-    for seed in range(seeds):
-        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
-        for i in range(draws):
-            if fn(a) != b.random() or int(a.integers(3 + i)) != int(b.integers(3 + i)):
-                return False
-    return True
+    """Whether `fn(rng)` draws the `draws` floats `Generator.random` draws, and leaves the
+    generator where it leaves it."""
+    return _agrees_with(fn, _uniform, [()] * draws, seeds)
 
 
 _PYTHON = (_randbelow, _permutation, _uniform, False)
