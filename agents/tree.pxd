@@ -1,6 +1,7 @@
 # Cython declarations for tree.py (read only when `pip install -e .` compiles it): the node
 # as an extension type with C statistics, and the hot loops typed.
 cimport cython
+cimport libc.math as libm
 
 cdef class TreeNode:
     cdef public object state

@@ -19,6 +19,7 @@ range of the values of the player who moves at it (what normalises its children'
 from __future__ import annotations
 
 import math
+import math as libm  # compiled: the C library's functions (`tree.pxd`), the same values
 from typing import Callable, Sequence
 
 import numpy as np
@@ -120,9 +121,8 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
     lo = node.lo
     span = node.hi - lo
     spread = span > 0
-    log_n = math.log(node.n)
+    log_n = libm.log(node.n)
     flip = node.opponent
-    sqrt = math.sqrt
     above = below = -math.inf  # the best score so far + TIE and - TIE
     best: list[TreeNode] = []
     for ch in children:
@@ -130,7 +130,7 @@ def select_uct(node: TreeNode, children: Sequence[TreeNode], c: float,
         q = (ch.total / n - lo) / span if spread else 0.5
         if flip:
             q = 1.0 - q
-        u = q + c * sqrt(log_n / n)
+        u = q + c * libm.sqrt(log_n / n)
         if bias:
             u += ch.h / (1 + n)
         if u > above:

@@ -67,7 +67,10 @@ def reachable(s, uid: int) -> dict[int, float]:
     return out
 
 
-_MOVE_TECHS = 1 << K.CLIMBING | 1 << K.SAILING | 1 << K.NAVIGATION
+_CLIMBING, _SAILING, _NAVIGATION = K.CLIMBING, K.SAILING, K.NAVIGATION
+_ROADS, _FREE_SPIRIT, _CONSTRUCTION = K.ROADS, K.FREE_SPIRIT, K.CONSTRUCTION
+_FORESTRY, _CHIVALRY, _SPIRITUALISM = K.FORESTRY, K.CHIVALRY, K.SPIRITUALISM
+_MOVE_TECHS = 1 << _CLIMBING | 1 << _SAILING | 1 << _NAVIGATION
 _UNIT_MOV = tuple(float(m) for m in K.UNIT_MOV)
 _LAND_ENTRY = tuple(tuple(tuple(
     0 if t == K.DEEP or t == K.MOUNTAIN and not climbing or t == K.SHALLOW and not sailing
@@ -95,8 +98,8 @@ def _reachable(s, u, tid: int, techs: int,  # noqa: C901 (see above)
     ut = u.type
     mov = _UNIT_MOV[ut]
     naval = _IS_NAVAL[ut]
-    climbing = techs >> K.CLIMBING & 1
-    sailing = techs >> K.SAILING & 1
+    climbing = techs >> _CLIMBING & 1
+    sailing = techs >> _SAILING & 1
     mind_bender = ut == _MIND_BENDER
     terrain, unit_at, units, building, road = s.terrain, s.unit_at, s.units, s.building, s.road
     tile_city, cities, nbrs = s.tile_city, s.cities, s._nbrs
@@ -152,7 +155,7 @@ def _reachable(s, u, tid: int, techs: int,  # noqa: C901 (see above)
     if naval and shortcuts:
         # a boat spends one move per water tile and all its moves to land or into a zone of
         # control: a search by whole moves, each step's tiles in tile order, is Dijkstra's
-        enter = _NAVAL_ENTRY[climbing][sailing][techs >> K.NAVIGATION & 1]
+        enter = _NAVAL_ENTRY[climbing][sailing][techs >> _NAVIGATION & 1]
         zoc = s.zoc_tiles(tid)
         is_water = _IS_WATER
         best = {start: 0.0}
@@ -180,7 +183,7 @@ def _reachable(s, u, tid: int, techs: int,  # noqa: C901 (see above)
             ring = nxt
         del best[start]
         return best, stepped
-    navigation = techs >> K.NAVIGATION & 1
+    navigation = techs >> _NAVIGATION & 1
     zoc = s.zoc_tiles(tid)
     is_water = _IS_WATER
     best = {start: 0.0}
@@ -763,7 +766,7 @@ def tribe_actions(s, out: list) -> None:
     stars = tribe.stars
     techs = tribe.techs
     out += _research(techs, len(tribe.cities), stars)
-    if techs >> K.ROADS & 1 and stars >= 2:
+    if techs >> _ROADS & 1 and stars >= 2:
         terrain, road, unit_at, units = s.terrain, s.road, s.unit_at, s.units
         tile_city, cities = s.tile_city, s.cities
         roadable = _ROADABLE
@@ -831,10 +834,10 @@ def city_actions(s, cid: int, out: list, candidates: list[int] | None = None) ->
         present = {building[i] for i in tiles}
         candidates = {b for b in candidates if b not in present or b not in _UNIQUE}
     fit = _FIT
-    destroy = techs >> K.CONSTRUCTION & 1
-    forestry = techs >> K.FORESTRY & 1
-    burn = techs >> K.CHIVALRY & 1 and stars >= 5
-    grow = techs >> K.SPIRITUALISM & 1 and stars >= 5
+    destroy = techs >> _CONSTRUCTION & 1
+    forestry = techs >> _FORESTRY & 1
+    burn = techs >> _CHIVALRY & 1 and stars >= 5
+    grow = techs >> _SPIRITUALISM & 1 and stars >= 5
     for i in tiles:
         ter, res, b = terrain[i], resource[i], building[i]
         if res:
@@ -929,10 +932,10 @@ def unit_actions(s, uid: int, out: list) -> None:
     ut = u.type
     # upgrades are offered in any status
     if ut == _BOAT:
-        if tribe.techs >> K.SAILING & 1 and tribe.stars >= _SHIP_COST:
+        if tribe.techs >> _SAILING & 1 and tribe.stars >= _SHIP_COST:
             out.append((UPGRADE_BOAT, uid, -1, -1))
     elif ut == _SHIP:
-        if tribe.techs >> K.NAVIGATION & 1 and tribe.stars >= _BATTLESHIP_COST:
+        if tribe.techs >> _NAVIGATION & 1 and tribe.stars >= _BATTLESHIP_COST:
             out.append((UPGRADE_SHIP, uid, -1, -1))
     if st == _FINISHED:
         return
@@ -961,7 +964,7 @@ def unit_actions(s, uid: int, out: list) -> None:
             out.append((EXAMINE, uid, pos, -1))
         if 0 < u.hp < u.max_hp:
             out.append((RECOVER, uid, -1, -1))
-        if tribe.techs >> K.FREE_SPIRIT & 1:
+        if tribe.techs >> _FREE_SPIRIT & 1:
             out.append((DISBAND, uid, -1, -1))
         if ut == _MIND_BENDER:
             heal = False

@@ -16,8 +16,23 @@ cdef class TribesContext(ScriptContext):
     cdef public dict _enemy_count, _moves, _builds, _tile_value, _site, _company, _city_b
     cpdef _actor_caches(self)
     cpdef fact(self, name)
+    @cython.locals(known=tuple, own=list, unit_at=list, i=Py_ssize_t, n=Py_ssize_t, mine=set,
+                   cnt=list, nbrs=tuple)
+    cpdef bint _moved(self, dict d, q) except? -1
     @cython.locals(m=tuple, dests=list)
     cpdef tuple moves(self, actor, actions)
+    @cython.locals(tc=list, building=list)
+    cpdef city_buildings(self, cid)
+    @cython.locals(c=list, building=list, owner=list, me=Py_ssize_t, terrain=list,
+                   resource=list, j=Py_ssize_t, b=Py_ssize_t, pb=Py_ssize_t)
+    cpdef list site_counts(self, Py_ssize_t p)
+    @cython.locals(producer=Py_ssize_t, building=list, terrain=list, owner=list,
+                   me=Py_ssize_t, tc=list, nbrs=tuple, j=Py_ssize_t, q=Py_ssize_t,
+                   n=Py_ssize_t)
+    cpdef double base_synergy(self, Py_ssize_t p, base) except? -1
+    cpdef double base_value(self, Py_ssize_t p, base) except? -1
+    @cython.locals(c=list, best=double, v=double)
+    cpdef double support_value(self, Py_ssize_t p) except? -1
     @cython.locals(cnt=list, within=list, board=_Board, key=tuple, p=Py_ssize_t,
                    t=Py_ssize_t)
     cpdef list enemy_count(self, r)

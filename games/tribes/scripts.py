@@ -59,6 +59,7 @@ sites) scores 1: 4 farms around a windmill is already an excellent windmill."""
 SUPPORT = (K.CUSTOMS_HOUSE, K.SAWMILL, K.WINDMILL, K.FORGE)
 BASES = (K.FARM, K.MINE, K.LUMBER_HUT, K.PORT)
 _NB = len(K.BUILDING_NAMES)
+_PLAIN, _BASE_OF = K.PLAIN, K.BASE_OF
 _BASE_OF_PRODUCER = {prod: base for prod, (base, _) in K.PRODUCER.items()}
 
 
@@ -207,16 +208,28 @@ class TribesContext(ScriptContext):
         self.me = state.current
         self.board = _board(state.size)
         self._enemy_count: dict = {}
-        self._actor_caches()
-
-    def _actor_caches(self) -> None:
-        """Empty the caches kept per actor or per tile (whatever an action may change)."""
+        # kept per actor or per tile (whatever an action may change: `_actor_caches`)
         self._moves: dict = {}
         self._builds: dict = {}
         self._tile_value: dict = {}
         self._site: dict = {}
         self._company: dict = {}
         self._city_b: dict = {}
+
+    def _actor_caches(self) -> None:
+        """Empty the caches kept per actor or per tile (nothing keeps them but the context)."""
+        if self._moves:
+            self._moves.clear()
+        if self._builds:
+            self._builds.clear()
+        if self._tile_value:
+            self._tile_value.clear()
+        if self._site:
+            self._site.clear()
+        if self._company:
+            self._company.clear()
+        if self._city_b:
+            self._city_b.clear()
 
     def ordered_actors(self, by_actor: dict) -> list:
         """Units first (in the state's order), then cities, then the tribe (actor 0)."""
@@ -236,12 +249,54 @@ class TribesContext(ScriptContext):
         if forget is None or state.current != self.me or state.game_over:
             return None
         d = self.__dict__
-        for name in forget:
-            d.pop(name, None)
+        if action[0] != A.MOVE or not self._moved(d, action[2]):
+            for name in forget:
+                d.pop(name, None)
         if action[0] == A.ATTACK:
             self._enemy_count = {}
         self._actor_caches()
         return self
+
+    def _moved(self, d: dict, q: int) -> bool:
+        """After an own unit moved to tile q, bring the known own-unit facts that do not
+        depend on the units' order up to date in place instead of forgetting them: its old
+        tile is the one own position now empty. False (nothing changed) if where units
+        stood is not known or units may share a tile."""
+        known = d.get("_positions")
+        if known is None or self.state.options.reference_bugs:
+            return False
+        own = known[0]
+        unit_at = self.state.unit_at
+        i = 0
+        n = len(own)
+        while i < n and unit_at[own[i]]:
+            i += 1
+        if i == n:
+            return False
+        p = own[i]
+        # their order is the units' order, which a move may change (embarking replaces the
+        # unit): listed again when asked for
+        del d["_positions"]
+        d.pop("own_positions", None)
+        mine = d.get("own_set")
+        if mine is not None:
+            mine.discard(p)
+            mine.add(q)
+        cnt = d.get("adj_own")
+        if cnt is not None:
+            nbrs = self.state._nbrs
+            for j in nbrs[p]:
+                cnt[j] -= 1
+            for j in nbrs[q]:
+                cnt[j] += 1
+        # a field of targets changes only if a target's tile was left or taken
+        for field, targets in (("capture_field", "capture_targets"),
+                               ("own_centre_field", "own_centres")):
+            if field in d:
+                t = d.get(targets)
+                if t is None or p in t or q in t:
+                    del d[field]
+        return True
 
     def fact(self, name: str):
         """The `lazy` fact `name`: `getattr(self, name)`, read from the instance dict once
@@ -457,18 +512,17 @@ class TribesContext(ScriptContext):
         """What a base building on p adds to its producer: 1 if an own producer is adjacent
         (it pays at once), else 0.25 per own empty plain neighbour whose city lacks that
         producer (where one could go later), up to 0.5."""
-        producer = K.BASE_OF[base]
+        producer = _BASE_OF[base]
         s = self.state
         building, terrain, owner, me, tc = s.building, s.terrain, self.owner, self.me, s.tile_city
         nbrs = s._nbrs[p]
         for j in nbrs:
             if building[j] == producer and owner[j] == me:
                 return 1.0
-        cb = self.city_buildings
         n = 0
         for q in nbrs:
-            if owner[q] == me and not building[q] and terrain[q] == K.PLAIN \
-                    and producer not in cb(tc[q]):
+            if owner[q] == me and not building[q] and terrain[q] == _PLAIN \
+                    and producer not in self.city_buildings(tc[q]):
                 n += 1
                 if n == 2:
                     break
@@ -483,7 +537,7 @@ class TribesContext(ScriptContext):
         """Best producer site value of p over the producers its city does not have yet
         (0 unless p is an empty plain)."""
         s = self.state
-        if s.terrain[p] != K.PLAIN or s.building[p]:
+        if s.terrain[p] != _PLAIN or s.building[p]:
             return 0.0
         have = self.city_buildings(s.tile_city[p])
         c = self.site_counts(p)
