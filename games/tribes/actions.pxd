@@ -5,6 +5,11 @@ cimport cython
 from games.sequences cimport contains
 from games.tribes.pieces cimport City, StateFields, Tribe, Unit
 
+# the module's private terrain, building, unit and status numbers as C integers: compared with
+# typed locals in C (not visible to Python; nothing outside this module reads them)
+cdef Py_ssize_t _MOUNTAIN, _SHALLOW, _DEEP, _CITY, _FOREST, _PORT, _MIND_BENDER, _PLAIN
+cdef Py_ssize_t _BOAT, _SHIP, _SUPERUNIT, _VILLAGE, _RUINS, _FINISHED, _PUSHED, _FRESH, _NO
+
 @cython.locals(u=Unit)
 cpdef dict reachable(StateFields s, uid)
 
@@ -20,7 +25,7 @@ cpdef tuple _reachable(StateFields s, Unit u, tid, techs, bint shortcuts=*)
 cpdef list list_actions(StateFields s)
 
 @cython.locals(tribe=Tribe, lists=dict, out=list, e=list, acts=list, unit_at=list, units=dict,
-               cities=dict, every_unit=bint, group=list)
+               cities=dict, every_unit=bint, group=list, u=Unit)
 cpdef list _entries(StateFields s, list actors=*)
 
 cpdef dict lists_of(StateFields s)
@@ -43,18 +48,19 @@ cpdef bint _is_actor(StateFields s, actor) except? -1
 cpdef bint is_legal(StateFields s, action) except? -1
 
 @cython.locals(changed=set, unit_at=list, nbrs=tuple, tile_city=list, units=dict, c=object,
-               t=Py_ssize_t, b=Py_ssize_t, o=Py_ssize_t, e=tuple, u=Unit)
+               t=Py_ssize_t, b=Py_ssize_t, o=Py_ssize_t, e=tuple, u=Unit, reach=dict)
 cpdef set touched_by(StateFields s, tuple tiles, bint moved=*)
 
 @cython.locals(tribe=Tribe, terrain=list, road=list, unit_at=list, units=dict, tile_city=list,
-               cities=dict, i=Py_ssize_t, c=Py_ssize_t, occ=Py_ssize_t)
+               cities=dict, i=Py_ssize_t, c=Py_ssize_t, occ=Py_ssize_t, ter=Py_ssize_t)
 cpdef tribe_actions(StateFields s, list out)
 
 @cython.locals(c=City, tiles=tuple, tc=list)
 cpdef tuple city_tiles(StateFields s, cid)
 
 @cython.locals(c=City, tribe=Tribe, terrain=list, resource=list, building=list, nbrs=tuple,
-               tiles=tuple, i=Py_ssize_t, fit=tuple)
+               tiles=tuple, i=Py_ssize_t, fit=tuple, ter=Py_ssize_t, res=Py_ssize_t,
+               b=Py_ssize_t)
 cpdef city_actions(StateFields s, cid, list out, candidates=*)
 
 @cython.locals(u=Unit, tribe=Tribe, o=Unit, st=Py_ssize_t, ut=Py_ssize_t, units=dict,

@@ -293,7 +293,8 @@ def _entries(s, actors: list | None = None) -> list:
     every_unit = s.options.reference_bugs
     for group in [cities[cid].units for cid in tribe.cities] + [tribe.extra_units]:
         for uid in group:  # `TribesState.tribe_units`, in its order
-            if every_unit or unit_at[units[uid].pos] == uid:
+            u = units[uid]
+            if every_unit or unit_at[u.pos] == uid:
                 e = lists.get(uid)
                 if e is None:
                     acts = []
@@ -748,16 +749,16 @@ def touched_by(s, tiles: tuple, moved: bool = True) -> set[int]:
     if not moved:
         return changed
     for v, e in s._reach.items():
-        if not e[4].keys().isdisjoint(tiles):
-            changed.add(v)
+        reach = e[4]
+        for t in tiles:
+            if t in reach:
+                changed.add(v)
+                break
     if s.options.reference_bugs:  # units may share a tile
         for v, u in s.units.items():
             if u.pos in tiles:
                 changed.add(v)
     return changed
-
-
-_ROADABLE = frozenset((K.PLAIN, K.FOREST, K.VILLAGE))
 
 
 def tribe_actions(s, out: list) -> None:
@@ -769,9 +770,11 @@ def tribe_actions(s, out: list) -> None:
     if techs >> _ROADS & 1 and stars >= 2:
         terrain, road, unit_at, units = s.terrain, s.road, s.unit_at, s.units
         tile_city, cities = s.tile_city, s.cities
-        roadable = _ROADABLE
         for i in range(len(terrain)):
-            if road[i] or terrain[i] not in roadable:
+            if road[i]:
+                continue
+            ter = terrain[i]
+            if ter != _PLAIN and ter != _FOREST and ter != _VILLAGE:  # roads go on these only
                 continue
             c = tile_city[i]
             if c and cities[c].tribe != tid:
