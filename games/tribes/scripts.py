@@ -218,18 +218,9 @@ class TribesContext(ScriptContext):
 
     def _actor_caches(self) -> None:
         """Empty the caches kept per actor or per tile (nothing keeps them but the context)."""
-        if self._moves:
-            self._moves.clear()
-        if self._builds:
-            self._builds.clear()
-        if self._tile_value:
-            self._tile_value.clear()
-        if self._site:
-            self._site.clear()
-        if self._company:
-            self._company.clear()
-        if self._city_b:
-            self._city_b.clear()
+        for cache in (self._moves, self._builds, self._tile_value, self._site, self._company,
+                      self._city_b):
+            cache.clear()
 
     def ordered_actors(self, by_actor: dict) -> list:
         """Units first (in the state's order), then cities, then the tribe (actor 0)."""
