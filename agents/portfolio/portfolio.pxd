@@ -2,6 +2,6 @@
 cimport cython
 from games.sequences cimport contains
 
-@cython.locals(rank=dict, by_kind=dict, kind_order=dict, key=tuple, kinds=list, seen=set,
+@cython.locals(rank=dict, by_kind=dict, kind_order=dict, key=tuple, kinds=list, seen=list,
                ok=bint)
 cpdef list actor_assignments(actor, types, portfolio, ctx, list out)

@@ -316,7 +316,7 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
     kinds = kind_order.get(key)
     if kinds is None:
         kinds = kind_order[key] = sorted([k for k in key if k in rank], key=rank.__getitem__)
-    seen = set()
+    seen = []  # few per actor: a scan by identity first costs less than hashing actions
     for kind in kinds:
         actions = types[kind]
         for name, fn, w in by_kind[kind]:
@@ -336,8 +336,8 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
             if not ok:
                 raise ScriptError(script_failure(name, actor, ctx.state,
                                                  answer_problem(r, actions) or "a bad answer"))
-            if a in seen:
+            if contains(a, seen):
                 continue
-            seen.add(a)
+            seen.append(a)
             out.append((actor, name, a, v, w))
     return out

@@ -62,7 +62,7 @@ class lazy:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: Any, owner: type | None) -> Any:
         if obj is None:
             return self
         value = self.fn(obj)
@@ -145,22 +145,34 @@ def script_failure(name: str, actor: Any, state: Any, problem: str) -> str:
 
 def pick_max(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
     """The item with the highest score (uniformly random among exact ties) and that score."""
-    best = max(scores)
-    i = scores.index(best)
-    if scores.count(best) > 1:
-        ties = [j for j, v in enumerate(scores) if v == best]
-        i = ties[ctx.randbelow(len(ties))]
-    return items[i], best
+    return _pick_extreme(ctx, items, scores, False)
 
 
 def pick_min(ctx: ScriptContext, items: Sequence[Any], scores: list) -> tuple[Any, float]:
     """The item with the lowest score (uniformly random among exact ties) and that score."""
-    best = min(scores)
-    i = scores.index(best)
-    if scores.count(best) > 1:
+    return _pick_extreme(ctx, items, scores, True)
+
+
+def _pick_extreme(ctx: ScriptContext, items: Sequence[Any], scores: list,
+                  lowest: bool) -> tuple[Any, float]:
+    """`pick_min` (`lowest`) or `pick_max`, in one scan: the best score as `min` / `max` find
+    it (the first one no later score beats), where it first occurs, and how many scores equal
+    it (as `list.count` counts); a random number only for ties."""
+    best = scores[0]
+    first = 0
+    count = 1
+    for i in range(1, len(scores)):
+        v = scores[i]
+        if v < best if lowest else v > best:
+            best = v
+            first = i
+            count = 1
+        elif v is best or v == best:
+            count += 1
+    if count > 1:
         ties = [j for j, v in enumerate(scores) if v == best]
-        i = ties[ctx.randbelow(len(ties))]
-    return items[i], best
+        first = ties[ctx.randbelow(len(ties))]
+    return items[first], best
 
 
 def first_action(ctx: ScriptContext, actor: Hashable, actions: Sequence[Any]):

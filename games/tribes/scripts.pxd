@@ -1,8 +1,9 @@
 # Cython declarations for scripts.py (read only when `pip install -e .` compiles it): the
 # context and the board geometry as extension types (the `lazy` facts stay in the context's
-# instance dict), and the move scripts' hot helpers typed.
+# instance dict), and the move scripts' and the unit facts' hot helpers typed.
 cimport cython
 from agents.portfolio.script cimport ScriptContext, pick_max, pick_min
+from games.tribes.pieces cimport Unit
 
 cdef class _Board:
     cdef public object n, last
@@ -19,7 +20,7 @@ cdef class TribesContext(ScriptContext):
     @cython.locals(known=tuple, own=list, unit_at=list, i=Py_ssize_t, n=Py_ssize_t, mine=set,
                    cnt=list, nbrs=tuple)
     cpdef bint _moved(self, dict d, q) except? -1
-    @cython.locals(m=tuple, dests=list)
+    @cython.locals(m=tuple, dests=list, row=list, longest=long, step=long, t=Py_ssize_t)
     cpdef tuple moves(self, actor, actions)
     @cython.locals(tc=list, building=list)
     cpdef city_buildings(self, cid)
@@ -37,14 +38,22 @@ cdef class TribesContext(ScriptContext):
                    t=Py_ssize_t)
     cpdef list enemy_count(self, r)
 
+@cython.locals(unit_at=list, own=list, enemy=list, u=Unit, p=Py_ssize_t)
+cpdef tuple _unit_tiles(s, me)
+
+@cython.locals(cnt=list, p=Py_ssize_t, j=Py_ssize_t, row=tuple)
+cpdef list _adjacent(list positions, tuple nbrs, Py_ssize_t n)
+
 @cython.locals(i=Py_ssize_t, x=long, out=list)
 cpdef list _indices(list seq, long value)
 
-@cython.locals(m=tuple, field=list, ds=tuple)
+@cython.locals(m=tuple, field=list, r=tuple)
 cpdef _head_for(TribesContext ctx, actor, actions, targets_name, field_name, water)
 
-@cython.locals(ties=list)
-cpdef _pick(ScriptContext ctx, actions, scores, best)
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t, count=Py_ssize_t,
+               first=Py_ssize_t, j=Py_ssize_t, best=long, v=long)
+cpdef tuple _best_move(ScriptContext ctx, actions, list values, list dests, bint lowest,
+                       long bar)
 
-@cython.locals(c=tuple, m=tuple, adj=list, row=list)
+@cython.locals(c=tuple, m=tuple, adj=list, row=list, ns=list, t=Py_ssize_t)
 cpdef tuple _company(TribesContext ctx, actor, actions)

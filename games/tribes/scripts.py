@@ -20,7 +20,6 @@ behaviour is implemented instead.
 from __future__ import annotations
 
 import math
-from operator import itemgetter
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from agents.portfolio.script import (
 from games.tribes import actions as A
 from games.tribes import constants as K
 from games.tribes.combat import attack_outcome, round_half_up
+from games.tribes.pieces import BOARD_LISTS
 
 GAME = "tribes"
 SCRIPTS = ScriptTable()
@@ -100,11 +100,6 @@ class _Board:
 _BOARDS: dict[int, _Board] = {}
 
 
-def _single(i: int):
-    """itemgetter for one index, still returning a tuple."""
-    return lambda seq: (seq[i],)
-
-
 def _board(n: int) -> _Board:
     b = _BOARDS.get(n)
     if b is None:
@@ -123,6 +118,10 @@ _FIELDS: dict = {}
 _TERRAIN: dict = {}
 _TERRITORY: dict = {}
 _ENEMY_COUNT: dict = {}
+_TERRAIN_LISTS: dict = {}
+_TERRITORY_LISTS: dict = {}
+_TERRAIN_BIT = BOARD_LISTS["terrain"]
+_TILE_CITY_BIT = BOARD_LISTS["tile_city"]
 _EMPTY: frozenset = frozenset()
 
 
@@ -133,6 +132,45 @@ def _cached(cache: dict, key, make):
             cache.clear()
         v = cache[key] = make()
     return v
+
+
+def _by_list(cache: dict, lst: list, key, make):
+    """`make()`, cached by the identity of a board list that no position writes into again
+    (and by `key`): a position writes in place only into a board list it owns
+    (`StateFields.board_w`), and a list it shares with a copy is owned by neither. Skips
+    the content key (`bytes` or `tuple` of the whole board) that `_cached` needs. The entry
+    holds the list, so its identity stays its own while the entry lasts."""
+    k = (id(lst), key)
+    e = cache.get(k)
+    if e is not None and e[0] is lst:
+        return e[1]
+    v = make()
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[k] = (lst, v)
+    return v
+
+
+def _unit_tiles(s, me: int) -> tuple[list[int], list[int]]:
+    """(own unit positions, enemy unit positions) of the units standing on their tiles, in
+    the units' order (`TribesContext._positions`)."""
+    unit_at = s.unit_at
+    own, enemy = [], []
+    for uid, u in s.units.items():
+        p = u.pos
+        if unit_at[p] == uid:
+            (own if u.tribe == me else enemy).append(p)
+    return own, enemy
+
+
+def _adjacent(positions: list[int], nbrs: tuple, n: int) -> list[int]:
+    """Per tile of `n`, how many of `positions` are among its neighbours (`nbrs`)."""
+    cnt = [0] * n
+    for p in positions:
+        row = nbrs[p]
+        for j in row:
+            cnt[j] += 1
+    return cnt
 
 
 def _indices(seq: list, value: int) -> list[int]:
@@ -300,14 +338,26 @@ class TribesContext(ScriptContext):
     # ---------------------------------------------------------------- map facts (cached)
     @lazy
     def _terrain(self) -> "_TerrainFacts":
-        return _cached(_TERRAIN, bytes(self.state.terrain), lambda: _TerrainFacts(self.state))
+        s = self.state
+
+        def by_content():
+            return _cached(_TERRAIN, bytes(s.terrain), lambda: _TerrainFacts(s))
+        if s._own & _TERRAIN_BIT:
+            return by_content()
+        return _by_list(_TERRAIN_LISTS, s.terrain, None, by_content)
 
     @lazy
     def _territory(self) -> "_TerritoryFacts":
         s = self.state
-        key = (self.me, tuple(s.tile_city), tuple([c.tribe for c in s.cities.values()]),
-               tuple(s.cities))
-        return _cached(_TERRITORY, key, lambda: _TerritoryFacts(s, self.me))
+        me = self.me
+        cities = (tuple([c.tribe for c in s.cities.values()]), tuple(s.cities))
+
+        def by_content():
+            return _cached(_TERRITORY, (me, tuple(s.tile_city)) + cities,
+                           lambda: _TerritoryFacts(s, me))
+        if s._own & _TILE_CITY_BIT:
+            return by_content()
+        return _by_list(_TERRITORY_LISTS, s.tile_city, (me,) + cities, by_content)
 
     @lazy
     def owner(self) -> list[int]:
@@ -332,14 +382,7 @@ class TribesContext(ScriptContext):
     @lazy
     def _positions(self) -> tuple[list[int], list[int]]:
         """(own unit positions, enemy unit positions), in one pass over the units."""
-        s = self.state
-        me, unit_at = self.me, s.unit_at
-        own, enemy = [], []
-        for uid, u in s.units.items():
-            p = u.pos
-            if unit_at[p] == uid:
-                (own if u.tribe == me else enemy).append(p)
-        return own, enemy
+        return _unit_tiles(self.state, self.me)
 
     @lazy
     def own_positions(self) -> list[int]:
@@ -356,12 +399,7 @@ class TribesContext(ScriptContext):
     @lazy
     def adj_own(self) -> list[int]:
         """Number of own units on the 8 neighbours of each tile."""
-        cnt = [0] * len(self.state.terrain)
-        nbrs = self.state._nbrs
-        for p in self._positions[0]:
-            for j in nbrs[p]:
-                cnt[j] += 1
-        return cnt
+        return _adjacent(self._positions[0], self.state._nbrs, len(self.state.terrain))
 
     def enemy_count(self, r: int) -> list[int]:
         """Number of enemy units within Chebyshev distance r of each tile (shared across
@@ -449,15 +487,18 @@ class TribesContext(ScriptContext):
 
     # ---------------------------------------------------------------- per-actor caches
     def moves(self, actor: int, actions) -> tuple:
-        """(unit position, destinations, largest Chebyshev step among them, on water?,
-        getter: a per-tile list -> tuple of its values at the destinations)."""
+        """(unit position, destinations, largest Chebyshev step among them, on water?)."""
         m = self._moves.get(actor)
         if m is None:
             pos = self.state.units[actor].pos
             dests = [a[2] for a in actions]
-            get = itemgetter(*dests) if len(dests) > 1 else _single(dests[0])
-            m = (pos, dests, max(get(self.board.cheb[pos])), K.IS_WATER[self.state.terrain[pos]],
-                 get)
+            row = self.board.cheb[pos]
+            longest = 0
+            for t in dests:
+                step = row[t]
+                if step > longest:
+                    longest = step
+            m = (pos, dests, longest, K.IS_WATER[self.state.terrain[pos]])
             self._moves[actor] = m
         return m
 
@@ -957,12 +998,11 @@ def _head_for(ctx, actor, actions, targets_name, field_name, water):
     if field is None:
         return None
     d_cur = field[pos]
-    ds = m[4](field)
-    d = min(ds)
-    if d > d_cur:
+    r = _best_move(ctx, actions, field, m[1], True, d_cur + 1)
+    if r is None:
         return None
-    return (_pick(ctx, actions, ds, d),
-            0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last))
+    d = r[1]
+    return r[0], 0.5 * (d_cur - d) / m[2] + 0.5 * (1.0 - d / ctx.board.last)
 
 
 _TOWARDS_VALUE = (" The destination nearest (Chebyshev) to a target; nothing if on a target or "
@@ -991,19 +1031,45 @@ def move_to_attack_range(ctx, actor, actions):
     v = n / (n + 1)."""
     m = ctx._moves.get(actor) or ctx.moves(actor, actions)
     cnt = ctx.enemy_count(K.UNIT_RANGE[ctx.state.units[actor].type])
-    ns = m[4](cnt)
-    n = max(ns)
-    if n < 1:
+    r = _best_move(ctx, actions, cnt, m[1], False, 0)
+    if r is None:
         return None
-    return _pick(ctx, actions, ns, n), n / (n + 1.0)
+    n = r[1]
+    return r[0], n / (n + 1.0)
 
 
-def _pick(ctx, actions, scores, best):
-    """The action whose score equals `best` (random among several)."""
-    if scores.count(best) == 1:
-        return actions[scores.index(best)]
-    ties = [i for i, v in enumerate(scores) if v == best]
-    return actions[ties[int(ctx.random() * len(ties))]]
+def _best_move(ctx, actions, values, dests, lowest, bar):
+    """(move, its value) for the move of lowest value (`lowest`) or highest, random among
+    equals, if that value is strictly better than the int `bar`; else None. The value of
+    `actions[i]` is the int `values[dests[i]]`, or `values[i]` where `dests` is None. One scan
+    finds the best value, how often it occurs and where first; a random number is drawn only
+    to choose among equals (the k-th of them for k = int(random x their number))."""
+    n = len(actions)
+    best = values[dests[0] if dests is not None else 0]
+    count = 1
+    first = 0
+    for i in range(1, n):
+        j = dests[i] if dests is not None else i
+        v = values[j]
+        if v < best if lowest else v > best:
+            best = v
+            count = 1
+            first = i
+        elif v == best:
+            count += 1
+    if best >= bar if lowest else best <= bar:
+        return None
+    if count > 1:
+        k = int(ctx.random() * count)
+        for i in range(first, n):
+            j = dests[i] if dests is not None else i
+            v = values[j]
+            if v == best:
+                if k == 0:
+                    first = i
+                    break
+                k -= 1
+    return actions[first], best
 
 
 def _company(ctx, actor, actions) -> tuple[int, list[int]]:
@@ -1015,7 +1081,11 @@ def _company(ctx, actor, actions) -> tuple[int, list[int]]:
         adj = ctx.adj_own
         pos = m[0]
         row = ctx.board.cheb[pos]
-        c = (adj[pos], [adj[t] - (row[t] == 1) for t in m[1]])
+        ns = []
+        for t in m[1]:
+            # the unit itself is one of the own units around a destination next to it
+            ns.append(adj[t] - 1 if row[t] == 1 else adj[t])
+        c = (adj[pos], ns)
         ctx._company[actor] = c
     return c
 
@@ -1025,10 +1095,11 @@ def move_to_converge(ctx, actor, actions):
     """The destination with the most own units around it, if more than around the unit now;
     v = n / (n + 1)."""
     now, ns = _company(ctx, actor, actions)
-    n = max(ns)
-    if n <= now:
+    r = _best_move(ctx, actions, ns, None, False, now)
+    if r is None:
         return None
-    return _pick(ctx, actions, ns, n), n / (n + 1.0)
+    n = r[1]
+    return r[0], n / (n + 1.0)
 
 
 @SCRIPTS.script("MoveToDiverge", "MOVE")
@@ -1038,10 +1109,11 @@ def move_to_diverge(ctx, actor, actions):
     now, ns = _company(ctx, actor, actions)
     if now == 0:
         return None
-    n = min(ns)
-    if n >= now:
+    r = _best_move(ctx, actions, ns, None, True, now)
+    if r is None:
         return None
-    return _pick(ctx, actions, ns, n), (now - n) / (now + 1.0)
+    n = r[1]
+    return r[0], (now - n) / (now + 1.0)
 
 
 PAPER_LAYOUT = ("ResearchFarms", "ResearchNaval", "ResearchMountains", "ResearchRange",
@@ -1055,5 +1127,5 @@ REFERENCE_EXCLUDED = ("Destroy", "Disband")
 
 def clear_caches() -> None:
     """Forget every content-keyed cache (for cold-start measurements)."""
-    for c in (_FIELDS, _TERRAIN, _TERRITORY, _ENEMY_COUNT):
+    for c in (_FIELDS, _TERRAIN, _TERRITORY, _ENEMY_COUNT, _TERRAIN_LISTS, _TERRITORY_LISTS):
         c.clear()
