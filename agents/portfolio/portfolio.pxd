@@ -3,5 +3,5 @@ cimport cython
 from games.sequences cimport contains
 
 @cython.locals(rank=dict, by_kind=dict, kind_order=dict, key=tuple, kinds=list, seen=list,
-               ok=bint)
+               ok=bint, x=double)
 cpdef list actor_assignments(actor, types, portfolio, ctx, list out)

@@ -311,7 +311,10 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
         ctx: the context of the state (its random generator breaks the scripts' ties).
         out: the list to append to.
     """
-    rank, by_kind, kind_order = portfolio.compiled()
+    compiled = portfolio._compiled  # read directly: once per actor, where a call costs
+    if compiled is None:
+        compiled = portfolio.compiled()
+    rank, by_kind, kind_order = compiled
     key = tuple(types)
     kinds = kind_order.get(key)
     if kinds is None:
@@ -330,8 +333,9 @@ def actor_assignments(actor: Any, types: dict, portfolio: Portfolio, ctx: Script
             # the answer checked at the edge: (action, value), value in [0, 1], one of `actions`
             try:
                 a, v = r
-                ok = 0.0 <= v <= 1.0 and contains(a, actions)
-            except (TypeError, ValueError):
+                x = v  # a C double where compiled: the same test, in C comparisons
+                ok = 0.0 <= x <= 1.0 and contains(a, actions)
+            except (TypeError, ValueError, OverflowError):
                 ok = False
             if not ok:
                 raise ScriptError(script_failure(name, actor, ctx.state,

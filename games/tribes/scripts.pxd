@@ -34,6 +34,8 @@ cdef class TribesContext(ScriptContext):
     cpdef double base_value(self, Py_ssize_t p, base) except? -1
     @cython.locals(c=list, best=double, v=double)
     cpdef double support_value(self, Py_ssize_t p) except? -1
+    @cython.locals(v=double, b=Py_ssize_t)
+    cpdef double economic_value(self, Py_ssize_t p) except? -1
     @cython.locals(cnt=list, within=list, board=_Board, key=tuple, p=Py_ssize_t,
                    t=Py_ssize_t)
     cpdef list enemy_count(self, r)
@@ -57,3 +59,10 @@ cpdef tuple _best_move(ScriptContext ctx, actions, list values, list dests, bint
 
 @cython.locals(c=tuple, m=tuple, adj=list, row=list, ns=list, t=Py_ssize_t)
 cpdef tuple _company(TribesContext ctx, actor, actions)
+
+cpdef list _base_values(TribesContext ctx, actions, base)
+
+cpdef list _idle_values(TribesContext ctx, actions)
+
+@cython.locals(building=list, scores=list, p=Py_ssize_t, loss=double)
+cpdef list _grow_values(TribesContext ctx, actions)

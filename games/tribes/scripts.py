@@ -120,6 +120,7 @@ _TERRITORY: dict = {}
 _ENEMY_COUNT: dict = {}
 _TERRAIN_LISTS: dict = {}
 _TERRITORY_LISTS: dict = {}
+_LUMBER_HUT = K.LUMBER_HUT
 _TERRAIN_BIT = BOARD_LISTS["terrain"]
 _TILE_CITY_BIT = BOARD_LISTS["tile_city"]
 _EMPTY: frozenset = frozenset()
@@ -583,15 +584,16 @@ class TribesContext(ScriptContext):
 
     def economic_value(self, p: int) -> float:
         """The best economic use of tile p as it is: a producer site or a base building."""
-        v = self._tile_value.get(p)
-        if v is None:
-            v = self.support_value(p)
-            s = self.state
-            if not s.building[p]:
-                b = _BASE_AT[s.terrain[p]][s.resource[p]]
-                if b:
-                    v = max(v, self.base_value(p, b))
-            self._tile_value[p] = v
+        known = self._tile_value.get(p)
+        if known is not None:
+            return known
+        v = self.support_value(p)
+        s = self.state
+        if not s.building[p]:
+            b = _BASE_AT[s.terrain[p]][s.resource[p]]
+            if b:
+                v = max(v, self.base_value(p, b))
+        self._tile_value[p] = v
         return v
 
 
@@ -718,8 +720,11 @@ def convert_highest_defence(ctx, actor, actions):
 def _spawn_by(key, value):
     """A spawn script: the unit type maximising `key(type)` (random among exact ties),
     valued `value(type)` in [0, 1]."""
+    keys = {t: key(t) for t in K.SPAWNABLE}  # worked out once; other types as asked
+
     def fn(ctx, actor, actions):
-        a, _ = pick_max(ctx, actions, [key(a[2]) for a in actions])
+        a, _ = pick_max(ctx, actions, [keys[a[2]] if a[2] in keys else key(a[2])
+                                       for a in actions])
         return a, value(a[2])
     return fn
 
@@ -780,7 +785,7 @@ def _build_base(base: int):
         cands = ctx.builds(actor, actions).get(base)
         if not cands:
             return None
-        a, v = pick_max(ctx, cands, [ctx.base_value(a[2], base) for a in cands])
+        a, v = pick_max(ctx, cands, _base_values(ctx, cands, base))
         return a, v
     fn.__doc__ = (f"The {_bname(base)} site that best feeds a {_bname(K.BASE_OF[base])}: "
                   f"v = 0.25 x own population + 0.5 x synergy, synergy = 1 next to an own "
@@ -795,9 +800,19 @@ def _build_idle(kinds: frozenset, low: float):
         cands = [a for b, acts in g.items() if b in kinds for a in acts]
         if not cands:
             return None
-        a, idle = pick_max(ctx, cands, [1.0 - ctx.economic_value(a[2]) for a in cands])
+        a, idle = pick_max(ctx, cands, _idle_values(ctx, cands))
         return a, low + 0.5 * idle
     return fn
+
+
+def _base_values(ctx, actions, base: int) -> list[float]:
+    """`base_value` of a base building on each action's tile."""
+    return [ctx.base_value(a[2], base) for a in actions]
+
+
+def _idle_values(ctx, actions) -> list[float]:
+    """1 - `economic_value` of each action's tile."""
+    return [1.0 - ctx.economic_value(a[2]) for a in actions]
 
 
 for _name, _b in (("BuildCustomHouse", K.CUSTOMS_HOUSE), ("BuildSawmill", K.SAWMILL),
@@ -851,14 +866,19 @@ def grow_forest(ctx, actor, actions):
     """Grow the forest where a lumber hut gains most over the plain's own use:
     score = base_value(lumber hut) - economic value as a plain (1 if built on);
     v = (score + 1) / 2."""
+    a, sc = pick_max(ctx, actions, _grow_values(ctx, actions))
+    return a, (sc + 1.0) / 2.0
+
+
+def _grow_values(ctx, actions) -> list[float]:
+    """GrowForest's score of each action's tile."""
     building = ctx.state.building
     scores = []
     for a in actions:
         p = a[2]
         loss = 1.0 if building[p] else ctx.economic_value(p)
-        scores.append(ctx.base_value(p, K.LUMBER_HUT) - loss)
-    a, sc = pick_max(ctx, actions, scores)
-    return a, (sc + 1.0) / 2.0
+        scores.append(ctx.base_value(p, _LUMBER_HUT) - loss)
+    return scores
 
 
 # ------------------------------------------------------------------------------ city
