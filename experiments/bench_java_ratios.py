@@ -26,7 +26,8 @@ The benchmarks (each a subprocess with PYTHONPATH set to the tree, this tree's s
 
 Usage:
 
-    python experiments/bench_java_ratios.py --src OLD --src NEW [--reps 3] [--out FILE.json]
+    python experiments/bench_java_ratios.py --src OLD --src NEW [--reps 3]
+        [--benchmarks engine,portfolio,positions] [--out FILE.json]
 
 A tree runs its compiled modules where `pip install -e .` built them in it, as in
 `bench_games.py`. `--out` writes the report to a new file (an existing one is left alone).
@@ -93,29 +94,36 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", action="append", required=True, help="OLD, then NEW")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--benchmarks", default=",".join(BENCHMARKS),
+                    help="which of them to run (engine, portfolio, positions)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if len(args.src) != 2:
         raise SystemExit("--src: give two trees, OLD then NEW")
     if args.out and Path(args.out).exists():
         raise SystemExit(f"--out: {args.out} exists; give a new file")
+    benches = [b for b in args.benchmarks.split(",") if b]
+    unknown = [b for b in benches if b not in BENCHMARKS]
+    if unknown or not benches:
+        raise SystemExit(f"--benchmarks: unknown {unknown}; known: {', '.join(BENCHMARKS)}")
+    measures = {m: v for m, v in MEASURES.items() if v[0] in benches}
     srcs = [Path(s).resolve() for s in args.src]
     started = time.time()
-    values: list[dict[str, list[float]]] = [{m: [] for m in MEASURES} for _ in srcs]
+    values: list[dict[str, list[float]]] = [{m: [] for m in measures} for _ in srcs]
     for rep in range(args.reps):
         for i, src in enumerate(srcs):
-            reports = {b: run(src, b) for b in BENCHMARKS}
-            for m, (bench, path, _) in MEASURES.items():
+            reports = {b: run(src, b) for b in benches}
+            for m, (bench, path, _) in measures.items():
                 values[i][m].append(read(reports[bench], path))
             print(f"rep {rep + 1} TREE{i + 1}: " + ", ".join(
-                f"{m} {values[i][m][-1]:g}" for m in MEASURES), file=sys.stderr, flush=True)
+                f"{m} {values[i][m][-1]:g}" for m in measures), file=sys.stderr, flush=True)
     trees = []
     for i, src in enumerate(srcs):
         trees.append({"tree": f"TREE{i + 1}", "commit": commit_of(src), "dirty": dirty(src),
                       "each_rep": values[i],
                       "median": {m: statistics.median(v) for m, v in values[i].items()}})
     ratios = {}
-    for m, (_, _, rate) in MEASURES.items():
+    for m, (_, _, rate) in measures.items():
         old, new = trees[0]["median"][m], trees[1]["median"][m]
         t = old / new if rate else new / old  # NEW's time / OLD's time
         lo, hi = SIDE_BY_SIDE[m]
@@ -133,7 +141,8 @@ def main() -> None:
         else Path(a).name if sys.argv[i] == "--out" else a
         for i, a in enumerate(sys.argv[1:])])
     report = {"machine": machine(), "command": command,
-              "benchmarks": {b: " ".join(["experiments/" + s, *a]) for b, (s, a) in BENCHMARKS.items()},
+              "benchmarks": {b: " ".join(["experiments/" + BENCHMARKS[b][0], *BENCHMARKS[b][1]])
+                             for b in benches},
               "wall_minutes": round((time.time() - started) / 60, 1),
               "trees": trees, "ratios": ratios}
     text = json.dumps(report, indent=1)

@@ -25,11 +25,11 @@ cdef class TribesContext(ScriptContext):
     @cython.locals(tc=list, building=list)
     cpdef city_buildings(self, cid)
     @cython.locals(c=list, building=list, owner=list, me=Py_ssize_t, terrain=list,
-                   resource=list, j=Py_ssize_t, b=Py_ssize_t, pb=Py_ssize_t)
+                   resource=list, j=Py_ssize_t, b=Py_ssize_t, pb=Py_ssize_t, o=Py_ssize_t)
     cpdef list site_counts(self, Py_ssize_t p)
     @cython.locals(producer=Py_ssize_t, building=list, terrain=list, owner=list,
                    me=Py_ssize_t, tc=list, nbrs=tuple, j=Py_ssize_t, q=Py_ssize_t,
-                   n=Py_ssize_t)
+                   n=Py_ssize_t, b=Py_ssize_t, o=Py_ssize_t)
     cpdef double base_synergy(self, Py_ssize_t p, base) except? -1
     cpdef double base_value(self, Py_ssize_t p, base) except? -1
     @cython.locals(c=list, best=double, v=double)

@@ -438,7 +438,7 @@ class TribesContext(ScriptContext):
     @lazy
     def capture_field(self):
         own = self.own_set
-        return _field(self.board, sorted(i for i in self.capture_targets if i not in own))
+        return _field(self.board, sorted([i for i in self.capture_targets if i not in own]))
 
     @lazy
     def own_centres(self) -> set[int]:
@@ -448,7 +448,7 @@ class TribesContext(ScriptContext):
     @lazy
     def own_centre_field(self):
         own = self.own_set
-        return _field(self.board, sorted(i for i in self.own_centres if i not in own))
+        return _field(self.board, sorted([i for i in self.own_centres if i not in own]))
 
     @lazy
     def own_land(self) -> frozenset:
@@ -524,7 +524,8 @@ class TribesContext(ScriptContext):
             terrain, resource = s.terrain, s.resource
             c = [0.0] * _NB
             for j in s._nbrs[p]:
-                if owner[j] != me:
+                o = owner[j]
+                if o != me:
                     continue
                 b = building[j]
                 if b:
@@ -550,12 +551,18 @@ class TribesContext(ScriptContext):
         building, terrain, owner, me, tc = s.building, s.terrain, self.owner, self.me, s.tile_city
         nbrs = s._nbrs[p]
         for j in nbrs:
-            if building[j] == producer and owner[j] == me:
-                return 1.0
+            b = building[j]  # read into C integers where compiled: C comparisons
+            if b == producer:
+                o = owner[j]
+                if o == me:
+                    return 1.0
         n = 0
         for q in nbrs:
-            if owner[q] == me and not building[q] and terrain[q] == _PLAIN \
-                    and producer not in self.city_buildings(tc[q]):
+            o = owner[q]
+            if o != me:
+                continue
+            b = building[q]
+            if not b and terrain[q] == _PLAIN and producer not in self.city_buildings(tc[q]):
                 n += 1
                 if n == 2:
                     break
