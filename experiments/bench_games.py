@@ -257,12 +257,7 @@ def main() -> None:
                 pg = statistics.fmean(g["cpu_s"] for g in r["games"])
                 print(f"rep {rep + 1} {setting} {src}: {pg:.2f} CPU s per game",
                       file=sys.stderr, flush=True)
-    # no machine paths in the report: trees are named by their order and commit, the output
-    # file by its name
-    command = " ".join(["experiments/bench_games.py"] + [
-        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src"
-        else Path(a).name if sys.argv[i] == "--out" else a
-        for i, a in enumerate(sys.argv[1:])])
+    command = command_line("experiments/bench_games.py", srcs)
     report: dict = {"machine": machine(), "command": command,
                     "genome_seed": GENOME_SEED, "wall_minutes": round((time.time() - started) / 60, 1),
                     "settings": {k: {"config": SETTINGS[k][0], "overrides": SETTINGS[k][1],
@@ -283,10 +278,24 @@ def main() -> None:
                     b["results"][k]["cpu_s_per_game_each_rep"])],
                 "same_games": a["results"][k]["digests"] == b["results"][k]["digests"]}
             for k in settings}
+    emit(report, args.out)
+
+
+def command_line(script: str, srcs: list[Path]) -> str:
+    """This process's command for a report, without machine paths: trees are named by their
+    order (TREE1, TREE2; the report gives their commits), the output file by its name."""
+    return " ".join([script] + [
+        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src"
+        else Path(a).name if sys.argv[i] == "--out" else a
+        for i, a in enumerate(sys.argv[1:])])
+
+
+def emit(report: dict, out: str | None) -> None:
+    """Print the report as JSON and write it to `out` if given."""
     text = json.dumps(report, indent=1)
     print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    if out:
+        Path(out).write_text(text + "\n")
 
 
 if __name__ == "__main__":

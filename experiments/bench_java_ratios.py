@@ -44,7 +44,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_games import commit_of, dirty, machine
+from bench_games import command_line, commit_of, dirty, emit, machine
 
 HERE = Path(__file__).resolve().parent
 
@@ -136,19 +136,13 @@ def main() -> None:
         if m in TARGETS:
             ratios[m]["target"] = TARGETS[m]
             ratios[m]["target_met_by_projection"] = hi * t <= TARGETS[m]
-    command = " ".join(["experiments/bench_java_ratios.py"] + [
-        f"TREE{srcs.index(Path(a).resolve()) + 1}" if sys.argv[i] == "--src"
-        else Path(a).name if sys.argv[i] == "--out" else a
-        for i, a in enumerate(sys.argv[1:])])
+    command = command_line("experiments/bench_java_ratios.py", srcs)
     report = {"machine": machine(), "command": command,
               "benchmarks": {b: " ".join(["experiments/" + BENCHMARKS[b][0], *BENCHMARKS[b][1]])
                              for b in benches},
               "wall_minutes": round((time.time() - started) / 60, 1),
               "trees": trees, "ratios": ratios}
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(report, args.out)
 
 
 if __name__ == "__main__":
